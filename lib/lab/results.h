@@ -1,0 +1,25 @@
+/* results.h — writing a lab's results as a tidy CSV: a header row naming each column
+ * with its unit (n, time_ms, bandwidth_gb_per_s), then one observation per row. The
+ * plot scripts in plots/ read these files. */
+#ifndef LAB_RESULTS_H
+#define LAB_RESULTS_H
+
+#include <stdio.h>
+
+typedef struct results {
+    FILE *file;
+    const char *path;
+    int columns;
+} results;
+
+/* Creates the file (and its directory) and writes the header, e.g. "device,gflop_per_s".
+ * Exits with a message if the file cannot be written. */
+results results_open(const char *path, const char *header);
+
+/* Writes one row, printf-style. A row whose number of fields differs from the header's
+ * is a bug in the driver: it stops the program with a message. */
+void results_row(results *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+void results_close(results *r);
+
+#endif

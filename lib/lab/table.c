@@ -1,0 +1,163 @@
+/* table.c — the strict CSV reader described in table.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "table.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Splits one line into fields in place; returns the count, or -1 for a bad quote. */
+static int split_line(char *line, char **fields, int capacity)
+{
+    int count = 0;
+    char *c = line;
+    for (;;) {
+        if (count == capacity) return -2;
+        char *out = c;
+        fields[count++] = c;
+        if (*c == '"') {                      /* quoted: "" is a literal quote */
+            for (c++;; c++) {
+                if (*c == 0) return -1;
+                if (*c == '"' && c[1] == '"') { *out++ = '"'; c++; continue; }
+                if (*c == '"') { c++; break; }
+                *out++ = *c;
+            }
+            if (*c != ',' && *c != 0) return -1;
+        } else {
+            while (*c && *c != ',') *out++ = *c++;
+        }
+        int more = *c == ',';
+        *out = 0;
+        if (!more) return count;
+        c++;
+    }
+}
+
+table *table_read(const char *path, char *error, size_t error_size)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    table *t = calloc(1, sizeof *t);
+    t->path = strdup(path);
+    size_t capacity = 0;
+    char *line = NULL;
+    size_t line_capacity = 0;
+    char *fields[256];
+    int line_number = 0;
+    for (ssize_t n; (n = getline(&line, &line_capacity, f)) >= 0;) {
+        line_number++;
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
+        if (n == 0) continue;
+        int count = split_line(line, fields, 256);
+        if (count < 0) {
+            snprintf(error, error_size, "%s line %d: %s", path, line_number,
+                     count == -1 ? "a quoted field is not closed (or text follows its closing quote)"
+                                 : "more than 256 fields");
+            goto fail;
+        }
+        if (!t->header) {
+            t->columns = count;
+            t->header = malloc((size_t)count * sizeof *t->header);
+            for (int i = 0; i < count; i++) t->header[i] = strdup(fields[i]);
+            continue;
+        }
+        if (count != t->columns) {
+            snprintf(error, error_size, "%s line %d: %d fields, but the header has %d (a stray comma? "
+                     "quote fields that contain commas)", path, line_number, count, t->columns);
+            goto fail;
+        }
+        if ((size_t)(t->rows + 1) * (size_t)t->columns > capacity) {
+            capacity = capacity ? 2 * capacity : 64 * (size_t)t->columns;
+            t->cells = realloc(t->cells, capacity * sizeof *t->cells);
+        }
+        for (int i = 0; i < count; i++) t->cells[(size_t)t->rows * (size_t)t->columns + (size_t)i] = strdup(fields[i]);
+        t->rows++;
+    }
+    free(line);
+    fclose(f);
+    if (!t->header) {
+        snprintf(error, error_size, "%s is empty: it needs a header row", path);
+        table_free(t);
+        return NULL;
+    }
+    return t;
+fail:
+    free(line);
+    fclose(f);
+    table_free(t);
+    return NULL;
+}
+
+table *table_read_or_exit(const char *path)
+{
+    char error[512];
+    table *t = table_read(path, error, sizeof error);
+    if (!t) {
+        fprintf(stderr, "%s\n", error);
+        exit(EXIT_FAILURE);
+    }
+    return t;
+}
+
+void table_free(table *t)
+{
+    if (!t) return;
+    for (int i = 0; t->header && i < t->columns; i++) free(t->header[i]);
+    for (size_t i = 0; i < (size_t)t->rows * (size_t)t->columns; i++) free(t->cells[i]);
+    free(t->header);
+    free(t->cells);
+    free(t->path);
+    free(t);
+}
+
+int table_column(const table *t, const char *column)
+{
+    for (int i = 0; i < t->columns; i++)
+        if (strcmp(t->header[i], column) == 0) return i;
+    return -1;
+}
+
+const char *table_text(const table *t, int row, const char *column)
+{
+    int c = table_column(t, column);
+    if (c < 0 || row < 0 || row >= t->rows) {
+        fprintf(stderr, "%s has no %s %s\n", t->path, c < 0 ? "column" : "row for column", column);
+        exit(EXIT_FAILURE);
+    }
+    return t->cells[(size_t)row * (size_t)t->columns + (size_t)c];
+}
+
+double table_number(const table *t, int row, const char *column)
+{
+    const char *text = table_text(t, row, column);
+    if (*text == 0) return NAN;
+    char *end;
+    double value = strtod(text, &end);
+    if (*end != 0) {
+        fprintf(stderr, "%s, data row %d, column %s: '%s' is not a number\n", t->path, row + 1, column, text);
+        exit(EXIT_FAILURE);
+    }
+    return value;
+}
+
+int table_find(const table *t, const char *column, const char *value)
+{
+    int c = table_column(t, column);
+    if (c < 0) return -1;
+    for (int r = 0; r < t->rows; r++)
+        if (strcmp(t->cells[(size_t)r * (size_t)t->columns + (size_t)c], value) == 0) return r;
+    return -1;
+}
+
+const char *data_path(const char *file_name)
+{
+    static char path[1024];
+    const char *dir = getenv("LAB_DATA_DIR");
+    snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "data", file_name);
+    return path;
+}

@@ -1,0 +1,38 @@
+/* table.h — reading the book's data tables (data/gpus.csv, data/models.csv, results).
+ *
+ * A table is a CSV file with a header row; fields may be quoted ("a, b"). Reading is
+ * strict: a row with the wrong number of fields, an unterminated quote or an empty
+ * file is refused with the file, the line and what to fix. Cells are looked up by
+ * column name, so adding a column never breaks a reader. */
+#ifndef LAB_TABLE_H
+#define LAB_TABLE_H
+
+#include <stddef.h>
+
+typedef struct table {
+    char *path;
+    int columns, rows;
+    char **header;        /* columns names */
+    char **cells;         /* rows * columns strings, row-major */
+} table;
+
+/* Returns NULL and writes the reason into `error` when the file is missing or malformed. */
+table *table_read(const char *path, char *error, size_t error_size);
+/* The same, but prints the reason and exits: for drivers, where bad data ends the run. */
+table *table_read_or_exit(const char *path);
+void table_free(table *t);
+
+/* Column index, or -1. */
+int table_column(const table *t, const char *column);
+/* The cell as text; exits with a message if the column does not exist. */
+const char *table_text(const table *t, int row, const char *column);
+/* The cell as a number; an empty cell is NaN (not applicable, e.g. FP8 on an A100);
+ * anything else that is not a number exits with a message naming file, line, column. */
+double table_number(const table *t, int row, const char *column);
+/* First row whose `column` equals `value`, or -1. */
+int table_find(const table *t, const char *column, const char *value);
+
+/* Where the book's data lives: $LAB_DATA_DIR, else "data" (make runs labs from the top). */
+const char *data_path(const char *file_name);
+
+#endif

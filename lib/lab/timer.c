@@ -1,0 +1,35 @@
+/* timer.c — the host timer described in timer.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "timer.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double median_seconds(void (*work)(void *context), void *context, int repeats)
+{
+    if (repeats < 1) repeats = 1;
+    double *times = malloc((size_t)repeats * sizeof *times);
+    work(context);
+    for (int i = 0; i < repeats; i++) {
+        double start = now_seconds();
+        work(context);
+        times[i] = now_seconds() - start;
+    }
+    qsort(times, (size_t)repeats, sizeof *times, by_value);
+    double median = repeats % 2 ? times[repeats / 2] : (times[repeats / 2 - 1] + times[repeats / 2]) / 2;
+    free(times);
+    return median;
+}

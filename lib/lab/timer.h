@@ -1,0 +1,12 @@
+/* timer.h — timing on the host: a monotonic clock, and the median of repeated runs.
+ * The median, not the mean, because one run disturbed by the OS should not move it. */
+#ifndef LAB_TIMER_H
+#define LAB_TIMER_H
+
+double now_seconds(void);
+
+/* Runs work(context) once to warm caches, then `repeats` times, and returns the median
+ * time of one run in seconds. */
+double median_seconds(void (*work)(void *context), void *context, int repeats);
+
+#endif

@@ -1,0 +1,97 @@
+/* verdict.c — printing the verdict described in verdict.h. */
+#define _DEFAULT_SOURCE
+#include "verdict.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct outcome { char *status, *name, *reason, *hint; } outcome;
+
+/* Undoes the \t \n \\ escapes of the report, in place. */
+static void unescape(char *s)
+{
+    char *out = s;
+    for (; *s; s++) {
+        if (*s == '\\' && s[1]) {
+            s++;
+            *out++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
+        } else {
+            *out++ = *s;
+        }
+    }
+    *out = 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const outcome *)a)->name, ((const outcome *)b)->name);
+}
+
+static void print_indented(FILE *out, const char *prefix, const char *text)
+{
+    fputs(prefix, out);
+    for (; *text; text++) {
+        fputc(*text, out);
+        if (*text == '\n') fputs(prefix, out);
+    }
+    fputc('\n', out);
+}
+
+verdict_counts verdict_print(FILE *out, const char *report_path, const char *day, const char *what, int color)
+{
+    const char *green = color ? "\033[32m" : "", *red = color ? "\033[31m" : "";
+    const char *bold = color ? "\033[1m" : "", *dim = color ? "\033[2m" : "", *plain = color ? "\033[0m" : "";
+    verdict_counts counts = {0, 0};
+    outcome outcomes[512];
+    FILE *report = fopen(report_path, "r");
+    char *line = NULL;
+    size_t capacity = 0;
+    while (report && counts.total < 512 && getline(&line, &capacity, report) > 0) {
+        line[strcspn(line, "\n")] = 0;
+        char *fields[4] = {0};
+        char *cursor = line;
+        for (int i = 0; i < 4; i++) fields[i] = strsep(&cursor, "\t");
+        if (!fields[1]) continue;
+        outcome o = {strdup(fields[0]), strdup(fields[1]), strdup(fields[2] ? fields[2] : ""),
+                     strdup(fields[3] ? fields[3] : "")};
+        unescape(o.reason);
+        unescape(o.hint);
+        outcomes[counts.total++] = o;
+    }
+    free(line);
+    if (report) fclose(report);
+
+    fputc('\n', out);
+    if (counts.total == 0) {
+        fprintf(out, "%s%sDay %s: the tests did not run%s — the build or the test program failed; the first\n"
+                "error printed above is the one to fix.\n", bold, red, day, plain);
+        return counts;
+    }
+    qsort(outcomes, (size_t)counts.total, sizeof *outcomes, by_name);
+    for (int i = 0; i < counts.total; i++) counts.passed += strcmp(outcomes[i].status, "passed") == 0;
+
+    fprintf(out, "%sDay %s — %d of %d checks passed%s %s(%s)%s\n", bold, day, counts.passed, counts.total,
+            plain, dim, what, plain);
+    for (int i = 0; i < counts.total; i++) {
+        outcome *o = &outcomes[i];
+        int passed = strcmp(o->status, "passed") == 0;
+        fprintf(out, "  %s%s%s %s", passed ? green : red, passed ? "PASS" : "FAIL", plain, o->name);
+        if (!passed && strcmp(o->status, "failed") != 0) fprintf(out, " (%s)", o->status);
+        fputc('\n', out);
+        if (!passed) {
+            if (*o->reason) print_indented(out, "         ", o->reason);
+            if (*o->hint) {
+                fprintf(out, "%s", dim);
+                print_indented(out, "         hint: ", o->hint);
+                fprintf(out, "%s", plain);
+            }
+        }
+        free(o->status), free(o->name), free(o->reason), free(o->hint);
+    }
+    if (counts.passed == counts.total)
+        fprintf(out, "%s%sAll checks pass.%s\n", bold, green, plain);
+    else
+        fprintf(out, "%sNot yet.%s Fix the first FAIL above, then run the check again; `make hint DAY=%s` helps.\n",
+                bold, plain, day);
+    return counts;
+}

@@ -1,0 +1,15 @@
+/* verdict.h — the end of every `make check`: what passed, what failed, why, and a hint.
+ * It reads the report that the test program wrote (tests/lib/report.c), so the learner's
+ * `make check` and the grader judge the same code the same way. */
+#ifndef LAB_VERDICT_H
+#define LAB_VERDICT_H
+
+#include <stdio.h>
+
+typedef struct verdict_counts { int passed, total; } verdict_counts;
+
+/* Prints the verdict for one day and returns the counts; total == 0 means the report was
+ * missing or empty (the tests never ran). */
+verdict_counts verdict_print(FILE *out, const char *report_path, const char *day, const char *what, int color);
+
+#endif

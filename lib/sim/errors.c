@@ -1,0 +1,77 @@
+/* errors.c — CUDA's error state: the last error, the sticky error, and their names.
+ *
+ * On a GPU, a launch-configuration mistake is reported once (cudaGetLastError()
+ * returns it and clears it), but a fault inside a kernel, such as an illegal address,
+ * corrupts the context: every later call returns the same error until
+ * cudaDeviceReset(). The simulator keeps both states the same way. */
+#include "sim.h"
+#include "runtime.h"
+
+#include <stddef.h>
+
+static cudaError_t last_error = cudaSuccess;
+static cudaError_t sticky_error = cudaSuccess;
+
+static int is_sticky(cudaError_t error)
+{
+    return error == cudaErrorIllegalAddress || error == cudaErrorLaunchFailure ||
+           error == cudaErrorAssert || error == cudaErrorIllegalInstruction ||
+           error == cudaErrorLaunchTimeout;
+}
+
+cudaError_t sim_record_error(cudaError_t error)
+{
+    if (error != cudaSuccess) last_error = error;
+    if (is_sticky(error)) sticky_error = error;
+    return error;
+}
+
+cudaError_t sim_sticky_error(void) { return sticky_error; }
+
+cudaError_t cudaGetLastError(void)
+{
+    cudaError_t error = last_error;
+    last_error = sticky_error;
+    return error;
+}
+
+cudaError_t cudaPeekAtLastError(void) { return last_error; }
+
+void sim_clear_errors(void) { last_error = sticky_error = cudaSuccess; }
+
+static const struct { cudaError_t code; const char *name, *text; } error_table[] = {
+    {cudaSuccess, "cudaSuccess", "no error"},
+    {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
+    {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
+    {cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error"},
+    {cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol"},
+    {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+    {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+    {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+    {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+    {cudaErrorIllegalAddress, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+    {cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
+    {cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout", "the launch timed out and was terminated"},
+    {cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered"},
+    {cudaErrorIllegalInstruction, "cudaErrorIllegalInstruction", "an illegal instruction was encountered"},
+    {cudaErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+    {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
+};
+
+const char *cudaGetErrorName(cudaError_t error)
+{
+    for (size_t i = 0; i < sizeof error_table / sizeof error_table[0]; i++)
+        if (error_table[i].code == error) return error_table[i].name;
+    return "cudaErrorUnknown";
+}
+
+const char *cudaGetErrorString(cudaError_t error)
+{
+    for (size_t i = 0; i < sizeof error_table / sizeof error_table[0]; i++)
+        if (error_table[i].code == error) return error_table[i].text;
+    return "unrecognized error code";
+}

@@ -1,0 +1,2 @@
+/* cuda.h (simulator) — the simulator has no driver API; this only brings in the runtime's names. */
+#include "cuda_runtime.h"

@@ -1,0 +1,216 @@
+/* runtime.c — the rest of the host API: the device, streams, events, synchronisation
+ * and kernel attributes.
+ *
+ * Every launch and copy finishes before the call that made it returns, so a stream is
+ * only a name (work on it is already in order) and synchronising is free. Events read
+ * the host's monotonic clock: on the simulator an elapsed time is CPU time spent
+ * simulating, not a GPU timing. */
+#define _POSIX_C_SOURCE 200809L
+#include "sim.h"
+#include "runtime.h"
+#include "device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void sim_clear_errors(void);
+
+/* ---------------------------------------------------------------------------------
+ * The device */
+
+cudaError_t cudaGetDeviceCount(int *count)
+{
+    if (!count) return sim_record_error(cudaErrorInvalidValue);
+    *count = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device)
+{
+    if (device != 0) {
+        fprintf(stderr, "sim: cudaSetDevice(%d): the simulator has one device, number 0\n", device);
+        return sim_record_error(cudaErrorInvalidDevice);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *device)
+{
+    if (!device) return sim_record_error(cudaErrorInvalidValue);
+    *device = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device)
+{
+    if (!prop) return sim_record_error(cudaErrorInvalidValue);
+    if (device != 0) return sim_record_error(cudaErrorInvalidDevice);
+    const sim_device_limits *d = sim_device();
+    memset(prop, 0, sizeof *prop);
+    snprintf(prop->name, sizeof prop->name, "%s", d->name);
+    prop->totalGlobalMem = d->total_global_memory;
+    prop->sharedMemPerBlock = d->shared_per_block;
+    prop->sharedMemPerBlockOptin = d->shared_per_block_optin;
+    prop->sharedMemPerMultiprocessor = d->shared_per_multiprocessor;
+    prop->regsPerBlock = d->registers_per_block;
+    prop->regsPerMultiprocessor = d->registers_per_multiprocessor;
+    prop->warpSize = 32;
+    prop->maxThreadsPerBlock = d->max_threads_per_block;
+    for (int i = 0; i < 3; i++) {
+        prop->maxThreadsDim[i] = d->max_block_dim[i];
+        prop->maxGridSize[i] = d->max_grid_dim[i];
+    }
+    prop->totalConstMem = 64 * 1024;
+    prop->major = d->major;
+    prop->minor = d->minor;
+    prop->multiProcessorCount = d->multiprocessor_count;
+    prop->l2CacheSize = (int)d->l2_cache_bytes;
+    prop->maxThreadsPerMultiProcessor = d->max_threads_per_multiprocessor;
+    prop->maxBlocksPerMultiProcessor = d->max_blocks_per_multiprocessor;
+    prop->memoryBusWidth = d->memory_bus_width_bits;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void) { return sim_sticky_error(); }
+
+cudaError_t cudaDeviceReset(void)
+{
+    sim_free_all_allocations();
+    sim_clear_errors();
+    return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Kernel attributes */
+
+typedef struct kernel_attribute { const void *kernel; size_t max_dynamic_shared; } kernel_attribute;
+static kernel_attribute attributes[256];
+static int attribute_count;
+
+size_t sim_max_dynamic_shared(const void *kernel)
+{
+    for (int i = 0; i < attribute_count; i++)
+        if (attributes[i].kernel == kernel) return attributes[i].max_dynamic_shared;
+    return sim_device()->shared_per_block;
+}
+
+cudaError_t sim_set_max_dynamic_shared(const void *kernel, int bytes)
+{
+    const sim_device_limits *d = sim_device();
+    if (bytes < 0 || (size_t)bytes > d->shared_per_block_optin) {
+        fprintf(stderr, "sim: cudaFuncSetAttribute(MaxDynamicSharedMemorySize, %d): this GPU allows at "
+                "most %zu bytes per block\n", bytes, d->shared_per_block_optin);
+        return sim_record_error(cudaErrorInvalidValue);
+    }
+    for (int i = 0; i < attribute_count; i++)
+        if (attributes[i].kernel == kernel) {
+            attributes[i].max_dynamic_shared = (size_t)bytes;
+            return cudaSuccess;
+        }
+    if (attribute_count == (int)(sizeof attributes / sizeof attributes[0]))
+        return sim_record_error(cudaErrorNotSupported);
+    attributes[attribute_count++] = (kernel_attribute){kernel, (size_t)bytes};
+    return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Streams: in-order queues; here every operation has finished when it returns */
+
+struct sim_stream { struct sim_stream *next; };
+static struct sim_stream *live_streams;
+
+int sim_stream_is_valid(cudaStream_t stream)
+{
+    for (struct sim_stream *s = live_streams; s; s = s->next)
+        if (s == stream) return 1;
+    return 0;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t *stream)
+{
+    if (!stream) return sim_record_error(cudaErrorInvalidValue);
+    struct sim_stream *s = calloc(1, sizeof *s);
+    if (!s) return sim_record_error(cudaErrorMemoryAllocation);
+    s->next = live_streams;
+    live_streams = s;
+    *stream = s;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+    (void)flags;
+    return cudaStreamCreate(stream);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+    for (struct sim_stream **s = &live_streams; *s; s = &(*s)->next)
+        if (*s == stream) {
+            *s = stream->next;
+            free(stream);
+            return cudaSuccess;
+        }
+    return sim_record_error(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+    if (stream && !sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
+    return sim_sticky_error();
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
+
+/* ---------------------------------------------------------------------------------
+ * Events: host-clock timestamps */
+
+struct sim_event { double milliseconds; int recorded; };
+
+cudaError_t cudaEventCreate(cudaEvent_t *event)
+{
+    if (!event) return sim_record_error(cudaErrorInvalidValue);
+    *event = calloc(1, sizeof **event);
+    return *event ? cudaSuccess : sim_record_error(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+    (void)flags;
+    return cudaEventCreate(event);
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+    free(event);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+    if (!event) return sim_record_error(cudaErrorInvalidResourceHandle);
+    if (stream && !sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    event->milliseconds = (double)now.tv_sec * 1e3 + (double)now.tv_nsec * 1e-6;
+    event->recorded = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+    if (!event) return sim_record_error(cudaErrorInvalidResourceHandle);
+    return sim_sticky_error();
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }
+
+cudaError_t cudaEventElapsedTime(float *milliseconds, cudaEvent_t start, cudaEvent_t end)
+{
+    if (!milliseconds || !start || !end) return sim_record_error(cudaErrorInvalidValue);
+    if (!start->recorded || !end->recorded) return sim_record_error(cudaErrorInvalidResourceHandle);
+    *milliseconds = (float)(end->milliseconds - start->milliseconds);
+    return cudaSuccess;
+}

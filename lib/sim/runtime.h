@@ -1,0 +1,18 @@
+/* runtime.h — what the parts of the simulator's runtime tell one another. */
+#ifndef SIM_RUNTIME_H
+#define SIM_RUNTIME_H
+
+#include "sim.h"
+
+/* The error that a failed kernel leaves behind: every later call returns it. */
+cudaError_t sim_sticky_error(void);
+
+/* The most dynamic shared memory a launch of `kernel` may ask for. */
+size_t sim_max_dynamic_shared(const void *kernel);
+
+int sim_stream_is_valid(cudaStream_t stream);
+
+/* Frees every allocation (cudaDeviceReset). */
+void sim_free_all_allocations(void);
+
+#endif

@@ -1,0 +1,175 @@
+/* sim.h — the C interface between the CUDA names (include/cuda_runtime.h) and the
+ * simulator's runtime (the .c files beside it). Learners never include this directly.
+ *
+ * How a launch runs on the CPU: the launch statement `k<<<grid, block, smem, s>>>(args)`
+ * is rewritten by tools/cu2sim into a call that packs the arguments and calls
+ * sim_launch(). sim_launch checks the configuration the way a GPU does, then runs the
+ * blocks one after another. Inside a block every CUDA thread is a fiber (fiber.h):
+ * threads run in order of their linear index until each one ends or reaches a
+ * barrier; when every live thread waits at the same barrier they are all released.
+ * The built-in variables are thread-local variables the scheduler updates before it
+ * switches into a thread. */
+#ifndef SIM_H
+#define SIM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct uint3 { unsigned int x, y, z; } uint3;
+
+/* The built-in variables of the thread that is running now (see threads.c). */
+extern __thread uint3 sim_thread_idx;
+extern __thread uint3 sim_block_idx;
+extern __thread uint3 sim_block_dim;
+extern __thread uint3 sim_grid_dim;
+
+/* Error codes: the numeric values are CUDA's own, so printed codes match a GPU's. */
+typedef enum cudaError {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInitializationError = 3,
+    cudaErrorInvalidConfiguration = 9,
+    cudaErrorInvalidSymbol = 13,
+    cudaErrorInvalidDevicePointer = 17,
+    cudaErrorInvalidMemcpyDirection = 21,
+    cudaErrorNoDevice = 100,
+    cudaErrorInvalidDevice = 101,
+    cudaErrorInvalidResourceHandle = 400,
+    cudaErrorNotReady = 600,
+    cudaErrorIllegalAddress = 700,
+    cudaErrorLaunchOutOfResources = 701,
+    cudaErrorLaunchTimeout = 702,
+    cudaErrorAssert = 710,
+    cudaErrorIllegalInstruction = 715,
+    cudaErrorLaunchFailure = 719,
+    cudaErrorNotSupported = 801,
+    cudaErrorUnknown = 999
+} cudaError_t;
+
+typedef enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4
+} cudaMemcpyKind;
+
+typedef struct sim_stream *cudaStream_t;
+typedef struct sim_event *cudaEvent_t;
+
+/* The fields of CUDA 13's cudaDeviceProp that the simulator fills in. (CUDA 13 removed
+ * clockRate and memoryClockRate; they are absent here too, so code that compiles here
+ * compiles with nvcc.) */
+typedef struct cudaDeviceProp {
+    char name[256];
+    size_t totalGlobalMem;
+    size_t sharedMemPerBlock;
+    size_t sharedMemPerBlockOptin;
+    size_t sharedMemPerMultiprocessor;
+    int regsPerBlock;
+    int regsPerMultiprocessor;
+    int warpSize;
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    size_t totalConstMem;
+    int major, minor;
+    int multiProcessorCount;
+    int l2CacheSize;
+    int maxThreadsPerMultiProcessor;
+    int maxBlocksPerMultiProcessor;
+    int memoryBusWidth;
+} cudaDeviceProp;
+
+/* The host API, as CUDA declares it. */
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaPeekAtLastError(void);
+const char *cudaGetErrorName(cudaError_t error);
+const char *cudaGetErrorString(cudaError_t error);
+
+cudaError_t cudaGetDeviceCount(int *count);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDevice(int *device);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);
+cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaDeviceReset(void);
+
+cudaError_t cudaMalloc(void **pointer, size_t bytes);
+cudaError_t cudaFree(void *pointer);
+cudaError_t cudaMallocHost(void **pointer, size_t bytes);
+cudaError_t cudaFreeHost(void *pointer);
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes);
+cudaError_t cudaMemcpy(void *destination, const void *source, size_t bytes, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void *destination, const void *source, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t stream);
+cudaError_t cudaMemset(void *pointer, int value, size_t bytes);
+cudaError_t cudaMemsetAsync(void *pointer, int value, size_t bytes, cudaStream_t stream);
+
+cudaError_t cudaStreamCreate(cudaStream_t *stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamQuery(cudaStream_t stream);
+
+cudaError_t cudaEventCreate(cudaEvent_t *event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float *milliseconds, cudaEvent_t start, cudaEvent_t end);
+
+/* Used by the templates for cudaMemcpyToSymbol/FromSymbol. */
+cudaError_t sim_memcpy_symbol(void *symbol, size_t symbol_bytes, void *host, size_t bytes,
+                              size_t offset, int to_symbol);
+int sim_is_device_pointer(const void *pointer);
+
+/* Everything a launch needs, filled in by the launch statement. */
+typedef struct sim_launch_request {
+    const char *kernel_name;      /* as written in the source, e.g. "vector_add" */
+    const char *file;             /* where the launch statement is */
+    int line;
+    const void *kernel;           /* the kernel's address: identifies its attributes */
+    uint3 grid, block;
+    size_t dynamic_shared_bytes;
+    cudaStream_t stream;
+    void (*run_thread)(void *arguments);   /* calls the kernel with the arguments */
+    void *arguments;
+} sim_launch_request;
+
+/* Runs a whole grid; returns what the launch would return on a GPU, and records it for
+ * cudaGetLastError(). */
+cudaError_t sim_launch(const sim_launch_request *request);
+
+/* The barrier: __syncthreads() passes where it is written, for messages. */
+void sim_syncthreads_at(const char *file, int line);
+
+/* Shared memory of the running block. A static `__shared__` declaration is rewritten
+ * into a call of sim_shared_static() with a key unique to the declaration: the first
+ * thread of the block to reach it allocates, the others get the same storage. */
+void *sim_shared_static(const void *declaration_key, size_t bytes, size_t alignment);
+void *sim_shared_dynamic(void);
+
+/* Kernel attributes set with cudaFuncSetAttribute(). */
+cudaError_t sim_set_max_dynamic_shared(const void *kernel, int bytes);
+
+/* Stops the running kernel with `error` after printing a message that names the
+ * kernel, the block and the thread. Does not return. */
+void sim_kernel_fail(cudaError_t error, const char *format, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
+
+/* Records an error from a runtime call and returns it (the cudaGetLastError state). */
+cudaError_t sim_record_error(cudaError_t error);
+
+/* True while a simulated thread is running (host code sees false). */
+int sim_in_kernel(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
