@@ -10,6 +10,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct comparison {
     size_t mismatches;           /* elements that failed */
     size_t first_mismatch;       /* index of the first one */
@@ -25,5 +29,9 @@ comparison compare_ints(const char *name, const int *got, const int *want, size_
 /* Fills memory with the poison pattern, and recognises it. */
 void poison(void *memory, size_t bytes);
 int float_is_poison(float x);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,6 +6,10 @@
 
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct results {
     FILE *file;
     const char *path;
@@ -21,5 +25,9 @@ results results_open(const char *path, const char *header);
 void results_row(results *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 void results_close(results *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct table {
     char *path;
     int columns, rows;
@@ -34,5 +38,9 @@ int table_find(const table *t, const char *column, const char *value);
 
 /* Where the book's data lives: $LAB_DATA_DIR, else "data" (make runs labs from the top). */
 const char *data_path(const char *file_name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

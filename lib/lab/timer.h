@@ -3,10 +3,18 @@
 #ifndef LAB_TIMER_H
 #define LAB_TIMER_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 double now_seconds(void);
 
 /* Runs work(context) once to warm caches, then `repeats` times, and returns the median
  * time of one run in seconds. */
 double median_seconds(void (*work)(void *context), void *context, int repeats);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct outcome { char *status, *name, *reason, *hint; } outcome;
+typedef struct outcome { char *status, *name, *reason, *hint; long line; } outcome;
 
 /* Undoes the \t \n \\ escapes of the report, in place. */
 static void unescape(char *s)
@@ -22,9 +22,11 @@ static void unescape(char *s)
     *out = 0;
 }
 
-static int by_name(const void *a, const void *b)
+/* In the order the tests are written in their file, which is the order of the lab. */
+static int by_source_line(const void *a, const void *b)
 {
-    return strcmp(((const outcome *)a)->name, ((const outcome *)b)->name);
+    const outcome *x = a, *y = b;
+    return x->line != y->line ? (x->line < y->line ? -1 : 1) : strcmp(x->name, y->name);
 }
 
 static void print_indented(FILE *out, const char *prefix, const char *text)
@@ -48,12 +50,12 @@ verdict_counts verdict_print(FILE *out, const char *report_path, const char *day
     size_t capacity = 0;
     while (report && counts.total < 512 && getline(&line, &capacity, report) > 0) {
         line[strcspn(line, "\n")] = 0;
-        char *fields[4] = {0};
+        char *fields[5] = {0};
         char *cursor = line;
-        for (int i = 0; i < 4; i++) fields[i] = strsep(&cursor, "\t");
+        for (int i = 0; i < 5; i++) fields[i] = strsep(&cursor, "\t");
         if (!fields[1]) continue;
         outcome o = {strdup(fields[0]), strdup(fields[1]), strdup(fields[2] ? fields[2] : ""),
-                     strdup(fields[3] ? fields[3] : "")};
+                     strdup(fields[3] ? fields[3] : ""), fields[4] ? atol(fields[4]) : 0};
         unescape(o.reason);
         unescape(o.hint);
         outcomes[counts.total++] = o;
@@ -67,7 +69,7 @@ verdict_counts verdict_print(FILE *out, const char *report_path, const char *day
                 "error printed above is the one to fix.\n", bold, red, day, plain);
         return counts;
     }
-    qsort(outcomes, (size_t)counts.total, sizeof *outcomes, by_name);
+    qsort(outcomes, (size_t)counts.total, sizeof *outcomes, by_source_line);
     for (int i = 0; i < counts.total; i++) counts.passed += strcmp(outcomes[i].status, "passed") == 0;
 
     fprintf(out, "%sDay %s — %d of %d checks passed%s %s(%s)%s\n", bold, day, counts.passed, counts.total,
@@ -80,14 +82,18 @@ verdict_counts verdict_print(FILE *out, const char *report_path, const char *day
         fputc('\n', out);
         if (!passed) {
             if (*o->reason) print_indented(out, "         ", o->reason);
-            if (*o->hint) {
+            int hint_already_shown = 0;
+            for (int j = 0; j < i; j++)
+                hint_already_shown |= strcmp(outcomes[j].status, "passed") != 0 && strcmp(outcomes[j].hint, o->hint) == 0;
+            if (*o->hint && !hint_already_shown) {
                 fprintf(out, "%s", dim);
                 print_indented(out, "         hint: ", o->hint);
                 fprintf(out, "%s", plain);
             }
         }
-        free(o->status), free(o->name), free(o->reason), free(o->hint);
     }
+    for (int i = 0; i < counts.total; i++)
+        free(outcomes[i].status), free(outcomes[i].name), free(outcomes[i].reason), free(outcomes[i].hint);
     if (counts.passed == counts.total)
         fprintf(out, "%s%sAll checks pass.%s\n", bold, green, plain);
     else

@@ -2,9 +2,11 @@
  * by $LAB_REPORT, which the verdict (lib/lab/verdict.c) reads. This, not Criterion's own
  * text or JSON output (whose JSON does not escape quotes), is what decides a verdict.
  *
- * Each line: status <TAB> suite/test <TAB> what went wrong <TAB> hint
- * status is passed, failed, crashed or timeout; tabs and newlines inside the texts are
+ * Each line: status <TAB> suite/test <TAB> what went wrong <TAB> hint <TAB> source line
+ * status is passed, failed, crashed, timeout or skipped; the source line of the test
+ * orders the verdict as the tests are written; tabs and newlines inside the texts are
  * written as \t and \n. The hint is the test's .description. */
+#define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
 #include <signal.h>
@@ -53,7 +55,7 @@ static void write_test(FILE *out, struct criterion_test_stats *stats)
     }
     fputc('\t', out);
     write_escaped(out, stats->test->data ? stats->test->data->description : "");
-    fputc('\n', out);
+    fprintf(out, "\t%u\n", stats->test->data ? stats->test->data->line_ : 0);
 }
 
 /* POST_ALL, not POST_TEST: Criterion 2.4.1 calls no per-test hook for a test that crashed. */

@@ -1,2 +1,3 @@
-/* cuda_runtime_api.h (simulator) — the simulator has no driver API; this only brings in the runtime's names. */
-#include "cuda_runtime.h"
+/* cuda_runtime_api.h (simulator) — the host API in C, as CUDA's own header of this name
+ * is: C files (a lab's lab.h, its tests) may include it to use cudaError_t and friends. */
+#include "../sim.h"

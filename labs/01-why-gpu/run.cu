@@ -1,0 +1,66 @@
+/* run.cu — Day 01 driver: runs your launchers on device memory. Do not edit.
+ *
+ * Every run fills the output, and a guard region of GUARD elements after it, with the
+ * poison pattern (0xff bytes, a NaN) before your kernel starts. Afterwards an element
+ * still poisoned inside [0, n) was never written, and one changed at or past n was
+ * written out of bounds: both are mistakes a GPU would not report by itself. */
+#include "lab.h"
+#include "compare.h"
+
+#include <cstdlib>
+#include <cstring>
+
+static const int GUARD = 1024;   /* at least one whole block of threads past the end */
+
+/* A device copy of n host floats, followed by GUARD poisoned elements. */
+static float *device_copy(const float *host, int n, cudaError_t *error)
+{
+    float *device = NULL;
+    size_t bytes = (size_t)(n + GUARD) * sizeof(float);
+    if (*error == cudaSuccess) *error = cudaMalloc(&device, bytes);
+    if (*error == cudaSuccess) *error = cudaMemset(device, 0xff, bytes);
+    if (*error == cudaSuccess && host) *error = cudaMemcpy(device, host, (size_t)n * sizeof(float), cudaMemcpyHostToDevice);
+    return device;
+}
+
+/* Copies the result back and counts guard elements that are no longer poison. */
+static gpu_run finish(float *device_out, float *host_out, int n, cudaError_t error)
+{
+    gpu_run run = {NULL, 0};
+    if (error == cudaSuccess) error = cudaGetLastError();
+    if (error == cudaSuccess) error = cudaDeviceSynchronize();
+    float *back = (float *)malloc((size_t)(n + GUARD) * sizeof(float));
+    if (error == cudaSuccess)
+        error = cudaMemcpy(back, device_out, (size_t)(n + GUARD) * sizeof(float), cudaMemcpyDeviceToHost);
+    if (error == cudaSuccess) {
+        memcpy(host_out, back, (size_t)n * sizeof(float));
+        for (int i = n; i < n + GUARD; i++) run.written_past_end += !float_is_poison(back[i]);
+    } else {
+        run.error = cudaGetErrorString(error);
+    }
+    free(back);
+    return run;
+}
+
+extern "C" gpu_run gpu_vector_add(const float *a, const float *b, float *c, int n)
+{
+    cudaError_t error = cudaSuccess;
+    float *device_a = device_copy(a, n, &error);
+    float *device_b = device_copy(b, n, &error);
+    float *device_c = device_copy(NULL, n, &error);
+    if (error == cudaSuccess) launch_vector_add(device_a, device_b, device_c, n);
+    gpu_run run = finish(device_c, c, n, error);
+    cudaFree(device_a), cudaFree(device_b), cudaFree(device_c);
+    return run;
+}
+
+extern "C" gpu_run gpu_saxpy(float alpha, const float *x, float *y, int n)
+{
+    cudaError_t error = cudaSuccess;
+    float *device_x = device_copy(x, n, &error);
+    float *device_y = device_copy(y, n, &error);
+    if (error == cudaSuccess) launch_saxpy(alpha, device_x, device_y, n);
+    gpu_run run = finish(device_y, y, n, error);
+    cudaFree(device_x), cudaFree(device_y);
+    return run;
+}

@@ -1,0 +1,68 @@
+# common.sh — shell functions shared by the tools that take a DAY (check, hint, reset,
+# watch, progress). Sourced, not run.
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+all_days=$(cat "$root/tools/days.list")
+
+die() { echo "$*" >&2; exit 2; }
+
+# resolve_day 1 | 01 | why-gpu | 01-why-gpu  ->  01-why-gpu (or an error listing the days)
+resolve_day() {
+    local arg=${1:-} day
+    [[ -n $arg ]] || die "Which day? Add DAY=NN, for example: make check DAY=01"
+    for day in $all_days; do
+        if [[ $arg == "$day" || $arg == "${day#*-}" || $arg == "${day%%-*}" ||
+              ( $arg =~ ^[0-9]$ && "0$arg" == "${day%%-*}" ) ]]; then
+            echo "$day"
+            return 0
+        fi
+    done
+    {
+        echo "There is no day '$arg'. DAY takes a number (1 or 01) or a name. The days:"
+        for day in $all_days; do
+            if [[ -d $root/labs/$day ]]; then echo "  ${day%%-*}  ${day#*-}"; else echo "  ${day%%-*}  ${day#*-}   (not written yet)"; fi
+        done
+    } >&2
+    exit 2
+}
+
+# require_lab DAY: the day must have a lab.
+require_lab() {
+    [[ -d $root/labs/$1 ]] && return 0
+    local written=""
+    for d in $all_days; do [[ -d $root/labs/$d ]] && written+=" ${d%%-*}"; done
+    die "Day ${1%%-*} (${1#*-}) is not written yet. Days with labs so far:$written"
+}
+
+# The files a learner edits for DAY, from labs/DAY/lab.conf.
+edited_files() {
+    local edit=""
+    # shellcheck disable=SC1090
+    source "$root/labs/$1/lab.conf"
+    echo "$edit"
+}
+
+# The backend: BACKEND if set, else cuda when nvcc and an NVIDIA GPU are both present.
+detect_backend() {
+    case ${BACKEND:-} in
+        sim|cuda) echo "$BACKEND"; return ;;
+        "") ;;
+        *) die "BACKEND must be sim or cuda, not '$BACKEND'" ;;
+    esac
+    if command -v nvcc >/dev/null 2>&1 && command -v nvidia-smi >/dev/null 2>&1 &&
+       nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+        echo cuda
+    else
+        echo sim
+    fi
+}
+
+# The folder holding the edited files for SRC: labs, solutions, or any folder.
+source_dir() {
+    local src=$1 day=$2
+    case $src in
+        labs|solutions) echo "$root/$src/$day" ;;
+        *) [[ -d $src ]] || die "SRC=$src: no such folder (SRC is labs, solutions, or a folder of edited files)"
+           (cd "$src" && pwd) ;;
+    esac
+}
