@@ -1,11 +1,15 @@
 # Makefile — every command a learner, an instructor or CI types. `make help` lists them.
+#
+# The learner's loop:   make check DAY=01      (SRC=solutions checks the reference solution)
+# Everything:           make test              (what CI runs on every change)
+# BACKEND=sim|cuda picks the backend (default: cuda when nvcc and a GPU are present, else sim).
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
+export BACKEND
 
 DAY ?=
 SRC ?= labs
-BACKEND ?=
 
 CC := clang
 SIM_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=0
@@ -36,3 +40,66 @@ build/lib/sim build/lib/lab build/tools:
 
 build/tools/verdict: tools/verdict.c build/lib/liblab.a | build/tools
 	$(CC) -std=c11 -O2 -g -Wall -Wextra -o $@ $< build/lib/liblab.a
+
+# ---------------------------------------------------------------------------------
+# The commands
+
+.PHONY: help setup check test progress hint reset watch plots book nvcc-check clean libs
+
+help:
+	@echo "From GPU to LLM Inference — a runnable book in thirty days"
+	@echo
+	@echo "  make check DAY=01              build and check your lab for day 01 (plot and verdict)"
+	@echo "  make check DAY=01 SRC=solutions  the same for the reference solution"
+	@echo "  make hint DAY=01               the next hint for day 01"
+	@echo "  make watch DAY=01              check again every time you save"
+	@echo "  make reset DAY=01              restore day 01's lab as shipped (your files are backed up)"
+	@echo "  make progress                  where you are across the thirty days"
+	@echo "  make test                      everything: all solutions pass, all labs fail, library tests, nvcc, book"
+	@echo "  make plots | make book         redraw the reference plots | rebuild book.md"
+	@echo "  make clean                     remove build/"
+	@echo
+	@echo "  BACKEND=sim|cuda overrides the backend; DAY takes 1, 01 or a name such as why-gpu."
+
+setup:
+	@tools/setup
+
+libs: build/lib/libsim.a build/lib/liblab.a build/tools/cu2sim build/tools/verdict
+
+check:
+	@tools/setup --quiet
+	@$(MAKE) -s libs
+	@tools/check "$(DAY)" "$(SRC)"
+
+hint:
+	@tools/hint "$(DAY)"
+
+reset:
+	@tools/reset "$(DAY)"
+
+watch:
+	@tools/setup --quiet
+	@$(MAKE) -s libs
+	@tools/watch "$(DAY)"
+
+progress:
+	@tools/progress
+
+plots:
+	@tools/setup --quiet
+	@$(MAKE) -s libs
+	@tools/plots
+
+book:
+	@tools/book
+
+nvcc-check:
+	@tools/nvcc-check
+
+test:
+	@tools/setup
+	@$(MAKE) -s libs
+	@tools/test
+
+clean:
+	rm -rf build

@@ -33,7 +33,7 @@ __thread uint3 sim_grid_dim;
  * The state of one worker */
 
 enum { MAX_THREADS_PER_BLOCK = 1024, MAX_SHARED_DECLARATIONS = 64 };
-enum { STACK_BYTES = 64 * 1024, SIGNAL_STACK_BYTES = 64 * 1024 };
+enum { STACK_BYTES = 64 * 1024, GUARD_BYTES = 64 * 1024, SIGNAL_STACK_BYTES = 64 * 1024 };
 enum { SHARED_ARENA_BYTES = 256 * 1024 };
 
 typedef enum { NOT_STARTED, RUNNING, AT_BARRIER, RELEASED, DONE } thread_state;
@@ -73,8 +73,6 @@ typedef struct worker {
 
 static __thread worker *current_worker;
 
-static size_t page_bytes(void) { return (size_t)sysconf(_SC_PAGESIZE); }
-
 static void *map_or_die(size_t bytes)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -93,7 +91,7 @@ static worker *get_worker(void)
     if (current_worker) return current_worker;
     worker *w = calloc(1, sizeof *w);
     if (!w) { fputs("sim: out of memory creating a worker\n", stderr); exit(EXIT_FAILURE); }
-    size_t guard = page_bytes();
+    size_t guard = GUARD_BYTES;   /* large, so that no single stack frame can jump over it */
     w->stack_stride = STACK_BYTES + guard;
     w->stack_region = map_or_die(w->stack_stride * MAX_THREADS_PER_BLOCK);
     for (int i = 0; i < MAX_THREADS_PER_BLOCK; i++) {
@@ -112,7 +110,7 @@ static worker *get_worker(void)
 
 static unsigned char *stack_base(worker *w, int stack)
 {
-    return w->stack_region + (size_t)stack * w->stack_stride + page_bytes();
+    return w->stack_region + (size_t)stack * w->stack_stride + GUARD_BYTES;
 }
 
 int sim_in_kernel(void) { return current_worker && current_worker->running; }
@@ -170,7 +168,7 @@ static void on_fault(int signal_number, siginfo_t *info, void *context)
         abort_launch(w, cudaErrorLaunchFailure);
     }
     if (address >= stacks && stack < MAX_THREADS_PER_BLOCK &&
-        address - stacks - (size_t)stack * w->stack_stride < page_bytes()) {
+        address - stacks - (size_t)stack * w->stack_stride < GUARD_BYTES) {
         fprintf(stderr, "stack overflow: this thread used more than its %d KiB of stack "
                 "(a large local array? deep recursion?)\n", STACK_BYTES / 1024);
         abort_launch(w, cudaErrorLaunchOutOfResources);
@@ -246,7 +244,9 @@ static void check_barrier_release(worker *w)
             if (!first_done) first_done = t;
         } else if (!first_waiting) {
             first_waiting = t;
-        } else if (t->barrier_site != first_waiting->barrier_site) {
+        } else if (t->barrier_site != first_waiting->barrier_site || t->barrier_line != first_waiting->barrier_line ||
+                   strcmp(t->barrier_file, first_waiting->barrier_file) != 0) {
+            /* The line matters too: the compiler may merge two barrier calls into one. */
             sim_kernel_fail(cudaErrorLaunchFailure,
                 "threads wait at different barriers: thread (%u,%u,%u) at __syncthreads() in %s:%d,\n"
                 "     thread (%u,%u,%u) at __syncthreads() in %s:%d. A barrier inside a branch that\n"

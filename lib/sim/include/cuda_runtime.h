@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>        /* before __noinline__ is defined: libstdc++ spells the attribute that way */
 #include <tuple>
 #include <type_traits>
 #include <utility>

@@ -1,0 +1,90 @@
+/* data.c — checks of the book's data tables: every row the chapters need is there, each
+ * row is consistent with itself (FP32 peak = cores × 2 × clock; parameter count = the sum
+ * of the model's tensors), and every row names its source. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "table.h"
+
+static table *load(const char *name)
+{
+    char error[512];
+    table *t = table_read(data_path(name), error, sizeof error);
+    cr_assert_not_null(t, "%s", error);
+    return t;
+}
+
+Test(gpus, has_the_rows_the_book_uses, .timeout = 5)
+{
+    table *t = load("gpus.csv");
+    const char *keys[] = {"h100-sxm", "h100-pcie", "h200", "a100-80gb", "a100-40gb", "l4", "l40s", "rtx-4090", "v100", "t4"};
+    for (int i = 0; i < 10; i++) cr_assert(table_find(t, "key", keys[i]) >= 0, "gpus.csv has no row %s", keys[i]);
+    table_free(t);
+}
+
+Test(gpus, fp32_peak_is_cores_times_two_times_clock, .timeout = 5)
+{
+    table *t = load("gpus.csv");
+    for (int r = 0; r < t->rows; r++) {
+        double computed = table_number(t, r, "fp32_cores") * 2 * table_number(t, r, "boost_clock_mhz") * 1e6 / 1e12;
+        double listed = table_number(t, r, "fp32_tflops");
+        cr_assert(fabs(computed - listed) <= 0.01 * listed, "%s: %g TFLOP/s listed, cores x 2 x clock = %g",
+                  table_text(t, r, "name"), listed, computed);
+        cr_assert(table_number(t, r, "sms") * 64 <= table_number(t, r, "fp32_cores") + 1e-9,
+                  "%s: fewer than 64 FP32 cores per SM", table_text(t, r, "name"));
+    }
+    table_free(t);
+}
+
+Test(gpus, tensor_rates_are_dense_and_above_fp32, .timeout = 5)
+{
+    table *t = load("gpus.csv");
+    for (int r = 0; r < t->rows; r++) {
+        const char *name = table_text(t, r, "name");
+        double fp32 = table_number(t, r, "fp32_tflops"), fp16 = table_number(t, r, "fp16_tensor_tflops");
+        cr_assert(fp16 > fp32, "%s: FP16 Tensor %g is not above FP32 %g", name, fp16, fp32);
+        cr_assert(strlen(table_text(t, r, "source")) > 20, "%s: no source", name);
+        double fp8 = table_number(t, r, "fp8_tensor_tflops"), bf16 = table_number(t, r, "bf16_tensor_tflops");
+        /* 2 %, not exact: the L40S datasheet itself lists 362.05 (BF16) and 733 (FP8). */
+        if (!isnan(fp8)) cr_assert(fabs(fp8 - 2 * bf16) <= 0.02 * fp8, "%s: FP8 should be twice BF16 (dense)", name);
+    }
+    int h100 = table_find(t, "key", "h100-sxm");
+    cr_assert_float_eq(table_number(t, h100, "fp16_tensor_tflops"), 989.4, 1e-9, "H100 SXM dense FP16 is 989.4");
+    cr_assert_float_eq(table_number(t, h100, "memory_bandwidth_gb_per_s"), 3350, 1e-9);
+    table_free(t);
+}
+
+/* Parameters of a Llama-style decoder from its shape: embeddings and classifier, and per
+ * layer the Q/K/V/O projections (plus Q/K/V biases where the model has them), the gated
+ * MLP of every expert and the router, and two RMSNorm weight vectors; one final norm. */
+static double count_parameters(const table *t, int r)
+{
+    double layers = table_number(t, r, "layers"), hidden = table_number(t, r, "hidden_size");
+    double heads = table_number(t, r, "attention_heads"), kv_heads = table_number(t, r, "kv_heads");
+    double head_dim = table_number(t, r, "head_dim"), ffn = table_number(t, r, "intermediate_size");
+    double vocab = table_number(t, r, "vocab_size"), experts = table_number(t, r, "experts");
+    double q = hidden * heads * head_dim, kv = 2 * hidden * kv_heads * head_dim, o = heads * head_dim * hidden;
+    double bias = table_number(t, r, "qkv_bias") ? heads * head_dim + 2 * kv_heads * head_dim : 0;
+    double mlp = experts * 3 * hidden * ffn, router = experts > 1 ? hidden * experts : 0;
+    double per_layer = q + kv + o + bias + mlp + router + 2 * hidden;
+    double embeddings = vocab * hidden * (table_number(t, r, "tied_embeddings") ? 1 : 2);
+    return layers * per_layer + embeddings + hidden;
+}
+
+Test(models, parameter_counts_match_the_shapes, .timeout = 5)
+{
+    table *t = load("models.csv");
+    const char *names[] = {"Llama-2-7B", "Llama-2-13B", "Llama-2-70B", "Llama-3-8B", "Llama-3-70B",
+                           "Mistral-7B", "Qwen2-7B", "Mixtral-8x7B"};
+    for (int i = 0; i < 8; i++) cr_assert(table_find(t, "name", names[i]) >= 0, "models.csv has no row %s", names[i]);
+    for (int r = 0; r < t->rows; r++) {
+        double listed = table_number(t, r, "parameters"), computed = count_parameters(t, r);
+        cr_assert(listed == computed, "%s: %.0f parameters listed, the shape gives %.0f", table_text(t, r, "name"),
+                  listed, computed);
+        cr_assert(table_number(t, r, "hidden_size") == table_number(t, r, "attention_heads") * table_number(t, r, "head_dim"),
+                  "%s: hidden size is not heads x head_dim", table_text(t, r, "name"));
+    }
+    cr_assert(table_number(t, table_find(t, "name", "Llama-2-7B"), "parameters") == 6738415616.0);
+    table_free(t);
+}

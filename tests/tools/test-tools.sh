@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# test-tools.sh — checks of the learner's commands themselves: DAY resolution and its
+# errors, SRC errors, hints, reset (in a throw-away clone), progress, the rewriter.
+# Prints "ok ..." per check and exits non-zero on the first failure.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root" || exit 2
+source tools/common.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { echo "ok $*"; }
+bad() { echo "FAILED: $*"; exit 1; }
+expect_output() {   # description pattern command...
+    local what=$1 pattern=$2; shift 2
+    local output; output=$("$@" 2>&1)
+    grep -q -- "$pattern" <<<"$output" || bad "$what: expected '$pattern' in:"$'\n'"$output"
+    ok "$what"
+}
+
+for arg in 1 01 why-gpu 01-why-gpu; do
+    [[ $(resolve_day "$arg") == 01-why-gpu ]] || bad "DAY=$arg does not resolve to 01-why-gpu"
+done
+ok "DAY accepts 1, 01, why-gpu and 01-why-gpu"
+[[ $(resolve_day 30) == 30-performance-model ]] || bad "DAY=30"
+ok "DAY=30 resolves"
+
+expect_output "an unknown day lists the valid ones" "02  cuda-model" tools/check 99
+tools/check 99 >/dev/null 2>&1 && bad "an unknown day exits 0"
+ok "an unknown day exits non-zero"
+expect_output "no DAY says how to give one" "Add DAY=NN" tools/check ""
+expect_output "a missing SRC folder is named" "SRC=/nonexistent: no such folder" tools/check 01 /nonexistent
+expect_output "a SRC folder without the edited files names the missing file" "has no flops.c (the files edited for day 01 are" tools/check 01 "$tmp"
+expect_output "BACKEND is validated" "BACKEND must be sim or cuda" env BACKEND=tpu tools/check 01
+
+expect_output "progress lists thirty days" "of 30 days passed" tools/progress
+[[ $(tools/progress | grep -cE '^[0-3][0-9] ') == 30 ]] || bad "progress does not show 30 rows"
+ok "progress shows 30 rows"
+
+# The rewriter leaves strings, comments and line numbers alone.
+cat > "$tmp/rewrite.cu" <<'CU'
+const char *s = "k<<<1, 2>>>(x)"; // k<<<1,2>>>(x)
+/* k<<<3, 4>>>(y) */
+void f() { ns::kern<float, 2><<<dim3(1, 2),
+    64, 0, 0>>>(a, b); }
+CU
+build/tools/cu2sim "$tmp/rewrite.cu" > "$tmp/rewrite.cpp"
+grep -q '"k<<<1, 2>>>(x)"; // k<<<1,2>>>(x)' "$tmp/rewrite.cpp" || bad "cu2sim rewrote a string or a comment"
+grep -q 'sim::launcher(ns::kern<float, 2>, "ns::kern<float,2>", __FILE__, __LINE__, dim3(1, 2),' "$tmp/rewrite.cpp" \
+    || bad "cu2sim did not rewrite a qualified template launch: $(cat "$tmp/rewrite.cpp")"
+[[ $(wc -l < "$tmp/rewrite.cpp") == $(( $(wc -l < "$tmp/rewrite.cu") + 1 )) ]] || bad "cu2sim changed the line count"
+ok "cu2sim rewrites launches, not strings or comments, and keeps line numbers"
+printf '__global__ void k() { __shared__ int x = 3; }\n' > "$tmp/init.cu"
+expect_output "a __shared__ initializer is refused with the line" "init.cu:1: error: a __shared__ variable cannot have an initializer" build/tools/cu2sim "$tmp/init.cu"
+expect_output "simcc refuses an unknown option" "unknown option --frobnicate" tools/simcc --frobnicate x.cu
+
+# hint and reset work on a clone, so that this checkout is never touched.
+git clone -q "$root" "$tmp/clone" 2>/dev/null || bad "cannot clone the repository"
+cp -r "$root/build" "$tmp/clone/build" 2>/dev/null
+cd "$tmp/clone" || exit 2
+expect_output "the first hint" "Hint 1 of" tools/hint 01
+expect_output "the next hint" "Hint 2 of" tools/hint 01
+echo "my work" >> labs/01-why-gpu/flops.c
+expect_output "reset restores the lab" "restored" tools/reset 01
+git diff --quiet -- labs/01-why-gpu || bad "reset left labs/01-why-gpu changed"
+grep -rq "my work" backups/ || bad "reset lost the learner's file (no backup holds it)"
+ok "reset keeps a backup of the learner's files"
