@@ -1,29 +1,33 @@
 /* run.cu — Day 01 driver: runs your launchers on device memory. Do not edit.
  *
- * Every run fills the output, and a guard region of GUARD elements after it, with the
- * poison pattern (0xff bytes, a NaN) before your kernel starts. Afterwards an element
- * still poisoned inside [0, n) was never written, and one changed at or past n was
- * written out of bounds: both are mistakes a GPU would not report by itself. */
+ * Before your kernel starts, the output is filled with the poison pattern (0xff bytes, a
+ * NaN), and every buffer is followed by a guard region of GUARD elements filled with a
+ * finite sentinel (0x5a bytes, about 1.5e16). Afterwards an output element still poisoned
+ * was never written, and a guard element that changed was written out of bounds: both
+ * are mistakes a GPU would not report by itself. (The sentinel is not a NaN because NaN
+ * arithmetic can give back the same NaN: reading past the end of a poisoned input and
+ * writing the sum past the end of the output would leave no trace.) */
 #include "lab.h"
-#include "compare.h"
 
 #include <cstdlib>
 #include <cstring>
 
-static const int GUARD = 1024;   /* at least one whole block of threads past the end */
+static const int GUARD = 1024;                /* at least one whole block of threads past the end */
+static const unsigned char SENTINEL = 0x5a;   /* fills the guard regions */
 
-/* A device copy of n host floats, followed by GUARD poisoned elements. */
+/* A device copy of n host floats (or n poisoned ones), followed by GUARD sentinels. */
 static float *device_copy(const float *host, int n, cudaError_t *error)
 {
     float *device = NULL;
     size_t bytes = (size_t)(n + GUARD) * sizeof(float);
     if (*error == cudaSuccess) *error = cudaMalloc(&device, bytes);
-    if (*error == cudaSuccess) *error = cudaMemset(device, 0xff, bytes);
+    if (*error == cudaSuccess) *error = cudaMemset(device, 0xff, (size_t)n * sizeof(float));
+    if (*error == cudaSuccess) *error = cudaMemset(device + n, SENTINEL, (size_t)GUARD * sizeof(float));
     if (*error == cudaSuccess && host) *error = cudaMemcpy(device, host, (size_t)n * sizeof(float), cudaMemcpyHostToDevice);
     return device;
 }
 
-/* Copies the result back and counts guard elements that are no longer poison. */
+/* Copies the result back and counts guard elements that are no longer the sentinel. */
 static gpu_run finish(float *device_out, float *host_out, int n, cudaError_t error)
 {
     gpu_run run = {NULL, 0};
@@ -34,7 +38,10 @@ static gpu_run finish(float *device_out, float *host_out, int n, cudaError_t err
         error = cudaMemcpy(back, device_out, (size_t)(n + GUARD) * sizeof(float), cudaMemcpyDeviceToHost);
     if (error == cudaSuccess) {
         memcpy(host_out, back, (size_t)n * sizeof(float));
-        for (int i = n; i < n + GUARD; i++) run.written_past_end += !float_is_poison(back[i]);
+        unsigned char *guard = (unsigned char *)(back + n);
+        for (int i = 0; i < GUARD; i++)
+            run.written_past_end += guard[4 * i] != SENTINEL || guard[4 * i + 1] != SENTINEL ||
+                                    guard[4 * i + 2] != SENTINEL || guard[4 * i + 3] != SENTINEL;
     } else {
         run.error = cudaGetErrorString(error);
     }

@@ -1,0 +1,97 @@
+/* run.cu — Day 02 driver: runs your launchers on device memory. Do not edit.
+ *
+ * Every buffer is followed on the device by a guard region as large as the most a
+ * missing bounds check could reach, filled with a finite sentinel (every byte 0x5a); an
+ * output is filled with the poison pattern (every byte 0xff, a NaN) before the launch.
+ * Afterwards, an output element still poisoned was never written, and a guard word that
+ * is no longer the sentinel was written out of bounds. (A NaN sentinel would not do: NaN
+ * arithmetic can return the same NaN, so an out-of-bounds sum of two guards would look
+ * untouched.) */
+#include "lab.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+/* Words after the output: more than any thread of a grid rounded up to whole blocks can
+ * reach with row * cols + col, even without a bounds check. */
+static size_t guard_words(int rows, int cols, int block_x, int block_y)
+{
+    return (size_t)(rows + block_y) * (size_t)(cols + block_x) + 4096;
+}
+
+static const uint32_t SENTINEL = 0x5a5a5a5au;
+
+/* A device buffer of `words` 4-byte words followed by `guard` sentinel words; the words
+ * are copied from host, or poisoned when host is NULL. */
+static void *device_buffer(const void *host, size_t words, size_t guard, cudaError_t *error)
+{
+    void *device = NULL;
+    if (*error == cudaSuccess) *error = cudaMalloc(&device, (words + guard) * 4);
+    if (*error == cudaSuccess) *error = cudaMemset(device, 0xff, words * 4);
+    if (*error == cudaSuccess) *error = cudaMemset((char *)device + words * 4, 0x5a, guard * 4);
+    if (*error == cudaSuccess && host) *error = cudaMemcpy(device, host, words * 4, cudaMemcpyHostToDevice);
+    return device;
+}
+
+static gpu_run finish(void *device, void *host, size_t words, size_t guard, cudaError_t error)
+{
+    gpu_run run = {NULL, 0};
+    if (error == cudaSuccess) error = cudaGetLastError();
+    if (error == cudaSuccess) error = cudaDeviceSynchronize();
+    uint32_t *back = (uint32_t *)malloc((words + guard) * 4);
+    if (error == cudaSuccess) error = cudaMemcpy(back, device, (words + guard) * 4, cudaMemcpyDeviceToHost);
+    if (error == cudaSuccess) {
+        memcpy(host, back, words * 4);
+        for (size_t i = words; i < words + guard; i++) run.written_past_end += back[i] != SENTINEL;
+    } else {
+        run.error = cudaGetErrorString(error);
+    }
+    free(back);
+    cudaFree(device);
+    return run;
+}
+
+extern "C" gpu_run gpu_matrix_add(const float *a, const float *b, float *c, int rows, int cols, int block_x,
+                                  int block_y)
+{
+    cudaError_t error = cudaSuccess;
+    size_t n = (size_t)rows * cols, guard = guard_words(rows, cols, block_x, block_y);
+    float *device_a = (float *)device_buffer(a, n, guard, &error);
+    float *device_b = (float *)device_buffer(b, n, guard, &error);
+    float *device_c = (float *)device_buffer(NULL, n, guard, &error);
+    if (error == cudaSuccess) launch_matrix_add(device_a, device_b, device_c, rows, cols, block_x, block_y);
+    gpu_run run = finish(device_c, c, n, guard, error);
+    cudaFree(device_a), cudaFree(device_b);
+    return run;
+}
+
+extern "C" gpu_run gpu_matrix_add_in_place(float *a, const float *b, int rows, int cols, int block_x, int block_y)
+{
+    cudaError_t error = cudaSuccess;
+    size_t n = (size_t)rows * cols, guard = guard_words(rows, cols, block_x, block_y);
+    float *device_a = (float *)device_buffer(a, n, guard, &error);
+    float *device_b = (float *)device_buffer(b, n, guard, &error);
+    if (error == cudaSuccess) launch_matrix_add(device_a, device_b, device_a, rows, cols, block_x, block_y);
+    gpu_run run = finish(device_a, a, n, guard, error);
+    cudaFree(device_b);
+    return run;
+}
+
+extern "C" gpu_run gpu_block_owner_map(int *owner, int rows, int cols, int block_x, int block_y)
+{
+    cudaError_t error = cudaSuccess;
+    size_t n = (size_t)rows * cols, guard = guard_words(rows, cols, block_x, block_y);
+    int *device_owner = (int *)device_buffer(NULL, n, guard, &error);
+    if (error == cudaSuccess) launch_block_owner_map(device_owner, rows, cols, block_x, block_y);
+    return finish(device_owner, owner, n, guard, error);
+}
+
+extern "C" gpu_run gpu_scale_grid_stride(float *x, int n, float alpha, int blocks, int threads_per_block)
+{
+    cudaError_t error = cudaSuccess;
+    size_t guard = (size_t)blocks * threads_per_block + 4096;
+    float *device_x = (float *)device_buffer(x, (size_t)n, guard, &error);
+    if (error == cudaSuccess) launch_scale_grid_stride(device_x, n, alpha, blocks, threads_per_block);
+    return finish(device_x, x, (size_t)n, guard, error);
+}

@@ -1,0 +1,200 @@
+/* 02-cuda-model.c — the checks for day 02: blocks_needed rounds up for every int; the
+ * 2-D matrix_add is exact for odd shapes and every block shape tried, writes nothing out
+ * of bounds and touches each element exactly once (run in place, a second visit shows as
+ * a + 2b); the block map matches the grid; the grid-stride loop covers every element once
+ * for grids smaller and larger than the array; a failed CUDA call is reported, with the
+ * file and line, and stops the program. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "lab.h"
+
+static const int shapes[][2] = {{1, 1}, {31, 33}, {1000, 3}, {3, 1000}, {257, 129}};
+static const int blocks[][2] = {{32, 8}, {16, 16}, {8, 32}, {256, 1}, {1, 256}, {7, 13}, {32, 32}};
+enum { SHAPES = 5, BLOCK_SHAPES = 7 };
+
+static float value(int i, int salt) { return (float)((i * 13 + salt) % 2001) - 1000.0f; }
+
+#define HINT_2D "col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y; the " \
+                "grid needs blocks_needed(cols, block_x) x blocks_needed(rows, block_y) blocks; write only when " \
+                "row < rows && col < cols."
+#define HINT_BLOCKS "Round up: (elements + threads - 1) / threads. For elements near 2^31 the sum overflows an " \
+                    "int: compute in long long, or as elements / threads + (elements % threads != 0)."
+
+Test(blocks_needed, rounds_up, .timeout = 5, .description = HINT_BLOCKS)
+{
+    int cases[][3] = {{1, 256, 1}, {256, 256, 1}, {257, 256, 2}, {1000003, 256, 3907}, {0, 256, 0}, {33, 32, 2}, {31, 32, 1}};
+    for (int i = 0; i < 7; i++) {
+        int got = blocks_needed(cases[i][0], cases[i][1]);
+        cr_assert(got == cases[i][2], "blocks_needed(%d, %d) = %d, want %d", cases[i][0], cases[i][1], got, cases[i][2]);
+    }
+}
+
+Test(blocks_needed, near_int_max, .timeout = 5, .description = HINT_BLOCKS)
+{
+    int got = blocks_needed(2147483647, 1024);
+    cr_assert(got == 2097152, "blocks_needed(2147483647, 1024) = %d, want 2097152", got);
+}
+
+static void check_matrix_add(int shape)
+{
+    int rows = shapes[shape][0], cols = shapes[shape][1], n = rows * cols;
+    float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n);
+    float *c = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
+    for (int i = 0; i < n; i++) a[i] = value(i, 1), b[i] = value(i, 2), want[i] = a[i] + b[i];
+    for (int k = 0; k < BLOCK_SHAPES; k++) {
+        poison(c, sizeof(float) * n);
+        gpu_run run = gpu_matrix_add(a, b, c, rows, cols, blocks[k][0], blocks[k][1]);
+        cr_assert(run.error == NULL, "%d x %d matrix, %d x %d blocks: CUDA error \"%s\"", rows, cols, blocks[k][0],
+                  blocks[k][1], run.error);
+        comparison result = compare_floats("c", c, want, (size_t)n, 0, 0);
+        cr_assert(result.mismatches == 0, "%d x %d matrix, %d x %d blocks: %s", rows, cols, blocks[k][0], blocks[k][1],
+                  result.message);
+        cr_assert(run.written_past_end == 0, "%d x %d matrix, %d x %d blocks: %lld elements written past the end of c",
+                  rows, cols, blocks[k][0], blocks[k][1], run.written_past_end);
+    }
+    free(a), free(b), free(c), free(want);
+}
+
+Test(matrix_add, shape_1x1, .timeout = 20, .description = HINT_2D) { check_matrix_add(0); }
+Test(matrix_add, shape_31x33, .timeout = 20, .description = HINT_2D) { check_matrix_add(1); }
+Test(matrix_add, shape_1000x3, .timeout = 20, .description = HINT_2D) { check_matrix_add(2); }
+Test(matrix_add, shape_3x1000, .timeout = 20, .description = HINT_2D) { check_matrix_add(3); }
+Test(matrix_add, shape_257x129, .timeout = 30, .description = HINT_2D) { check_matrix_add(4); }
+
+Test(matrix_add, each_element_exactly_once, .timeout = 30,
+     .description = "Run in place (c is a), an element added twice comes out as a + 2b. Each element must belong to "
+                    "exactly one thread: check that row and col are both in range, and do not mix up which of "
+                    "x and y runs along a row.")
+{
+    for (int s = 0; s < SHAPES; s++) {
+        int rows = shapes[s][0], cols = shapes[s][1], n = rows * cols;
+        float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
+        for (int k = 0; k < BLOCK_SHAPES; k++) {
+            for (int i = 0; i < n; i++) a[i] = value(i, 3), b[i] = value(i, 4), want[i] = a[i] + b[i];
+            gpu_run run = gpu_matrix_add_in_place(a, b, rows, cols, blocks[k][0], blocks[k][1]);
+            cr_assert(run.error == NULL, "%d x %d, blocks %d x %d: CUDA error \"%s\"", rows, cols, blocks[k][0],
+                      blocks[k][1], run.error);
+            comparison result = compare_floats("a", a, want, (size_t)n, 0, 0);
+            cr_assert(result.mismatches == 0, "in place, %d x %d matrix, %d x %d blocks: %s", rows, cols, blocks[k][0],
+                      blocks[k][1], result.message);
+        }
+        free(a), free(b), free(want);
+    }
+}
+
+Test(block_owner_map, matches_the_grid, .timeout = 30,
+     .description = "The block number counts blocks row by row: blockIdx.y * gridDim.x + blockIdx.x. Element "
+                    "(row, col) belongs to block (col / block_x, row / block_y).")
+{
+    for (int s = 0; s < SHAPES; s++) {
+        int rows = shapes[s][0], cols = shapes[s][1], n = rows * cols;
+        int *owner = malloc(sizeof(int) * n), *want = malloc(sizeof(int) * n);
+        for (int k = 0; k < BLOCK_SHAPES; k++) {
+            int bx = blocks[k][0], by = blocks[k][1], grid_x = (cols + bx - 1) / bx;
+            for (int r = 0; r < rows; r++)
+                for (int c = 0; c < cols; c++) want[r * cols + c] = (r / by) * grid_x + c / bx;
+            poison(owner, sizeof(int) * n);
+            gpu_run run = gpu_block_owner_map(owner, rows, cols, bx, by);
+            cr_assert(run.error == NULL, "%d x %d, blocks %d x %d: CUDA error \"%s\"", rows, cols, bx, by, run.error);
+            comparison result = compare_ints("owner", owner, want, (size_t)n);
+            cr_assert(result.mismatches == 0, "%d x %d matrix, %d x %d blocks: %s", rows, cols, bx, by, result.message);
+            cr_assert(run.written_past_end == 0, "%d x %d matrix, %d x %d blocks: %lld elements written past the end",
+                      rows, cols, bx, by, run.written_past_end);
+        }
+        free(owner), free(want);
+    }
+}
+
+static void check_grid_stride(int grid, int threads)
+{
+    int n = 1000003;
+    float *x = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
+    for (int i = 0; i < n; i++) x[i] = value(i, 5), want[i] = 2.0f * x[i];
+    gpu_run run = gpu_scale_grid_stride(x, n, 2.0f, grid, threads);
+    cr_assert(run.error == NULL, "%d blocks of %d threads: CUDA error \"%s\"", grid, threads, run.error);
+    comparison result = compare_floats("x", x, want, (size_t)n, 0, 0);
+    cr_assert(result.mismatches == 0, "n = %d, %d blocks of %d threads (an element scaled twice comes out x4, one "
+              "missed x1): %s", n, grid, threads, result.message);
+    cr_assert(run.written_past_end == 0, "%d blocks of %d threads: %lld elements written past x[%d]", grid, threads,
+              run.written_past_end, n);
+    free(x), free(want);
+}
+
+#define HINT_STRIDE "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) " \
+                    "x[i] *= alpha; — and launch exactly the blocks and threads you are given."
+Test(grid_stride, grid_much_smaller_than_n, .timeout = 60, .description = HINT_STRIDE) { check_grid_stride(4, 128); }
+Test(grid_stride, one_thread, .timeout = 60, .description = HINT_STRIDE) { check_grid_stride(1, 1); }
+Test(grid_stride, odd_grid, .timeout = 60, .description = HINT_STRIDE) { check_grid_stride(3, 96); }
+Test(grid_stride, grid_larger_than_n, .timeout = 60, .description = HINT_STRIDE) { check_grid_stride(8000, 256); }
+
+/* Runs `action` in a child process; returns its exit status and what it wrote to stderr. */
+static int run_in_child(void (*action)(void), char *err, size_t size)
+{
+    int pipe_ends[2];
+    cr_assert(pipe(pipe_ends) == 0);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        dup2(pipe_ends[1], 2);
+        close(pipe_ends[0]);
+        action();
+        _exit(0);
+    }
+    close(pipe_ends[1]);
+    size_t used = 0;
+    for (ssize_t got; used + 1 < size && (got = read(pipe_ends[0], err + used, size - 1 - used)) > 0;) used += (size_t)got;
+    err[used] = 0;
+    close(pipe_ends[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void report_an_error(void) { cuda_check(cudaErrorInvalidValue, "cudaMemcpy(dst, src, n, kind)", "example.cu", 42); }
+static void report_success(void) { cuda_check(cudaSuccess, "cudaFree(p)", "example.cu", 7); }
+static void launch_too_many_threads(void)
+{
+    float a[4] = {0}, b[4] = {0}, c[4];
+    gpu_matrix_add(a, b, c, 2, 2, 64, 32);   /* 64 x 32 = 2048 threads per block: more than 1024 */
+}
+
+#define HINT_CHECK "cuda_check prints to stderr \"FILE:LINE: CALL failed: NAME (STRING)\" using cudaGetErrorName " \
+                   "and cudaGetErrorString, then calls exit(EXIT_FAILURE); on cudaSuccess it does nothing."
+
+Test(cuda_check, reports_file_line_call_and_error, .timeout = 10, .description = HINT_CHECK)
+{
+    char err[2048];
+    int status = run_in_child(report_an_error, err, sizeof err);
+    cr_assert(status != 0, "cuda_check(cudaErrorInvalidValue, ...) returned instead of stopping the program");
+    const char *needed[] = {"example.cu:42", "cudaMemcpy(dst, src, n, kind)", "cudaErrorInvalidValue", "invalid argument"};
+    for (int i = 0; i < 4; i++)
+        cr_assert(strstr(err, needed[i]), "the message should contain \"%s\"; it was: \"%s\"", needed[i], err);
+}
+
+Test(cuda_check, stays_quiet_on_success, .timeout = 10, .description = HINT_CHECK)
+{
+    char err[2048];
+    int status = run_in_child(report_success, err, sizeof err);
+    cr_assert(status == 0 && err[0] == 0, "cuda_check(cudaSuccess, ...) must do nothing; it exited with %d and "
+              "printed \"%s\"", status, err);
+}
+
+Test(cuda_check, a_bad_launch_is_reported_not_ignored, .timeout = 10,
+     .description = "After a launch, CUDA_CHECK(cudaGetLastError()) catches a bad configuration: a launch does not "
+                    "return an error by itself, and without the check the kernel silently never runs.")
+{
+    char err[4096];
+    int status = run_in_child(launch_too_many_threads, err, sizeof err);
+    cr_assert(status != 0, "launching 64 x 32 = 2048 threads per block must be reported and stop the program; it "
+              "went on");
+    cr_assert(strstr(err, "invalid configuration argument") && strstr(err, "indexing.cu:"),
+              "the report should name indexing.cu and the line, and say \"invalid configuration argument\"; it "
+              "was: \"%s\"", err);
+}
