@@ -10,7 +10,8 @@
 
 #define HINT_INDEX "One thread per element: i = blockIdx.x * blockDim.x + threadIdx.x, and write only when " \
                    "i < n. The launcher needs (n + threads - 1) / threads blocks to cover every element."
-#define HINT_BOUNDS "Threads of the last block with i >= n must do nothing: guard the write with if (i < n)."
+#define HINT_BOUNDS "Threads of the last block with i >= n must do nothing: guard the write with if (i < n). And " \
+                    "every i below n needs its own thread: i = blockIdx.x * blockDim.x + threadIdx.x, not threadIdx.x alone."
 
 /* Values whose sums and products are exact in float, so the expected result is exact. */
 static float value(int i, int salt) { return (float)((i * 7 + salt) % 1001) - 500.0f; }
