@@ -12,7 +12,8 @@ DAY ?=
 SRC ?= labs
 
 CC := clang
-SIM_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=0
+SIM_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=0 \
+              -D_GNU_SOURCE -Ilib/sim/include -Ilib/lab -DSIM_DATA_DIR='"$(CURDIR)/data"'
 LAB_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -fPIC
 
 SIM_SOURCES := $(wildcard lib/sim/*.c) lib/sim/fiber_x86_64.S
@@ -20,7 +21,7 @@ SIM_OBJECTS := $(patsubst lib/sim/%,build/lib/sim/%.o,$(SIM_SOURCES))
 LAB_SOURCES := $(wildcard lib/lab/*.c)
 LAB_OBJECTS := $(patsubst lib/lab/%.c,build/lib/lab/%.o,$(LAB_SOURCES))
 
-build/lib/sim/%.c.o: lib/sim/%.c $(wildcard lib/sim/*.h) | build/lib/sim
+build/lib/sim/%.c.o: lib/sim/%.c $(wildcard lib/sim/*.h lib/sim/include/*.h) | build/lib/sim
 	$(CC) $(SIM_CFLAGS) -c $< -o $@
 build/lib/sim/%.S.o: lib/sim/%.S | build/lib/sim
 	$(CC) -c $< -o $@
@@ -44,7 +45,7 @@ build/tools/verdict: tools/verdict.c build/lib/liblab.a | build/tools
 # ---------------------------------------------------------------------------------
 # The commands
 
-.PHONY: help setup check test progress hint reset watch plots book nvcc-check clean libs
+.PHONY: help setup check test bench progress hint reset watch plots book nvcc-check clean libs
 
 help:
 	@echo "From GPU to LLM Inference — a runnable book in thirty days"
@@ -56,6 +57,7 @@ help:
 	@echo "  make reset DAY=01              restore day 01's lab as shipped (your files are backed up)"
 	@echo "  make progress                  where you are across the thirty days"
 	@echo "  make test                      everything: all solutions pass, all labs fail, library tests, nvcc, book"
+	@echo "  make bench                     the speed figures (simulator, engine, grader) as name: value lines"
 	@echo "  make plots | make book         redraw the reference plots | rebuild book.md"
 	@echo "  make clean                     remove build/"
 	@echo
@@ -100,6 +102,11 @@ test:
 	@tools/setup
 	@$(MAKE) -s libs
 	@tools/test
+
+bench:
+	@tools/setup --quiet
+	@$(MAKE) -s libs
+	@tools/bench
 
 clean:
 	rm -rf build

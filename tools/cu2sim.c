@@ -316,18 +316,19 @@ static void rewrite_shared(size_t keyword, int in_function)
             rest = strchr(rest, ']') + 1;
             if (in_function)
                 fprintf(o, "using sim_shared_row_%s = %s%s %s; sim_shared_row_%s *%s = "
-                        "static_cast<sim_shared_row_%s *>(sim_shared_dynamic()); ",
-                        d.name, full_type, stars, rest, d.name, d.name, d.name);
+                        "static_cast<sim_shared_row_%s *>(sim_shared_dynamic(\"%s\", sizeof(sim_shared_row_%s))); ",
+                        d.name, full_type, stars, rest, d.name, d.name, d.name, d.name, d.name);
             else
-                fprintf(o, "static sim::dynamic_shared<%s%s %s> %s; ", full_type, stars, rest, d.name);
+                fprintf(o, "static sim::dynamic_shared<%s%s %s> %s{\"%s\"}; ", full_type, stars, rest, d.name, d.name);
         } else if (in_function) {
             fprintf(o, "static char sim_shared_key_%s; using sim_shared_type_%s = %s%s %s; "
                     "sim_shared_type_%s &%s = *static_cast<sim_shared_type_%s *>(sim_shared_static("
-                    "&sim_shared_key_%s, sizeof(sim_shared_type_%s), alignof(sim_shared_type_%s))); ",
+                    "&sim_shared_key_%s, sizeof(sim_shared_type_%s), alignof(sim_shared_type_%s), \"%s\", "
+                    "sim::shape_of<sim_shared_type_%s>())); ",
                     d.name, d.name, full_type, stars, d.dimensions, d.name, d.name, d.name, d.name, d.name,
-                    d.name);
+                    d.name, d.name, d.name);
         } else {
-            fprintf(o, "static sim::static_shared<%s%s %s> %s; ", full_type, stars, d.dimensions, d.name);
+            fprintf(o, "static sim::static_shared<%s%s %s> %s{\"%s\"}; ", full_type, stars, d.dimensions, d.name, d.name);
         }
     }
     for (int i = 0; i < newlines; i++) fputc('\n', o);

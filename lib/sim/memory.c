@@ -1,26 +1,46 @@
 /* memory.c — device memory on the CPU: cudaMalloc/cudaFree, the copies and cudaMemset.
  *
- * Device memory is ordinary host memory, but the simulator keeps a table of every live
- * allocation so that it can refuse what a GPU refuses: a copy in the wrong direction,
- * a copy past the end of an allocation, freeing twice. New allocations are filled with
- * 0xff bytes (NaN as float, -1 as int) so that reading memory nobody wrote shows up. */
-#include "sim.h"
+ * All device memory lives in one large reserved range of address space, so that a device
+ * address can never be mistaken for a host one (and the reverse). Each allocation gets
+ * whole pages followed by an unmapped gap; cudaFree unmaps its pages but keeps a record,
+ * so that a later access is explained as use after free rather than a random crash. The
+ * table of allocations lets the simulator refuse what a GPU refuses: a copy in the wrong
+ * direction or past the end, freeing twice. New allocations are filled with 0xff bytes
+ * (NaN as float, -1 as int) so that reading memory nobody wrote shows up. */
+#include "internal.h"
 #include "runtime.h"
 #include "device.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-typedef struct allocation { uintptr_t start; size_t bytes; } allocation;
+enum { PAGE = 4096, GAP = 64 * 1024 };
 
-static allocation *allocations;    /* sorted by start address */
+static uintptr_t region_start, region_bytes, region_next;
+static allocation *allocations;    /* in increasing address order: the region only grows */
 static size_t allocation_count, allocation_capacity;
 static size_t bytes_allocated;
 
-/* The allocation that holds `address`, or NULL. */
-static allocation *find_allocation(uintptr_t address)
+static int reserve_region(void)
+{
+    if (region_start) return 1;
+    for (size_t bytes = (size_t)1 << 40; bytes >= ((size_t)1 << 34); bytes >>= 1) {
+        void *p = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p != MAP_FAILED) {
+            region_start = region_next = (uintptr_t)p;
+            region_bytes = bytes;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int sim_is_device_address(uintptr_t address) { return address - region_start < region_bytes; }
+
+/* The allocation (live or freed) whose bytes hold `address`, or NULL. */
+const allocation *sim_find_allocation(uintptr_t address)
 {
     size_t low = 0, high = allocation_count;
     while (low < high) {
@@ -33,65 +53,86 @@ static allocation *find_allocation(uintptr_t address)
     return address < a->start + (a->bytes ? a->bytes : 1) ? a : NULL;
 }
 
-int sim_is_device_pointer(const void *p) { return find_allocation((uintptr_t)p) != NULL; }
+/* The live allocation nearest to `address`; *offset is address minus its start. */
+const allocation *sim_nearest_allocation(uintptr_t address, long long *offset)
+{
+    const allocation *best = NULL;
+    unsigned long long best_distance = ~0ull;
+    for (size_t i = 0; i < allocation_count; i++) {
+        const allocation *a = &allocations[i];
+        if (a->freed) continue;
+        unsigned long long distance = address < a->start ? a->start - address
+                                    : address >= a->start + a->bytes ? address - (a->start + a->bytes) + 1 : 0;
+        if (distance < best_distance) best = a, best_distance = distance;
+    }
+    if (best) *offset = (long long)(address - best->start);
+    return best;
+}
 
 cudaError_t cudaMalloc(void **pointer, size_t bytes)
 {
+    void *caller = __builtin_return_address(0);
     if (sim_sticky_error()) return sim_record_error(sim_sticky_error());
     if (!pointer) return sim_record_error(cudaErrorInvalidValue);
     *pointer = NULL;
     if (bytes == 0) return cudaSuccess;
-    if (bytes > sim_device()->total_global_memory - bytes_allocated) {
-        fprintf(stderr, "sim: cudaMalloc of %zu bytes: the simulated GPU has %zu of its %zu bytes free\n",
-                bytes, sim_device()->total_global_memory - bytes_allocated,
-                sim_device()->total_global_memory);
+    size_t total = sim_device()->total_global_memory;
+    if (bytes > total - bytes_allocated) {
+        fprintf(stderr, "sim: cudaMalloc of %zu bytes: the simulated %s has %zu of its %zu bytes free\n", bytes,
+                sim_device()->name, total - bytes_allocated, total);
         return sim_record_error(cudaErrorMemoryAllocation);
     }
-    size_t rounded = (bytes + 255) & ~(size_t)255;     /* cudaMalloc aligns to 256 bytes */
-    void *memory = aligned_alloc(256, rounded);
-    if (!memory) return sim_record_error(cudaErrorMemoryAllocation);
-    memset(memory, 0xff, bytes);
+    size_t pages = (bytes + PAGE - 1) & ~(size_t)(PAGE - 1);
+    if (!reserve_region() || region_next + pages + GAP > region_start + region_bytes ||
+        mprotect((void *)region_next, pages, PROT_READ | PROT_WRITE) != 0) {
+        fprintf(stderr, "sim: cudaMalloc of %zu bytes: the host cannot provide the memory\n", bytes);
+        return sim_record_error(cudaErrorMemoryAllocation);
+    }
     if (allocation_count == allocation_capacity) {
         size_t capacity = allocation_capacity ? 2 * allocation_capacity : 64;
         allocation *grown = realloc(allocations, capacity * sizeof *grown);
-        if (!grown) { free(memory); return sim_record_error(cudaErrorMemoryAllocation); }
+        if (!grown) return sim_record_error(cudaErrorMemoryAllocation);
         allocations = grown;
         allocation_capacity = capacity;
     }
-    size_t at = allocation_count;
-    while (at > 0 && allocations[at - 1].start > (uintptr_t)memory) at--;
-    memmove(&allocations[at + 1], &allocations[at], (allocation_count - at) * sizeof *allocations);
-    allocations[at] = (allocation){(uintptr_t)memory, bytes};
-    allocation_count++;
+    void *memory = (void *)region_next;
+    region_next += pages + GAP;
+    memset(memory, 0xff, bytes);
+    allocations[allocation_count++] = (allocation){(uintptr_t)memory, bytes, caller, 0};
     bytes_allocated += bytes;
     *pointer = memory;
     return cudaSuccess;
+}
+
+static void release(allocation *a)
+{
+    size_t pages = (a->bytes + PAGE - 1) & ~(size_t)(PAGE - 1);
+    madvise((void *)a->start, pages, MADV_DONTNEED);
+    mprotect((void *)a->start, pages, PROT_NONE);
+    a->freed = 1;
+    bytes_allocated -= a->bytes;
 }
 
 cudaError_t cudaFree(void *pointer)
 {
     if (sim_sticky_error()) return sim_record_error(sim_sticky_error());
     if (!pointer) return cudaSuccess;
-    allocation *a = find_allocation((uintptr_t)pointer);
-    if (!a || a->start != (uintptr_t)pointer) {
+    allocation *a = (allocation *)sim_find_allocation((uintptr_t)pointer);
+    if (!a || a->freed || a->start != (uintptr_t)pointer) {
         fprintf(stderr, "sim: cudaFree(%p): %s\n", pointer,
-                a ? "the pointer is inside an allocation, not at its start"
-                  : "not a live cudaMalloc allocation (freed twice, or never device memory?)");
+                !a ? "not an allocation from cudaMalloc"
+                : a->freed ? "this allocation was already freed (freed twice)"
+                           : "the pointer is inside an allocation, not at its start");
         return sim_record_error(cudaErrorInvalidValue);
     }
-    bytes_allocated -= a->bytes;
-    free(pointer);
-    size_t at = (size_t)(a - allocations);
-    memmove(a, a + 1, (allocation_count - at - 1) * sizeof *allocations);
-    allocation_count--;
+    release(a);
     return cudaSuccess;
 }
 
 void sim_free_all_allocations(void)
 {
-    for (size_t i = 0; i < allocation_count; i++) free((void *)allocations[i].start);
-    allocation_count = 0;
-    bytes_allocated = 0;
+    for (size_t i = 0; i < allocation_count; i++)
+        if (!allocations[i].freed) release(&allocations[i]);
 }
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
@@ -102,22 +143,55 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
     return cudaSuccess;
 }
 
-/* Checks that [pointer, pointer + bytes) is device memory (want_device) or is not. */
-static int check_side(const char *call, const char *side, const void *pointer, size_t bytes,
-                      int want_device)
+/* ---------------------------------------------------------------------------------
+ * Pinned host memory: host memory that kernels may read, as on a system with unified addressing */
+
+typedef struct pinned { uintptr_t start; size_t bytes; } pinned;
+static pinned pinned_blocks[256];
+static int pinned_count;
+
+int sim_is_pinned_host(uintptr_t address)
 {
-    allocation *a = find_allocation((uintptr_t)pointer);
+    for (int i = 0; i < pinned_count; i++)
+        if (address - pinned_blocks[i].start < pinned_blocks[i].bytes) return 1;
+    return 0;
+}
+
+cudaError_t cudaMallocHost(void **pointer, size_t bytes)
+{
+    if (!pointer) return sim_record_error(cudaErrorInvalidValue);
+    *pointer = malloc(bytes ? bytes : 1);
+    if (!*pointer) return sim_record_error(cudaErrorMemoryAllocation);
+    if (pinned_count < 256) pinned_blocks[pinned_count++] = (pinned){(uintptr_t)*pointer, bytes};
+    return cudaSuccess;
+}
+
+cudaError_t cudaFreeHost(void *pointer)
+{
+    for (int i = 0; i < pinned_count; i++)
+        if (pinned_blocks[i].start == (uintptr_t)pointer) pinned_blocks[i] = pinned_blocks[--pinned_count];
+    free(pointer);
+    return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Copies and memset */
+
+/* Checks that [pointer, pointer + bytes) is live device memory (want_device) or is host memory. */
+static int check_side(const char *call, const char *side, const void *pointer, size_t bytes, int want_device)
+{
+    const allocation *a = sim_find_allocation((uintptr_t)pointer);
     if (!want_device) {
-        if (!a) return 1;
+        if (!sim_is_device_address((uintptr_t)pointer)) return 1;
         fprintf(stderr, "sim: %s: the %s %p is device memory, but the copy kind says host memory\n"
                 "     (did you swap the destination and the source, or pick the wrong cudaMemcpyKind?)\n",
                 call, side, pointer);
         return 0;
     }
-    if (!a) {
-        fprintf(stderr, "sim: %s: the %s %p is not device memory from cudaMalloc\n"
-                "     (did you swap the destination and the source, or pick the wrong cudaMemcpyKind?)\n",
-                call, side, pointer);
+    if (!a || a->freed) {
+        fprintf(stderr, "sim: %s: the %s %p is %s\n     (did you swap the destination and the source, or pick "
+                "the wrong cudaMemcpyKind?)\n", call, side, pointer,
+                a ? "device memory that cudaFree has released" : "not device memory from cudaMalloc");
         return 0;
     }
     size_t offset = (uintptr_t)pointer - a->start;
@@ -129,7 +203,7 @@ static int check_side(const char *call, const char *side, const void *pointer, s
     return 1;
 }
 
-cudaError_t cudaMemcpy(void *destination, const void *source, size_t bytes, cudaMemcpyKind kind)
+cudaError_t sim_memcpy_now(void *destination, const void *source, size_t bytes, cudaMemcpyKind kind)
 {
     if (sim_sticky_error()) return sim_record_error(sim_sticky_error());
     if (bytes == 0) return cudaSuccess;
@@ -137,10 +211,9 @@ cudaError_t cudaMemcpy(void *destination, const void *source, size_t bytes, cuda
         fprintf(stderr, "sim: cudaMemcpy: a NULL %s\n", destination ? "source" : "destination");
         return sim_record_error(cudaErrorInvalidValue);
     }
-    if (kind == cudaMemcpyDefault) {
-        kind = (cudaMemcpyKind)((sim_is_device_pointer(source) ? 2 : 0) +
-                                (sim_is_device_pointer(destination) ? 1 : 0));
-    }
+    if (kind == cudaMemcpyDefault)
+        kind = (cudaMemcpyKind)((sim_is_device_address((uintptr_t)source) ? 2 : 0) +
+                                (sim_is_device_address((uintptr_t)destination) ? 1 : 0));
     static const char *names[] = {"cudaMemcpy(cudaMemcpyHostToHost)", "cudaMemcpy(cudaMemcpyHostToDevice)",
                                   "cudaMemcpy(cudaMemcpyDeviceToHost)", "cudaMemcpy(cudaMemcpyDeviceToDevice)"};
     if ((unsigned)kind > cudaMemcpyDeviceToDevice) {
@@ -156,32 +229,18 @@ cudaError_t cudaMemcpy(void *destination, const void *source, size_t bytes, cuda
     return cudaSuccess;
 }
 
-cudaError_t cudaMemcpyAsync(void *destination, const void *source, size_t bytes, cudaMemcpyKind kind,
-                            cudaStream_t stream)
-{
-    if (stream && !sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
-    return cudaMemcpy(destination, source, bytes, kind);
-}
-
-cudaError_t cudaMemset(void *pointer, int value, size_t bytes)
+cudaError_t sim_memset_now(void *pointer, int value, size_t bytes)
 {
     if (sim_sticky_error()) return sim_record_error(sim_sticky_error());
     if (bytes == 0) return cudaSuccess;
-    if (!check_side("cudaMemset", "destination", pointer, bytes, 1))
-        return sim_record_error(cudaErrorInvalidValue);
+    if (!check_side("cudaMemset", "destination", pointer, bytes, 1)) return sim_record_error(cudaErrorInvalidValue);
     memset(pointer, value, bytes);
     return cudaSuccess;
 }
 
-cudaError_t cudaMemsetAsync(void *pointer, int value, size_t bytes, cudaStream_t stream)
-{
-    if (stream && !sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
-    return cudaMemset(pointer, value, bytes);
-}
-
 /* __constant__ and __device__ variables are ordinary variables in the simulator. */
-cudaError_t sim_memcpy_symbol(void *symbol, size_t symbol_bytes, void *host, size_t bytes,
-                              size_t offset, int to_symbol)
+cudaError_t sim_memcpy_symbol(void *symbol, size_t symbol_bytes, void *host, size_t bytes, size_t offset,
+                              int to_symbol)
 {
     if (sim_sticky_error()) return sim_record_error(sim_sticky_error());
     if (offset > symbol_bytes || bytes > symbol_bytes - offset) {
@@ -191,18 +250,5 @@ cudaError_t sim_memcpy_symbol(void *symbol, size_t symbol_bytes, void *host, siz
     }
     if (to_symbol) memcpy((char *)symbol + offset, host, bytes);
     else memcpy(host, (char *)symbol + offset, bytes);
-    return cudaSuccess;
-}
-
-cudaError_t cudaMallocHost(void **pointer, size_t bytes)
-{
-    if (!pointer) return sim_record_error(cudaErrorInvalidValue);
-    *pointer = malloc(bytes ? bytes : 1);
-    return *pointer ? cudaSuccess : sim_record_error(cudaErrorMemoryAllocation);
-}
-
-cudaError_t cudaFreeHost(void *pointer)
-{
-    free(pointer);
     return cudaSuccess;
 }

@@ -1,11 +1,6 @@
-/* runtime.c — the rest of the host API: the device, streams, events, synchronisation
- * and kernel attributes.
- *
- * Every launch and copy finishes before the call that made it returns, so a stream is
- * only a name (work on it is already in order) and synchronising is free. Events read
- * the host's monotonic clock: on the simulator an elapsed time is CPU time spent
- * simulating, not a GPU timing. */
-#define _POSIX_C_SOURCE 200809L
+/* runtime.c — the rest of the host API: the device, synchronisation and kernel attributes.
+ * Every launch and copy finishes before the call that made it returns, so synchronising
+ * only reports the error a failed kernel left behind. */
 #include "sim.h"
 #include "runtime.h"
 #include "device.h"
@@ -13,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 void sim_clear_errors(void);
 
@@ -112,105 +106,5 @@ cudaError_t sim_set_max_dynamic_shared(const void *kernel, int bytes)
     if (attribute_count == (int)(sizeof attributes / sizeof attributes[0]))
         return sim_record_error(cudaErrorNotSupported);
     attributes[attribute_count++] = (kernel_attribute){kernel, (size_t)bytes};
-    return cudaSuccess;
-}
-
-/* ---------------------------------------------------------------------------------
- * Streams: in-order queues; here every operation has finished when it returns */
-
-struct sim_stream { struct sim_stream *next; };
-static struct sim_stream *live_streams;
-
-int sim_stream_is_valid(cudaStream_t stream)
-{
-    for (struct sim_stream *s = live_streams; s; s = s->next)
-        if (s == stream) return 1;
-    return 0;
-}
-
-cudaError_t cudaStreamCreate(cudaStream_t *stream)
-{
-    if (!stream) return sim_record_error(cudaErrorInvalidValue);
-    struct sim_stream *s = calloc(1, sizeof *s);
-    if (!s) return sim_record_error(cudaErrorMemoryAllocation);
-    s->next = live_streams;
-    live_streams = s;
-    *stream = s;
-    return cudaSuccess;
-}
-
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
-{
-    (void)flags;
-    return cudaStreamCreate(stream);
-}
-
-cudaError_t cudaStreamDestroy(cudaStream_t stream)
-{
-    for (struct sim_stream **s = &live_streams; *s; s = &(*s)->next)
-        if (*s == stream) {
-            *s = stream->next;
-            free(stream);
-            return cudaSuccess;
-        }
-    return sim_record_error(cudaErrorInvalidResourceHandle);
-}
-
-cudaError_t cudaStreamSynchronize(cudaStream_t stream)
-{
-    if (stream && !sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
-    return sim_sticky_error();
-}
-
-cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
-
-/* ---------------------------------------------------------------------------------
- * Events: host-clock timestamps */
-
-struct sim_event { double milliseconds; int recorded; };
-
-cudaError_t cudaEventCreate(cudaEvent_t *event)
-{
-    if (!event) return sim_record_error(cudaErrorInvalidValue);
-    *event = calloc(1, sizeof **event);
-    return *event ? cudaSuccess : sim_record_error(cudaErrorMemoryAllocation);
-}
-
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
-{
-    (void)flags;
-    return cudaEventCreate(event);
-}
-
-cudaError_t cudaEventDestroy(cudaEvent_t event)
-{
-    free(event);
-    return cudaSuccess;
-}
-
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
-{
-    if (!event) return sim_record_error(cudaErrorInvalidResourceHandle);
-    if (stream && !sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    event->milliseconds = (double)now.tv_sec * 1e3 + (double)now.tv_nsec * 1e-6;
-    event->recorded = 1;
-    return cudaSuccess;
-}
-
-cudaError_t cudaEventSynchronize(cudaEvent_t event)
-{
-    if (!event) return sim_record_error(cudaErrorInvalidResourceHandle);
-    return sim_sticky_error();
-}
-
-cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }
-
-cudaError_t cudaEventElapsedTime(float *milliseconds, cudaEvent_t start, cudaEvent_t end)
-{
-    if (!milliseconds || !start || !end) return sim_record_error(cudaErrorInvalidValue);
-    if (!start->recorded || !end->recorded) return sim_record_error(cudaErrorInvalidResourceHandle);
-    *milliseconds = (float)(end->milliseconds - start->milliseconds);
     return cudaSuccess;
 }

@@ -15,4 +15,8 @@ int sim_stream_is_valid(cudaStream_t stream);
 /* Frees every allocation (cudaDeviceReset). */
 void sim_free_all_allocations(void);
 
+/* The copies and memsets themselves, after streams.c has decided they run now. */
+cudaError_t sim_memcpy_now(void *destination, const void *source, size_t bytes, cudaMemcpyKind kind);
+cudaError_t sim_memset_now(void *pointer, int value, size_t bytes);
+
 #endif

@@ -20,11 +20,13 @@ extern "C" {
 
 typedef struct uint3 { unsigned int x, y, z; } uint3;
 
-/* The built-in variables of the thread that is running now (see threads.c). */
-extern __thread uint3 sim_thread_idx;
-extern __thread uint3 sim_block_idx;
-extern __thread uint3 sim_block_dim;
-extern __thread uint3 sim_grid_dim;
+/* The built-in variables of the thread that is running now (see threads.c). One
+ * thread-local structure, so that the access checks can tell kernel reads of it apart. */
+typedef struct sim_builtin_variables { uint3 thread_idx, block_idx, block_dim, grid_dim; } sim_builtin_variables;
+extern __thread sim_builtin_variables sim_builtins;
+
+/* The shape of a shared array, to name an element in messages: tile[4][17]. */
+typedef struct sim_shape { size_t element_bytes; int rank; size_t extents[4]; } sim_shape;
 
 /* Error codes: the numeric values are CUDA's own, so printed codes match a GPU's. */
 typedef enum cudaError {
@@ -46,7 +48,12 @@ typedef enum cudaError {
     cudaErrorAssert = 710,
     cudaErrorIllegalInstruction = 715,
     cudaErrorLaunchFailure = 719,
+    cudaErrorNotPermitted = 800,
     cudaErrorNotSupported = 801,
+    cudaErrorStreamCaptureUnsupported = 900,
+    cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorIllegalState = 401,
+    cudaErrorStreamCaptureImplicit = 906,
     cudaErrorUnknown = 999
 } cudaError_t;
 
@@ -60,6 +67,15 @@ typedef enum cudaMemcpyKind {
 
 typedef struct sim_stream *cudaStream_t;
 typedef struct sim_event *cudaEvent_t;
+typedef struct sim_graph *cudaGraph_t;
+typedef struct sim_graph_exec *cudaGraphExec_t;
+typedef struct sim_graph_node *cudaGraphNode_t;
+typedef enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0, cudaStreamCaptureModeThreadLocal = 1, cudaStreamCaptureModeRelaxed = 2
+} cudaStreamCaptureMode;
+typedef enum cudaStreamCaptureStatus {
+    cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1, cudaStreamCaptureStatusInvalidated = 2
+} cudaStreamCaptureStatus;
 
 /* The fields of CUDA 13's cudaDeviceProp that the simulator fills in. (CUDA 13 removed
  * clockRate and memoryClockRate; they are absent here too, so code that compiles here
@@ -123,6 +139,15 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float *milliseconds, cudaEvent_t start, cudaEvent_t end);
 
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus *status);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+
 /* Used by the templates for cudaMemcpyToSymbol/FromSymbol. */
 cudaError_t sim_memcpy_symbol(void *symbol, size_t symbol_bytes, void *host, size_t bytes,
                               size_t offset, int to_symbol);
@@ -139,6 +164,7 @@ typedef struct sim_launch_request {
     cudaStream_t stream;
     void (*run_thread)(void *arguments);   /* calls the kernel with the arguments */
     void *arguments;
+    size_t arguments_bytes;                /* kernel code may read them: they are its parameters */
 } sim_launch_request;
 
 /* Runs a whole grid; returns what the launch would return on a GPU, and records it for
@@ -151,8 +177,31 @@ void sim_syncthreads_at(const char *file, int line);
 /* Shared memory of the running block. A static `__shared__` declaration is rewritten
  * into a call of sim_shared_static() with a key unique to the declaration: the first
  * thread of the block to reach it allocates, the others get the same storage. */
-void *sim_shared_static(const void *declaration_key, size_t bytes, size_t alignment);
-void *sim_shared_dynamic(void);
+void *sim_shared_static(const void *declaration_key, size_t bytes, size_t alignment, const char *name,
+                        const sim_shape *shape);
+void *sim_shared_dynamic(const char *name, size_t element_bytes);
+
+/* Warp collectives: every lane named in `mask` must arrive; then each gets its result. */
+typedef enum collective_kind {
+    COLLECTIVE_SHFL, COLLECTIVE_SHFL_UP, COLLECTIVE_SHFL_DOWN, COLLECTIVE_SHFL_XOR,
+    COLLECTIVE_BALLOT, COLLECTIVE_ANY, COLLECTIVE_ALL, COLLECTIVE_SYNCWARP
+} collective_kind;
+unsigned long long sim_warp_collective(collective_kind kind, unsigned mask, unsigned long long value, int argument,
+                                       int width, const char *file, int line);
+unsigned sim_activemask(void);
+
+/* Atomics (atomics.c), one function per type; the CUDA names are overloads in the header. */
+typedef enum sim_atomic_op {
+    SIM_ATOMIC_ADD, SIM_ATOMIC_SUB, SIM_ATOMIC_EXCH, SIM_ATOMIC_MIN, SIM_ATOMIC_MAX, SIM_ATOMIC_INC,
+    SIM_ATOMIC_DEC, SIM_ATOMIC_CAS, SIM_ATOMIC_AND, SIM_ATOMIC_OR, SIM_ATOMIC_XOR
+} sim_atomic_op;
+int sim_atomic_int(sim_atomic_op op, int *address, int value, int compare);
+unsigned int sim_atomic_uint(sim_atomic_op op, unsigned int *address, unsigned int value, unsigned int compare);
+long long sim_atomic_ll(sim_atomic_op op, long long *address, long long value, long long compare);
+unsigned long long sim_atomic_ull(sim_atomic_op op, unsigned long long *address, unsigned long long value,
+                                  unsigned long long compare);
+float sim_atomic_float(sim_atomic_op op, float *address, float value);
+double sim_atomic_double(sim_atomic_op op, double *address, double value);
 
 /* Kernel attributes set with cudaFuncSetAttribute(). */
 cudaError_t sim_set_max_dynamic_shared(const void *kernel, int bytes);

@@ -365,7 +365,8 @@ Test(faults, bad_pointer_is_an_illegal_address, .timeout = 10, .init = cr_redire
     std::string message = captured_stderr();
     EXPECT_MESSAGE(message, "kernel write_through");
     EXPECT_MESSAGE(message, "block (2,0,0), thread (5,0,0)");
-    EXPECT_MESSAGE(message, "invalid memory access");
+    EXPECT_MESSAGE(message, "core.cu:");
+    EXPECT_MESSAGE(message, "a null pointer");
     cudaDeviceReset();
     write_through<<<1, 1>>>((int *)16);   /* block 0 never writes */
     cr_assert_eq(cudaGetLastError(), cudaSuccess, "the simulator works again after cudaDeviceReset");

@@ -26,6 +26,7 @@
 #include <utility>
 
 #include "../sim.h"
+#include "sim_metrics.h"
 
 #define SIM_CUDA 1
 
@@ -70,13 +71,58 @@ static inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint
 /* ---------------------------------------------------------------------------------
  * Built-in variables: the running CUDA thread's, kept in thread-local variables */
 
-#define threadIdx sim_thread_idx
-#define blockIdx sim_block_idx
-#define blockDim sim_block_dim
-#define gridDim sim_grid_dim
+#define threadIdx (sim_builtins.thread_idx)
+#define blockIdx (sim_builtins.block_idx)
+#define blockDim (sim_builtins.block_dim)
+#define gridDim (sim_builtins.grid_dim)
 #define warpSize 32
 
 #define __syncthreads() sim_syncthreads_at(__FILE__, __LINE__)
+#define __threadfence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define __threadfence_block() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define __threadfence_system() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+/* ---------------------------------------------------------------------------------
+ * Warp collectives: a value of up to 8 bytes travels as its bits */
+
+namespace sim {
+template <typename T> static inline unsigned long long to_bits(T value)
+{
+    static_assert(sizeof(T) <= 8, "a shuffled value has at most 8 bytes");
+    unsigned long long bits = 0;
+    memcpy(&bits, &value, sizeof value);
+    return bits;
+}
+template <typename T> static inline T from_bits(unsigned long long bits)
+{
+    T value;
+    memcpy(&value, &bits, sizeof value);
+    return value;
+}
+template <typename T>
+static inline T shuffle(const char *file, int line, collective_kind kind, unsigned mask, T value, int argument,
+                        int width = 32)
+{
+    return from_bits<T>(sim_warp_collective(kind, mask, to_bits(value), argument, width, file, line));
+}
+} /* namespace sim */
+
+#define __shfl_sync(...) sim::shuffle(__FILE__, __LINE__, COLLECTIVE_SHFL, __VA_ARGS__)
+#define __shfl_up_sync(...) sim::shuffle(__FILE__, __LINE__, COLLECTIVE_SHFL_UP, __VA_ARGS__)
+#define __shfl_down_sync(...) sim::shuffle(__FILE__, __LINE__, COLLECTIVE_SHFL_DOWN, __VA_ARGS__)
+#define __shfl_xor_sync(...) sim::shuffle(__FILE__, __LINE__, COLLECTIVE_SHFL_XOR, __VA_ARGS__)
+#define __ballot_sync(mask, predicate) \
+    ((unsigned)sim_warp_collective(COLLECTIVE_BALLOT, (mask), (predicate) != 0, 0, 32, __FILE__, __LINE__))
+#define __any_sync(mask, predicate) \
+    ((int)sim_warp_collective(COLLECTIVE_ANY, (mask), (predicate) != 0, 0, 32, __FILE__, __LINE__))
+#define __all_sync(mask, predicate) \
+    ((int)sim_warp_collective(COLLECTIVE_ALL, (mask), (predicate) != 0, 0, 32, __FILE__, __LINE__))
+#define __syncwarp(...) sim_syncwarp(__FILE__, __LINE__, ##__VA_ARGS__)
+static inline void sim_syncwarp(const char *file, int line, unsigned mask = 0xffffffffu)
+{
+    sim_warp_collective(COLLECTIVE_SYNCWARP, mask, 0, 0, 32, file, line);
+}
+#define __activemask() sim_activemask()
 
 /* Device code may call min and max on mixed integer and float types. */
 static inline int min(int a, int b) { return a < b ? a : b; }
@@ -92,14 +138,90 @@ static inline float max(float a, float b) { return fmaxf(a, b); }
 static inline double min(double a, double b) { return fmin(a, b); }
 static inline double max(double a, double b) { return fmax(a, b); }
 
-/* Atomics. The simulated threads of a launch take turns on one OS thread and never
- * interrupt one another between two instructions, so a read-modify-write is atomic. */
-template <typename T> static inline T atomicAdd(T *address, T value) { T old = *address; *address = old + value; return old; }
-template <typename T> static inline T atomicSub(T *address, T value) { T old = *address; *address = old - value; return old; }
-template <typename T> static inline T atomicExch(T *address, T value) { T old = *address; *address = value; return old; }
-template <typename T> static inline T atomicMin(T *address, T value) { T old = *address; *address = value < old ? value : old; return old; }
-template <typename T> static inline T atomicMax(T *address, T value) { T old = *address; *address = value > old ? value : old; return old; }
-template <typename T> static inline T atomicCAS(T *address, T compare, T value) { T old = *address; if (old == compare) *address = value; return old; }
+/* ---------------------------------------------------------------------------------
+ * Atomics, for the types CUDA defines them for (another type is a compile error, as with nvcc) */
+
+#define SIM_INTEGER_ATOMICS(T, F)                                                                            \
+    static inline T atomicAdd(T *a, T v) { return F(SIM_ATOMIC_ADD, a, v, 0); }                          \
+    static inline T atomicExch(T *a, T v) { return F(SIM_ATOMIC_EXCH, a, v, 0); }                        \
+    static inline T atomicMin(T *a, T v) { return F(SIM_ATOMIC_MIN, a, v, 0); }                          \
+    static inline T atomicMax(T *a, T v) { return F(SIM_ATOMIC_MAX, a, v, 0); }                          \
+    static inline T atomicCAS(T *a, T compare, T v) { return F(SIM_ATOMIC_CAS, a, v, compare); }         \
+    static inline T atomicAnd(T *a, T v) { return F(SIM_ATOMIC_AND, a, v, 0); }                          \
+    static inline T atomicOr(T *a, T v) { return F(SIM_ATOMIC_OR, a, v, 0); }                            \
+    static inline T atomicXor(T *a, T v) { return F(SIM_ATOMIC_XOR, a, v, 0); }
+SIM_INTEGER_ATOMICS(int, sim_atomic_int)
+SIM_INTEGER_ATOMICS(unsigned int, sim_atomic_uint)
+SIM_INTEGER_ATOMICS(unsigned long long, sim_atomic_ull)
+#undef SIM_INTEGER_ATOMICS
+static inline int atomicSub(int *a, int v) { return sim_atomic_int(SIM_ATOMIC_SUB, a, v, 0); }
+static inline unsigned atomicSub(unsigned *a, unsigned v) { return sim_atomic_uint(SIM_ATOMIC_SUB, a, v, 0); }
+static inline long long atomicMin(long long *a, long long v) { return sim_atomic_ll(SIM_ATOMIC_MIN, a, v, 0); }
+static inline long long atomicMax(long long *a, long long v) { return sim_atomic_ll(SIM_ATOMIC_MAX, a, v, 0); }
+static inline unsigned atomicInc(unsigned *a, unsigned v) { return sim_atomic_uint(SIM_ATOMIC_INC, a, v, 0); }
+static inline unsigned atomicDec(unsigned *a, unsigned v) { return sim_atomic_uint(SIM_ATOMIC_DEC, a, v, 0); }
+static inline float atomicAdd(float *a, float v) { return sim_atomic_float(SIM_ATOMIC_ADD, a, v); }
+static inline float atomicExch(float *a, float v) { return sim_atomic_float(SIM_ATOMIC_EXCH, a, v); }
+static inline double atomicAdd(double *a, double v) { return sim_atomic_double(SIM_ATOMIC_ADD, a, v); }
+
+/* ---------------------------------------------------------------------------------
+ * Math: the fast intrinsics compute what their names say, at full precision here
+ * (macros where the C library already declares the name for itself) */
+
+#define __expf(x) expf(x)
+#define __exp10f(x) powf(10.0f, (x))
+#define __logf(x) logf(x)
+#define __log2f(x) log2f(x)
+#define __log10f(x) log10f(x)
+#define __sinf(x) sinf(x)
+#define __cosf(x) cosf(x)
+#define __tanf(x) tanf(x)
+#define __sincosf(x, s, c) (*(s) = sinf(x), *(c) = cosf(x))
+#define __powf(x, y) powf((x), (y))
+
+static inline float __fdividef(float x, float y) { return x / y; }
+static inline float fdividef(float x, float y) { return x / y; }
+static inline float __frcp_rn(float x) { return 1.0f / x; }
+static inline float __fsqrt_rn(float x) { return sqrtf(x); }
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+static inline float __saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
+static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __fsub_rn(float a, float b) { return a - b; }
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline float __fdiv_rn(float a, float b) { return a / b; }
+static inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+static inline int __float2int_rn(float x) { return (int)rintf(x); }
+static inline int __float2int_rz(float x) { return (int)x; }
+static inline int __float2int_rd(float x) { return (int)floorf(x); }
+static inline int __float2int_ru(float x) { return (int)ceilf(x); }
+static inline unsigned __float2uint_rn(float x) { return (unsigned)rintf(x); }
+static inline float __int2float_rn(int x) { return (float)x; }
+static inline float __uint2float_rn(unsigned x) { return (float)x; }
+static inline int __float_as_int(float x) { int i; memcpy(&i, &x, 4); return i; }
+static inline float __int_as_float(int i) { float x; memcpy(&x, &i, 4); return x; }
+static inline unsigned __float_as_uint(float x) { unsigned i; memcpy(&i, &x, 4); return i; }
+static inline float __uint_as_float(unsigned i) { float x; memcpy(&x, &i, 4); return x; }
+static inline long long __double_as_longlong(double x) { long long i; memcpy(&i, &x, 8); return i; }
+static inline double __longlong_as_double(long long i) { double x; memcpy(&x, &i, 8); return x; }
+static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+static inline int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static inline int __ffs(int x) { return __builtin_ffs(x); }
+static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+static inline unsigned __brev(unsigned x) { return __builtin_bitreverse32(x); }
+static inline int __mul24(int a, int b) { return (int)((long long)(a << 8 >> 8) * (b << 8 >> 8)); }
+static inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
+static inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+static inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b)
+{
+    return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+template <typename T> static inline T __ldg(const T *p) { return *p; }
 
 /* ---------------------------------------------------------------------------------
  * Host API conveniences that CUDA declares with C++ default arguments or templates */
@@ -168,6 +290,7 @@ template <typename... P> struct launch_statement {
             std::apply(l->kernel, l->values);
         };
         r.arguments = &launch;
+        r.arguments_bytes = sizeof launch;
         sim_launch(&r);
     }
 };
@@ -180,20 +303,32 @@ static inline launch_statement<P...> launcher(void (*kernel)(P...), const char *
     launch_statement<P...> s;
     s.kernel = kernel;
     s.request = sim_launch_request{name, file, line, reinterpret_cast<const void *>(kernel),
-                                   grid, block, shared_bytes, stream, nullptr, nullptr};
+                                   grid, block, shared_bytes, stream, nullptr, nullptr, 0};
     return s;
+}
+
+/* The shape of a shared array, for messages that name an element: tile[4][17]. */
+template <typename T> static inline const sim_shape *shape_of()
+{
+    static const sim_shape shape = {sizeof(typename std::remove_all_extents<T>::type), (int)std::rank<T>::value,
+                                    {std::extent<T, 0>::value, std::extent<T, 1>::value, std::extent<T, 2>::value,
+                                     std::extent<T, 3>::value}};
+    return &shape;
 }
 
 /* `__shared__` at file scope: each use finds the running block's copy. */
 template <typename T> struct static_shared {
-    T &get() const { return *static_cast<T *>(sim_shared_static(this, sizeof(T), alignof(T))); }
+    const char *name;
+    T &get() const { return *static_cast<T *>(sim_shared_static(this, sizeof(T), alignof(T), name, shape_of<T>())); }
     operator T &() const { return get(); }
     template <typename I> auto &operator[](I i) const { return get()[i]; }
     T &operator=(const T &value) const { return get() = value; }
 };
 template <typename T> struct dynamic_shared {
-    operator T *() const { return static_cast<T *>(sim_shared_dynamic()); }
-    template <typename I> T &operator[](I i) const { return static_cast<T *>(sim_shared_dynamic())[i]; }
+    const char *name;
+    T *get() const { return static_cast<T *>(sim_shared_dynamic(name, sizeof(T))); }
+    operator T *() const { return get(); }
+    template <typename I> T &operator[](I i) const { return get()[i]; }
 };
 
 } /* namespace sim */

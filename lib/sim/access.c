@@ -1,0 +1,200 @@
+/* access.c — every load and store of a .cu file comes here first, and is checked.
+ *
+ * tools/simcc compiles .cu files with clang's -fsanitize-coverage=trace-loads,trace-stores,
+ * which calls __sanitizer_cov_loadN(address) / __sanitizer_cov_storeN(address) before each
+ * access (this file is compiled without the flag, so the runtime itself is not watched).
+ * Inside a kernel an address is one of:
+ *   the thread's own stack (local variables)           allowed, not counted
+ *   the block's shared memory                          race-checked; counted (banks)
+ *   a live cudaMalloc allocation, wholly inside it     counted (sectors)
+ *   the kernel's parameters, the built-in variables,   allowed: on a GPU these are the
+ *   the program's own data (string literals,            parameter, special-register and
+ *   __constant__ and __device__ variables), pinned     constant spaces
+ *   host memory from cudaMallocHost
+ *   anything else                                      an error, explained: past the end of
+ *                                                      an allocation, freed, NULL, a host pointer
+ * In host code, touching device memory is the error (on a real system it crashes). */
+#include "internal.h"
+
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------
+ * Where the program's own code and data are */
+
+typedef struct address_range { uintptr_t start, end; } address_range;
+static address_range image[512];
+static int image_count;
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *unused)
+{
+    (void)size, (void)unused;
+    for (int i = 0; i < info->dlpi_phnum && image_count < 512; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            uintptr_t start = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            image[image_count++] = (address_range){start, start + info->dlpi_phdr[i].p_memsz};
+        }
+    return 0;
+}
+
+void sim_image_ranges_init(void)
+{
+    if (image_count == 0) dl_iterate_phdr(add_object, NULL);
+}
+
+static int in_image(uintptr_t a)
+{
+    for (int i = 0; i < image_count; i++)
+        if (a - image[i].start < image[i].end - image[i].start) return 1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------
+ * The running launch */
+
+static __thread uintptr_t arguments_start, arguments_bytes, host_stack_hint;
+static __thread uintptr_t cached_start, cached_end;   /* the allocation the last access hit */
+
+void sim_access_begin_launch(const sim_launch_request *r)
+{
+    arguments_start = (uintptr_t)r->arguments;
+    arguments_bytes = r->arguments_bytes;
+    host_stack_hint = (uintptr_t)__builtin_frame_address(0);
+    cached_start = cached_end = 0;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Explaining a bad address */
+
+static void explain(char *out, size_t size, uintptr_t a, size_t bytes)
+{
+    long long offset = 0;
+    const allocation *freed = sim_find_allocation(a);
+    if (freed && freed->freed) {
+        snprintf(out, size, "%lld bytes into a %zu-byte allocation that cudaFree has released (the allocation was made at %s)",
+                 (long long)(a - freed->start), freed->bytes, sim_source_line(freed->made_at));
+        return;
+    }
+    const allocation *near = sim_nearest_allocation(a, &offset);
+    if (near && (offset >= (long long)near->bytes - (long long)bytes + 1 || offset < 0) &&
+        (offset < 0 ? -offset : offset - (long long)near->bytes) < (1 << 20)) {
+        if (offset < 0)
+            snprintf(out, size, "%lld bytes before the start of a %zu-byte allocation (the allocation was made at %s)", -offset,
+                     near->bytes, sim_source_line(near->made_at));
+        else
+            snprintf(out, size, "at byte %lld of a %zu-byte allocation: %lld bytes past its end (the allocation was made at %s)",
+                     offset, near->bytes, offset + (long long)bytes - (long long)near->bytes,
+                     sim_source_line(near->made_at));
+        return;
+    }
+    if (a < 65536)
+        snprintf(out, size, "a null pointer, or an offset from one (was a pointer never set, or did a cudaMalloc fail?)");
+    else if (sim_is_device_address(a))
+        snprintf(out, size, "device address space that no allocation holds");
+    else if ((a > host_stack_hint ? a - host_stack_hint : host_stack_hint - a) < (8u << 20))
+        snprintf(out, size, "a variable on the host's stack, not device memory: was the address of a host variable "
+                 "passed to the kernel?");
+    else
+        snprintf(out, size, "host memory, not device memory: was a host pointer (from malloc or new) passed to the "
+                 "kernel instead of one from cudaMalloc?");
+}
+
+static __attribute__((noinline)) void bad_kernel_access(worker *w, uintptr_t a, size_t bytes, int is_write, void *site)
+{
+    char why[400];
+    explain(why, sizeof why, a, bytes);
+    const char *where = sim_source_line(site);
+    sim_describe_place(w);
+    fprintf(stderr, "%s%s%s %zu bytes at %p,\n     %s\n", where, *where ? ": " : "", is_write ? "wrote" : "read",
+            bytes, (void *)a, why);
+    sim_abort_launch(w, cudaErrorIllegalAddress);
+}
+
+static __attribute__((noinline)) void host_touches_device(uintptr_t a, size_t bytes, int is_write, void *site)
+{
+    const allocation *al = sim_find_allocation(a);
+    if (!al) return;   /* unmapped device space: the fault handler explains it */
+    const char *where = sim_source_line(site);
+    fprintf(stderr, "sim: host code %s %zu bytes of device memory at %p%s%s (%s %zu-byte allocation).\n"
+            "     On a real system the host cannot dereference a device pointer: this crashes. Copy the data\n"
+            "     with cudaMemcpy and use the host copy.\n", is_write ? "wrote" : "read", bytes, (void *)a,
+            *where ? ", at " : "", where, al->freed ? "inside a freed" : "inside a", al->bytes);
+    abort();
+}
+
+/* ---------------------------------------------------------------------------------
+ * The check of one access */
+
+static inline __attribute__((always_inline)) void check(void *address, size_t bytes, int is_write, void *site)
+{
+    worker *w = sim_current_worker;
+    uintptr_t a = (uintptr_t)address;
+    if (__builtin_expect(!w || !w->running, 0)) {
+        if (sim_is_device_address(a)) host_touches_device(a, bytes, is_write, site);
+        return;
+    }
+    if (a - w->running->stack_low < STACK_BYTES) return;                 /* a local variable */
+    if (a - (uintptr_t)w->shared_arena < SHARED_ARENA_BYTES) {
+        sim_race_check(w, a, bytes, is_write, site);
+        sim_metrics_shared(w, a, bytes, is_write, site);
+        return;
+    }
+    if (a - cached_start < cached_end - cached_start && a + bytes <= cached_end) {
+        sim_metrics_global(w, a, bytes, is_write, site);
+        return;
+    }
+    if (sim_is_device_address(a)) {
+        const allocation *al = sim_find_allocation(a);
+        if (al && !al->freed && a + bytes <= al->start + al->bytes) {
+            cached_start = al->start, cached_end = al->start + al->bytes;
+            sim_metrics_global(w, a, bytes, is_write, site);
+            return;
+        }
+        bad_kernel_access(w, a, bytes, is_write, site);
+    }
+    if (a - arguments_start < arguments_bytes) return;                   /* the kernel's parameters */
+    if (a - (uintptr_t)&sim_builtins < sizeof sim_builtins) return;     /* threadIdx and friends */
+    if (in_image(a) || sim_is_pinned_host(a)) return;
+    bad_kernel_access(w, a, bytes, is_write, site);
+}
+
+/* An atomic's address must be global or shared memory, as on a GPU. */
+void sim_check_atomic_address(const void *address, size_t bytes, const char *operation)
+{
+    worker *w = sim_current_worker;
+    uintptr_t a = (uintptr_t)address;
+    if (!w || !w->running) {
+        fprintf(stderr, "sim: %s called from host code; atomics are device functions\n", operation);
+        abort();
+    }
+    if (a - (uintptr_t)w->shared_arena < SHARED_ARENA_BYTES) return;
+    const allocation *al = sim_is_device_address(a) ? sim_find_allocation(a) : NULL;
+    if (al && !al->freed && a + bytes <= al->start + al->bytes) return;
+    bad_kernel_access(w, a, bytes, 1, NULL);
+}
+
+#define ACCESS_HOOKS(n)                                                                              \
+    void __sanitizer_cov_load##n(void *a) { check(a, n, 0, __builtin_return_address(0)); }          \
+    void __sanitizer_cov_store##n(void *a) { check(a, n, 1, __builtin_return_address(0)); }
+ACCESS_HOOKS(1)
+ACCESS_HOOKS(2)
+ACCESS_HOOKS(4)
+ACCESS_HOOKS(8)
+ACCESS_HOOKS(16)
+
+/* Basic-block coverage: each instrumented block of code gets a number; the metrics use the
+ * blocks the lanes of a warp pass through to measure SIMT efficiency. */
+void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop)
+{
+    static uint32_t next = 1;
+    if (start == stop || *start) return;
+    for (uint32_t *guard = start; guard < stop; guard++) *guard = next++;
+}
+
+void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
+{
+    worker *w = sim_current_worker;
+    if (w && w->running && w->metrics) sim_metrics_block_point(w, *guard);
+}

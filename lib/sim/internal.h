@@ -1,0 +1,136 @@
+/* internal.h — the simulator's state, shared by its parts (threads, warps, memory,
+ * accesses, metrics). Each part is one file; this header is how they see one another.
+ *
+ * One OS thread runs one block at a time: it is a "worker". The worker's scheduler runs
+ * the block warp by warp; within a warp, lane by lane, each until it ends, reaches
+ * __syncthreads() or reaches a warp collective. A warp's collectives are resolved as soon
+ * as every lane they name has arrived; a barrier is released once every warp is stuck at
+ * it. Every load and store of kernel code arrives at access.c (clang's sanitizer-coverage
+ * hooks), which checks it and, when metrics are on, counts it. */
+#ifndef SIM_INTERNAL_H
+#define SIM_INTERNAL_H
+
+#include "fiber.h"
+#include "sim.h"
+#include "sim_metrics.h"
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { MAX_THREADS_PER_BLOCK = 1024, WARP_SIZE = 32, MAX_WARPS = MAX_THREADS_PER_BLOCK / WARP_SIZE };
+enum { STACK_BYTES = 64 * 1024, GUARD_BYTES = 64 * 1024, SIGNAL_STACK_BYTES = 64 * 1024 };
+enum { SHARED_ARENA_BYTES = 256 * 1024, MAX_SHARED_DECLARATIONS = 64 };
+
+typedef enum { NOT_STARTED, RUNNING, AT_BARRIER, AT_COLLECTIVE, RELEASED, DONE } thread_state;
+
+typedef struct collective_call {
+    collective_kind kind;
+    unsigned mask;
+    uint64_t value;          /* the lane's contribution (a shuffled value, a predicate) */
+    int argument;            /* source lane, delta or lane mask */
+    int width;
+    const char *file;
+    int line;
+    uint64_t result;
+} collective_call;
+
+typedef struct cuda_thread {
+    fiber context;
+    uint3 idx;
+    unsigned linear;         /* x + y * blockDim.x + z * blockDim.x * blockDim.y */
+    thread_state state;
+    int stack;               /* index in the stack pool while it holds one */
+    uintptr_t stack_low;     /* its stack, for telling local accesses apart */
+    const char *barrier_file;
+    int barrier_line;
+    const void *barrier_site;
+    collective_call collective;
+} cuda_thread;
+
+typedef struct shared_declaration {
+    const void *key;
+    size_t offset, bytes;
+    const char *name;        /* for messages: "tile" */
+    const sim_shape *shape;  /* element size and extents, to name tile[4][17] */
+} shared_declaration;
+
+typedef struct worker {
+    fiber scheduler;
+    cuda_thread threads[MAX_THREADS_PER_BLOCK];
+    int thread_count;
+    cuda_thread *running;
+    uint32_t warp_epoch[MAX_WARPS];   /* counts the warp's resolved collectives (orders lanes) */
+    uint32_t interval;                /* the barrier interval, unique across blocks and launches */
+
+    unsigned char *stack_region;      /* MAX_THREADS_PER_BLOCK stacks, each above a guard */
+    size_t stack_stride;
+    int free_stacks[MAX_THREADS_PER_BLOCK];
+    int free_stack_count;
+
+    unsigned char *shared_arena;      /* dynamic shared memory first, static declarations after */
+    size_t shared_used, dynamic_shared_bytes, static_shared_bytes, shared_limit;
+    shared_declaration declarations[MAX_SHARED_DECLARATIONS];
+    int declaration_count;
+
+    const sim_launch_request *launch;
+    sigjmp_buf abort_launch;
+    cudaError_t abort_error;
+
+    struct shadow_word *shadow;       /* race-detector state, one per 4-byte word of the arena */
+    struct metrics_state *metrics;    /* per-block counting state, when metrics are on */
+} worker;
+
+extern __thread worker *sim_current_worker;
+
+/* threads.c */
+cudaError_t sim_launch_now(const sim_launch_request *r);
+void sim_describe_place(worker *w);
+__attribute__((noreturn)) void sim_abort_launch(worker *w, cudaError_t error);
+
+/* shared.c */
+void sim_shared_reset_block(worker *w);
+/* "tile[4][17]" for a shared address, or "shared memory at offset N". */
+void sim_shared_name(worker *w, uintptr_t address, char *out, size_t size);
+
+/* warps.c: resolves the collectives of one warp; returns whether any lane can go on. */
+int sim_resolve_collectives(worker *w, int first_lane, int lanes);
+void sim_check_collectives_at_barrier(worker *w);
+
+/* memory.c */
+typedef struct allocation {
+    uintptr_t start;
+    size_t bytes;
+    void *made_at;            /* return address of the cudaMalloc call, for messages */
+    int freed;
+} allocation;
+const allocation *sim_find_allocation(uintptr_t address);           /* live or freed, containing it */
+const allocation *sim_nearest_allocation(uintptr_t address, long long *offset);
+int sim_is_device_address(uintptr_t address);                         /* inside the device region */
+int sim_is_pinned_host(uintptr_t address);
+
+/* access.c */
+void sim_access_begin_launch(const sim_launch_request *r);
+void sim_image_ranges_init(void);
+
+/* races.c */
+void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, void *site);
+
+/* metrics.c */
+int sim_metrics_enabled(void);
+void sim_metrics_begin_launch(const sim_launch_request *r);
+void sim_metrics_end_launch(int failed);
+void sim_metrics_global(worker *w, uintptr_t address, size_t bytes, int is_write, void *site);
+void sim_metrics_shared(worker *w, uintptr_t address, size_t bytes, int is_write, void *site);
+void sim_metrics_block_point(worker *w, uint32_t guard);
+void sim_metrics_warp_yield(worker *w, int first_lane, int lanes);
+void sim_metrics_barrier(worker *w);
+void sim_metrics_atomic(void);
+
+/* device.c: a GPU's FP32 peak (FLOP/s) and memory bandwidth (bytes/s); 0 if unknown. */
+int sim_gpu_rates(const char *key, double *peak_flops, double *bandwidth);
+
+/* symbols.c: "file.cu:42 (in kernel_name)" for a code address, or "" if unknown. */
+const char *sim_source_line(const void *code_address);
+
+#endif

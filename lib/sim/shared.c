@@ -1,0 +1,99 @@
+/* shared.c — the shared memory of the running block.
+ *
+ * Each worker has one arena. A block's dynamic shared memory (extern __shared__) starts at
+ * its beginning; each static __shared__ declaration gets its place after it the first time
+ * a thread of the block reaches the declaration (tools/cu2sim rewrites declarations into
+ * calls of sim_shared_static with a key unique to the declaration). Shared memory starts
+ * every block as garbage (0xff bytes), as on a GPU, so reading before writing shows.
+ * Declarations keep their names and shapes, so messages can say tile[4][17]. */
+#include "internal.h"
+#include "device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static sim_shape dynamic_shape;
+static const char *dynamic_name;
+
+void sim_shared_reset_block(worker *w)
+{
+    w->declaration_count = 0;
+    w->static_shared_bytes = 0;
+    w->shared_used = (w->dynamic_shared_bytes + 127) & ~(size_t)127;
+    memset(w->shared_arena, 0xff, w->dynamic_shared_bytes);
+}
+
+void *sim_shared_dynamic(const char *name, size_t element_bytes)
+{
+    worker *w = sim_current_worker;
+    if (!w || !w->launch) {
+        fputs("sim: extern __shared__ memory used outside a kernel\n", stderr);
+        abort();
+    }
+    dynamic_name = name;
+    dynamic_shape = (sim_shape){element_bytes ? element_bytes : 1, 1, {0}};
+    return w->shared_arena;
+}
+
+void *sim_shared_static(const void *key, size_t bytes, size_t alignment, const char *name, const sim_shape *shape)
+{
+    worker *w = sim_current_worker;
+    if (!w || !w->launch) {
+        fprintf(stderr, "sim: the __shared__ variable %s used outside a kernel\n", name);
+        abort();
+    }
+    for (int i = 0; i < w->declaration_count; i++)
+        if (w->declarations[i].key == key) return w->shared_arena + w->declarations[i].offset;
+
+    if (alignment < 16) alignment = 16;
+    size_t offset = (w->shared_used + alignment - 1) & ~(alignment - 1);
+    w->static_shared_bytes += bytes;
+    const sim_device_limits *d = sim_device();
+    if (w->static_shared_bytes > d->shared_per_block)
+        sim_kernel_fail(cudaErrorLaunchOutOfResources,
+            "the kernel's static __shared__ variables need %zu bytes; a kernel may declare at most\n"
+            "     %zu bytes statically (nvcc refuses to compile it). Use dynamic shared memory\n"
+            "     (extern __shared__) and cudaFuncSetAttribute to go beyond.",
+            w->static_shared_bytes, d->shared_per_block);
+    if (offset + bytes > w->shared_limit || w->declaration_count == MAX_SHARED_DECLARATIONS)
+        sim_kernel_fail(cudaErrorLaunchOutOfResources,
+            "shared memory exhausted: %zu bytes dynamic + %zu bytes static exceed the %zu bytes this\n"
+            "     kernel may use per block.", w->dynamic_shared_bytes, w->static_shared_bytes, w->shared_limit);
+    memset(w->shared_arena + offset, 0xff, bytes);
+    w->declarations[w->declaration_count++] = (shared_declaration){key, offset, bytes, name, shape};
+    w->shared_used = offset + bytes;
+    return w->shared_arena + offset;
+}
+
+/* Writes "name[i][j]" for the element of a shape at byte `offset`. */
+static void name_element(char *out, size_t size, const char *name, const sim_shape *shape, size_t offset)
+{
+    size_t index = offset / shape->element_bytes;
+    size_t used = (size_t)snprintf(out, size, "%s", name);
+    if (shape->rank == 0) return;
+    size_t indices[4], stride = 1;
+    for (int k = shape->rank - 1; k >= 0; k--) {
+        size_t extent = shape->extents[k] ? shape->extents[k] : (size_t)-1;
+        indices[k] = k == 0 ? index / stride : index / stride % extent;
+        if (shape->extents[k]) stride *= shape->extents[k];
+    }
+    for (int k = 0; k < shape->rank && used < size; k++) used += (size_t)snprintf(out + used, size - used, "[%zu]", indices[k]);
+}
+
+void sim_shared_name(worker *w, uintptr_t address, char *out, size_t size)
+{
+    size_t offset = address - (uintptr_t)w->shared_arena;
+    for (int i = 0; i < w->declaration_count; i++) {
+        const shared_declaration *d = &w->declarations[i];
+        if (offset >= d->offset && offset < d->offset + d->bytes) {
+            name_element(out, size, d->name, d->shape, offset - d->offset);
+            return;
+        }
+    }
+    if (offset < w->dynamic_shared_bytes && dynamic_name) {
+        name_element(out, size, dynamic_name, &dynamic_shape, offset);
+        return;
+    }
+    snprintf(out, size, "shared memory at byte %zu of the block's %zu", offset, w->shared_used);
+}

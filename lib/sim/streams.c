@@ -1,0 +1,355 @@
+/* streams.c — streams, events and CUDA graphs.
+ *
+ * Every launch and copy has finished when the call that made it returns, so a stream is
+ * an in-order queue that is always empty, and synchronising costs nothing. Events read the
+ * host's monotonic clock: on the simulator an elapsed time is the CPU's time to simulate,
+ * not a GPU's. Stream capture records the launches, copies and memsets made on a
+ * capturing stream instead of running them; an instantiated graph replays them in order.
+ * As on a GPU, work sent to the legacy default stream while a capture is in progress is an
+ * error that invalidates the capture. */
+#include "internal.h"
+#include "runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------------------------
+ * Graphs: what a capture records */
+
+typedef enum { NODE_KERNEL, NODE_MEMCPY, NODE_MEMSET, NODE_EVENT } node_type;
+
+typedef struct graph_node {
+    node_type type;
+    sim_launch_request launch;      /* NODE_KERNEL; launch.arguments is the node's own copy */
+    void *destination;              /* NODE_MEMCPY, NODE_MEMSET */
+    const void *source;
+    size_t bytes;
+    int value_or_kind;
+    cudaEvent_t event;              /* NODE_EVENT */
+} graph_node;
+
+struct sim_graph { graph_node *nodes; size_t count, capacity; };
+struct sim_graph_exec { struct sim_graph graph; };
+
+struct sim_stream { struct sim_stream *next; struct sim_graph *capture; int capture_invalid; };
+struct sim_event { double milliseconds; int recorded; };
+
+static struct sim_stream *live_streams;
+static struct sim_stream *global_capture;     /* the stream capturing now, if any */
+
+static void append_node(struct sim_graph *g, graph_node node)
+{
+    if (g->count == g->capacity) {
+        g->capacity = g->capacity ? 2 * g->capacity : 16;
+        g->nodes = realloc(g->nodes, g->capacity * sizeof *g->nodes);
+    }
+    g->nodes[g->count++] = node;
+}
+
+static void free_nodes(struct sim_graph *g)
+{
+    for (size_t i = 0; i < g->count; i++)
+        if (g->nodes[i].type == NODE_KERNEL) free(g->nodes[i].launch.arguments);
+    free(g->nodes);
+    g->nodes = NULL;
+    g->count = g->capacity = 0;
+}
+
+/* Work on `stream`: 1 if it is being captured (record it), 0 to run it now, or an error. */
+static cudaError_t capture_state(cudaStream_t stream, int *capturing)
+{
+    *capturing = 0;
+    if (stream && !sim_stream_is_valid(stream)) return cudaErrorInvalidResourceHandle;
+    if (stream && stream->capture) {
+        if (stream->capture_invalid) return cudaErrorStreamCaptureInvalidated;
+        *capturing = 1;
+        return cudaSuccess;
+    }
+    if (!stream && global_capture) {
+        fprintf(stderr, "sim: work sent to the legacy default stream while stream %p is being captured: "
+                "the capture is now invalid\n     (launch on the capturing stream, or capture in "
+                "cudaStreamCaptureModeRelaxed)\n", (void *)global_capture);
+        global_capture->capture_invalid = 1;
+        return cudaErrorStreamCaptureImplicit;
+    }
+    return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------------------------
+ * The entry points that may be captured */
+
+cudaError_t sim_launch(const sim_launch_request *r)
+{
+    int capturing;
+    cudaError_t error = capture_state(r->stream, &capturing);
+    if (error != cudaSuccess) return sim_record_error(error);
+    if (!capturing) return sim_launch_now(r);
+    graph_node node = {.type = NODE_KERNEL, .launch = *r};
+    /* Kernel parameters are trivially copyable (CUDA requires it), so a byte copy keeps them. */
+    node.launch.arguments = malloc(r->arguments_bytes);
+    memcpy(node.launch.arguments, r->arguments, r->arguments_bytes);
+    node.launch.stream = NULL;
+    append_node(r->stream->capture, node);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *destination, const void *source, size_t bytes, cudaMemcpyKind kind)
+{
+    int capturing;
+    cudaError_t error = capture_state(NULL, &capturing);
+    if (error != cudaSuccess) return sim_record_error(error);
+    return sim_memcpy_now(destination, source, bytes, kind);
+}
+
+cudaError_t cudaMemcpyAsync(void *destination, const void *source, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t stream)
+{
+    int capturing;
+    cudaError_t error = capture_state(stream, &capturing);
+    if (error != cudaSuccess) return sim_record_error(error);
+    if (!capturing) return sim_memcpy_now(destination, source, bytes, kind);
+    append_node(stream->capture, (graph_node){.type = NODE_MEMCPY, .destination = destination, .source = source,
+                                              .bytes = bytes, .value_or_kind = (int)kind});
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void *pointer, int value, size_t bytes)
+{
+    int capturing;
+    cudaError_t error = capture_state(NULL, &capturing);
+    if (error != cudaSuccess) return sim_record_error(error);
+    return sim_memset_now(pointer, value, bytes);
+}
+
+cudaError_t cudaMemsetAsync(void *pointer, int value, size_t bytes, cudaStream_t stream)
+{
+    int capturing;
+    cudaError_t error = capture_state(stream, &capturing);
+    if (error != cudaSuccess) return sim_record_error(error);
+    if (!capturing) return sim_memset_now(pointer, value, bytes);
+    append_node(stream->capture, (graph_node){.type = NODE_MEMSET, .destination = pointer, .bytes = bytes,
+                                              .value_or_kind = value});
+    return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Streams */
+
+int sim_stream_is_valid(cudaStream_t stream)
+{
+    for (struct sim_stream *s = live_streams; s; s = s->next)
+        if (s == stream) return 1;
+    return 0;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t *stream)
+{
+    if (!stream) return sim_record_error(cudaErrorInvalidValue);
+    struct sim_stream *s = calloc(1, sizeof *s);
+    if (!s) return sim_record_error(cudaErrorMemoryAllocation);
+    s->next = live_streams;
+    live_streams = s;
+    *stream = s;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+    (void)flags;
+    return cudaStreamCreate(stream);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+    for (struct sim_stream **s = &live_streams; *s; s = &(*s)->next)
+        if (*s == stream) {
+            *s = stream->next;
+            if (stream->capture) {
+                free_nodes(stream->capture);
+                free(stream->capture);
+                if (global_capture == stream) global_capture = NULL;
+            }
+            free(stream);
+            return cudaSuccess;
+        }
+    return sim_record_error(cudaErrorInvalidResourceHandle);
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+    if (stream && !sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
+    if (stream && stream->capture) return sim_record_error(cudaErrorStreamCaptureUnsupported);
+    return sim_sticky_error();
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode)
+{
+    if (!stream) {
+        fprintf(stderr, "sim: cudaStreamBeginCapture: the legacy default stream cannot be captured; create a stream\n");
+        return sim_record_error(cudaErrorStreamCaptureUnsupported);
+    }
+    if (!sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
+    if (stream->capture) return sim_record_error(cudaErrorIllegalState);
+    stream->capture = calloc(1, sizeof *stream->capture);
+    stream->capture_invalid = 0;
+    if (mode == cudaStreamCaptureModeGlobal) global_capture = stream;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
+{
+    if (!stream || !sim_stream_is_valid(stream) || !graph) return sim_record_error(cudaErrorInvalidValue);
+    if (!stream->capture) return sim_record_error(cudaErrorIllegalState);
+    if (global_capture == stream) global_capture = NULL;
+    struct sim_graph *captured = stream->capture;
+    stream->capture = NULL;
+    if (stream->capture_invalid) {
+        free_nodes(captured);
+        free(captured);
+        *graph = NULL;
+        return sim_record_error(cudaErrorStreamCaptureInvalidated);
+    }
+    *graph = captured;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus *status)
+{
+    if (!status) return sim_record_error(cudaErrorInvalidValue);
+    *status = stream && stream->capture ? (stream->capture_invalid ? cudaStreamCaptureStatusInvalidated
+                                                                   : cudaStreamCaptureStatusActive)
+                                        : cudaStreamCaptureStatusNone;
+    return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Graphs: instantiate and replay */
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count)
+{
+    if (!graph || !count) return sim_record_error(cudaErrorInvalidValue);
+    if (nodes)
+        for (size_t i = 0; i < *count && i < graph->count; i++) nodes[i] = (cudaGraphNode_t)&graph->nodes[i];
+    *count = graph->count;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags)
+{
+    (void)flags;
+    if (!exec || !graph) return sim_record_error(cudaErrorInvalidValue);
+    struct sim_graph_exec *e = calloc(1, sizeof *e);
+    for (size_t i = 0; i < graph->count; i++) {
+        graph_node node = graph->nodes[i];
+        if (node.type == NODE_KERNEL) {
+            node.launch.arguments = malloc(node.launch.arguments_bytes);
+            memcpy(node.launch.arguments, graph->nodes[i].launch.arguments, node.launch.arguments_bytes);
+        }
+        append_node(&e->graph, node);
+    }
+    *exec = e;
+    return cudaSuccess;
+}
+
+static cudaError_t record_event_now(cudaEvent_t event);
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
+{
+    if (!exec) return sim_record_error(cudaErrorInvalidValue);
+    if (stream && !sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
+    for (size_t i = 0; i < exec->graph.count; i++) {
+        graph_node *node = &exec->graph.nodes[i];
+        cudaError_t error = cudaSuccess;
+        switch (node->type) {
+        case NODE_KERNEL: error = sim_launch_now(&node->launch); break;
+        case NODE_MEMCPY: error = sim_memcpy_now(node->destination, node->source, node->bytes, (cudaMemcpyKind)node->value_or_kind); break;
+        case NODE_MEMSET: error = sim_memset_now(node->destination, node->value_or_kind, node->bytes); break;
+        case NODE_EVENT: error = record_event_now(node->event); break;
+        }
+        if (error != cudaSuccess) return error;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
+{
+    if (!exec) return sim_record_error(cudaErrorInvalidValue);
+    free_nodes(&exec->graph);
+    free(exec);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+    if (!graph) return sim_record_error(cudaErrorInvalidValue);
+    free_nodes(graph);
+    free(graph);
+    return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Events: host-clock timestamps */
+
+cudaError_t cudaEventCreate(cudaEvent_t *event)
+{
+    if (!event) return sim_record_error(cudaErrorInvalidValue);
+    *event = calloc(1, sizeof **event);
+    return *event ? cudaSuccess : sim_record_error(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+    (void)flags;
+    return cudaEventCreate(event);
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+    free(event);
+    return cudaSuccess;
+}
+
+static cudaError_t record_event_now(cudaEvent_t event)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    event->milliseconds = (double)now.tv_sec * 1e3 + (double)now.tv_nsec * 1e-6;
+    event->recorded = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+    if (!event) return sim_record_error(cudaErrorInvalidResourceHandle);
+    int capturing;
+    cudaError_t error = capture_state(stream, &capturing);
+    if (error != cudaSuccess) return sim_record_error(error);
+    if (capturing) {
+        append_node(stream->capture, (graph_node){.type = NODE_EVENT, .event = event});
+        return cudaSuccess;
+    }
+    return record_event_now(event);
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+    if (!event) return sim_record_error(cudaErrorInvalidResourceHandle);
+    return sim_sticky_error();
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }
+
+cudaError_t cudaEventElapsedTime(float *milliseconds, cudaEvent_t start, cudaEvent_t end)
+{
+    static int told;
+    if (!milliseconds || !start || !end) return sim_record_error(cudaErrorInvalidValue);
+    if (!start->recorded || !end->recorded) return sim_record_error(cudaErrorInvalidResourceHandle);
+    if (!told++ && getenv("SIM_QUIET") == NULL)
+        fprintf(stderr, "sim: note: cudaEventElapsedTime measures this CPU simulating the GPU, not a GPU\n");
+    *milliseconds = (float)(end->milliseconds - start->milliseconds);
+    return cudaSuccess;
+}
