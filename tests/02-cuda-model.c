@@ -19,7 +19,13 @@ static const int shapes[][2] = {{1, 1}, {31, 33}, {1000, 3}, {3, 1000}, {257, 12
 static const int blocks[][2] = {{32, 8}, {16, 16}, {8, 32}, {256, 1}, {1, 256}, {7, 13}, {32, 32}};
 enum { SHAPES = 5, BLOCK_SHAPES = 7 };
 
-static float value(int i, int salt) { return (float)((i * 13 + salt) % 2001) - 1000.0f; }
+/* Whole numbers in [-1000, -1] and [1, 1000]: exact in float, and never 0, so that scaling
+ * an element twice, or not at all, always shows. */
+static float value(int i, int salt)
+{
+    int v = (i * 13 + salt) % 2000 - 1000;
+    return (float)(v >= 0 ? v + 1 : v);
+}
 
 #define HINT_2D "col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y; the " \
                 "grid needs blocks_needed(cols, block_x) x blocks_needed(rows, block_y) blocks; write only when " \
@@ -118,11 +124,11 @@ static void check_grid_stride(int grid, int threads)
     float *x = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
     for (int i = 0; i < n; i++) x[i] = value(i, 5), want[i] = 2.0f * x[i];
     gpu_run run = gpu_scale_grid_stride(x, n, 2.0f, grid, threads);
-    cr_assert(run.error == NULL, "%d blocks of %d threads: CUDA error \"%s\"", grid, threads, run.error);
+    cr_assert(run.error == NULL, "grid of %d x %d threads: CUDA error \"%s\"", grid, threads, run.error);
     comparison result = compare_floats("x", x, want, (size_t)n, 0, 0);
-    cr_assert(result.mismatches == 0, "n = %d, %d blocks of %d threads (an element scaled twice comes out x4, one "
-              "missed x1): %s", n, grid, threads, result.message);
-    cr_assert(run.written_past_end == 0, "%d blocks of %d threads: %lld elements written past x[%d]", grid, threads,
+    cr_assert(result.mismatches == 0, "n = %d, a grid of %d blocks x %d threads (an element scaled twice comes out "
+              "x4, one missed x1): %s", n, grid, threads, result.message);
+    cr_assert(run.written_past_end == 0, "grid of %d x %d threads: %lld elements written past x[%d]", grid, threads,
               run.written_past_end, n);
     free(x), free(want);
 }

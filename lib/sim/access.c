@@ -55,14 +55,23 @@ static int in_image(uintptr_t a)
  * The running launch */
 
 static __thread uintptr_t arguments_start, arguments_bytes, host_stack_hint;
-static __thread uintptr_t cached_start, cached_end;   /* the allocation the last access hit */
+/* The allocations the last accesses hit: a kernel reads and writes a few arrays in turn. */
+enum { CACHED = 4 };
+static __thread uintptr_t cached_start, cached_end, recent_start[CACHED], recent_end[CACHED];
+static __thread unsigned recent_next;
+
+void sim_access_end_launch(void)
+{
+    cached_start = cached_end = 0;
+    memset(recent_start, 0, sizeof recent_start), memset(recent_end, 0, sizeof recent_end);
+}
 
 void sim_access_begin_launch(const sim_launch_request *r)
 {
     arguments_start = (uintptr_t)r->arguments;
     arguments_bytes = r->arguments_bytes;
     host_stack_hint = (uintptr_t)__builtin_frame_address(0);
-    cached_start = cached_end = 0;
+    sim_access_end_launch();
 }
 
 /* ---------------------------------------------------------------------------------
@@ -129,8 +138,12 @@ static __attribute__((noinline)) void host_touches_device(uintptr_t a, size_t by
 
 static inline __attribute__((always_inline)) void check(void *address, size_t bytes, int is_write, void *site)
 {
-    worker *w = sim_current_worker;
     uintptr_t a = (uintptr_t)address;
+    if (a - cached_start < cached_end - cached_start && a + bytes <= cached_end) {   /* the common case */
+        if (__builtin_expect(sim_metrics_counting, 0)) sim_metrics_global(sim_current_worker, a, bytes, is_write, site);
+        return;
+    }
+    worker *w = sim_current_worker;
     if (__builtin_expect(!w || !w->running, 0)) {
         if (sim_is_device_address(a)) host_touches_device(a, bytes, is_write, site);
         return;
@@ -141,14 +154,18 @@ static inline __attribute__((always_inline)) void check(void *address, size_t by
         sim_metrics_shared(w, a, bytes, is_write, site);
         return;
     }
-    if (a - cached_start < cached_end - cached_start && a + bytes <= cached_end) {
-        sim_metrics_global(w, a, bytes, is_write, site);
-        return;
-    }
     if (sim_is_device_address(a)) {
+        for (unsigned k = 0; k < CACHED; k++)
+            if (a - recent_start[k] < recent_end[k] - recent_start[k] && a + bytes <= recent_end[k]) {
+                cached_start = recent_start[k], cached_end = recent_end[k];
+                sim_metrics_global(w, a, bytes, is_write, site);
+                return;
+            }
         const allocation *al = sim_find_allocation(a);
         if (al && !al->freed && a + bytes <= al->start + al->bytes) {
-            cached_start = al->start, cached_end = al->start + al->bytes;
+            cached_start = recent_start[recent_next] = al->start;
+            cached_end = recent_end[recent_next] = al->start + al->bytes;
+            recent_next = (recent_next + 1) % CACHED;
             sim_metrics_global(w, a, bytes, is_write, site);
             return;
         }
@@ -195,6 +212,7 @@ void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop)
 
 void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
 {
+    if (__builtin_expect(!sim_metrics_counting, 1)) return;
     worker *w = sim_current_worker;
     if (w && w->running && w->metrics) sim_metrics_block_point(w, *guard);
 }

@@ -19,7 +19,9 @@
 #include <stdint.h>
 
 enum { MAX_THREADS_PER_BLOCK = 1024, WARP_SIZE = 32, MAX_WARPS = MAX_THREADS_PER_BLOCK / WARP_SIZE };
-enum { STACK_BYTES = 64 * 1024, GUARD_BYTES = 64 * 1024, SIGNAL_STACK_BYTES = 64 * 1024 };
+/* One guard page below each stack is enough: kernels are compiled with
+ * -fstack-clash-protection, so a large frame touches every page it spans and cannot jump it. */
+enum { STACK_BYTES = 64 * 1024, GUARD_BYTES = 4096, SIGNAL_STACK_BYTES = 64 * 1024 };
 enum { SHARED_ARENA_BYTES = 256 * 1024, MAX_SHARED_DECLARATIONS = 64 };
 
 typedef enum { NOT_STARTED, RUNNING, AT_BARRIER, AT_COLLECTIVE, RELEASED, DONE } thread_state;
@@ -44,7 +46,6 @@ typedef struct cuda_thread {
     uintptr_t stack_low;     /* its stack, for telling local accesses apart */
     const char *barrier_file;
     int barrier_line;
-    const void *barrier_site;
     collective_call collective;
 } cuda_thread;
 
@@ -62,6 +63,8 @@ typedef struct worker {
     cuda_thread *running;
     uint32_t warp_epoch[MAX_WARPS];   /* counts the warp's resolved collectives (orders lanes) */
     uint32_t interval;                /* the barrier interval, unique across blocks and launches */
+    int done_count;                   /* threads of the block that have ended */
+    int collectives_waiting;          /* lanes waiting at a warp collective */
 
     unsigned char *stack_region;      /* MAX_THREADS_PER_BLOCK stacks, each above a guard */
     size_t stack_stride;
@@ -85,6 +88,8 @@ extern __thread worker *sim_current_worker;
 
 /* threads.c */
 cudaError_t sim_launch_now(const sim_launch_request *r);
+/* The running thread has stopped (barrier, collective): run another lane or the scheduler. */
+void sim_block_running_thread(worker *w, cuda_thread *self);
 void sim_describe_place(worker *w);
 __attribute__((noreturn)) void sim_abort_launch(worker *w, cudaError_t error);
 
@@ -111,12 +116,14 @@ int sim_is_pinned_host(uintptr_t address);
 
 /* access.c */
 void sim_access_begin_launch(const sim_launch_request *r);
+void sim_access_end_launch(void);   /* after it, no access may pass as a kernel's */
 void sim_image_ranges_init(void);
 
 /* races.c */
 void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, void *site);
 
 /* metrics.c */
+extern int sim_metrics_counting;    /* true during a launch whose metrics are being counted */
 int sim_metrics_enabled(void);
 void sim_metrics_begin_launch(const sim_launch_request *r);
 void sim_metrics_end_launch(int failed);

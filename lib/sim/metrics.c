@@ -37,6 +37,7 @@ typedef struct metrics_state {
 } metrics_state;
 
 static int enabled = -1;
+int sim_metrics_counting;
 static sim_launch_metrics current;
 static sim_launch_metrics *history;
 static int history_count, history_capacity;
@@ -84,7 +85,7 @@ static void add_note(metrics_state *m, uint64_t key, uint64_t unit, uint32_t byt
 void sim_metrics_global(worker *w, uintptr_t address, size_t bytes, int is_write, void *site)
 {
     metrics_state *m = w->metrics;
-    if (!m) return;
+    if (!m || !w->running) return;
     uint64_t key = site_key(m, is_write ? GLOBAL_STORE : GLOBAL_LOAD, site, w->running->linear % WARP_SIZE);
     for (uint64_t sector = address >> 5; sector <= (address + bytes - 1) >> 5; sector++)
         add_note(m, key, sector, sector == address >> 5 ? (uint32_t)bytes : 0);
@@ -178,6 +179,7 @@ void sim_metrics_begin_launch(const sim_launch_request *r)
         return;
     }
     if (!w->metrics) w->metrics = calloc(1, sizeof(metrics_state));
+    sim_metrics_counting = 1;
     memset(&current, 0, sizeof current);
     snprintf(current.kernel, sizeof current.kernel, "%s", r->kernel_name);
     current.grid[0] = r->grid.x, current.grid[1] = r->grid.y, current.grid[2] = r->grid.z;
@@ -189,6 +191,7 @@ void sim_metrics_begin_launch(const sim_launch_request *r)
 void sim_metrics_end_launch(int failed)
 {
     worker *w = sim_current_worker;
+    sim_metrics_counting = 0;
     if (!w->metrics) return;
     w->metrics->note_count = 0;
     for (int i = 0; i < w->metrics->used_count; i++) memset(&w->metrics->sites[w->metrics->used_slots[i]], 0, sizeof(site_slot));

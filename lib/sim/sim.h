@@ -172,7 +172,7 @@ typedef struct sim_launch_request {
 cudaError_t sim_launch(const sim_launch_request *request);
 
 /* The barrier: __syncthreads() passes where it is written, for messages. */
-void sim_syncthreads_at(const char *file, int line);
+void sim_syncthreads_at(const char *file, int line) __attribute__((convergent));
 
 /* Shared memory of the running block. A static `__shared__` declaration is rewritten
  * into a call of sim_shared_static() with a key unique to the declaration: the first
@@ -187,7 +187,7 @@ typedef enum collective_kind {
     COLLECTIVE_BALLOT, COLLECTIVE_ANY, COLLECTIVE_ALL, COLLECTIVE_SYNCWARP
 } collective_kind;
 unsigned long long sim_warp_collective(collective_kind kind, unsigned mask, unsigned long long value, int argument,
-                                       int width, const char *file, int line);
+                                       int width, const char *file, int line) __attribute__((convergent));
 unsigned sim_activemask(void);
 
 /* Atomics (atomics.c), one function per type; the CUDA names are overloads in the header. */

@@ -53,7 +53,7 @@ static worker *get_worker(void)
         fputs("sim: out of memory creating a worker\n", stderr);
         exit(EXIT_FAILURE);
     }
-    w->stack_stride = STACK_BYTES + GUARD_BYTES;   /* the guard is larger than any one stack frame */
+    w->stack_stride = STACK_BYTES + GUARD_BYTES;
     w->stack_region = map_or_die(w->stack_stride * MAX_THREADS_PER_BLOCK);
     for (int i = 0; i < MAX_THREADS_PER_BLOCK; i++)
         mprotect(w->stack_region + (size_t)i * w->stack_stride, GUARD_BYTES, PROT_NONE);
@@ -72,6 +72,11 @@ static unsigned char *stack_base(worker *w, int stack)
 {
     return w->stack_region + (size_t)stack * w->stack_stride + GUARD_BYTES;
 }
+
+/* Where a stack's first frame goes: a little below the top, by a different number of
+ * cache lines for each stack, so that the busiest bytes of the block's stacks do not all
+ * fall into the same cache sets (their tops are a power-of-two-ish distance apart). */
+static size_t usable_stack_bytes(int stack) { return STACK_BYTES - (size_t)(stack % 64) * 64; }
 
 int sim_in_kernel(void) { return sim_current_worker && sim_current_worker->running; }
 
@@ -153,30 +158,83 @@ static void install_fault_handlers(void)
 }
 
 /* ---------------------------------------------------------------------------------
- * CUDA threads as fibers */
+ * CUDA threads as fibers
+ *
+ * The CPU passes from lane to lane of a warp directly, not through the scheduler: a lane
+ * that ends lets the next lane of its warp start right there, on the same stack (its own
+ * frames are gone); a lane that waits switches straight to the next lane that can run.
+ * Only when no lane of the warp can run does control return to the scheduler. A warp
+ * without barriers thus costs one switch into it and one out, whatever its size. */
+
+static void become_running(worker *w, cuda_thread *t)
+{
+    t->state = RUNNING;
+    w->running = t;
+    sim_builtins.thread_idx = t->idx;
+}
+
+/* The next lane of `self`'s warp that can run now, or NULL. */
+static cuda_thread *next_runnable_lane(worker *w, cuda_thread *self)
+{
+    unsigned end = (self->linear / WARP_SIZE + 1) * WARP_SIZE;
+    if (end > (unsigned)w->thread_count) end = (unsigned)w->thread_count;
+    for (unsigned i = self->linear + 1; i < end; i++)
+        if (w->threads[i].state == NOT_STARTED || w->threads[i].state == RELEASED) return &w->threads[i];
+    return NULL;
+}
+
+static void cuda_thread_main(void);
+
+/* Gives the CPU to `next` (starting it on a fresh stack if it has not started), saving the
+ * running context in `from`. */
+static void switch_to_lane(worker *w, fiber *from, cuda_thread *next)
+{
+    if (next->state == NOT_STARTED) {
+        next->stack = w->free_stacks[--w->free_stack_count];
+        next->stack_low = (uintptr_t)stack_base(w, next->stack);
+        fiber_prepare(&next->context, stack_base(w, next->stack), usable_stack_bytes(next->stack), cuda_thread_main);
+    }
+    become_running(w, next);
+    fiber_switch(from, &next->context);
+}
+
+/* `self` has just stopped at a barrier or a collective: run another lane, or the scheduler. */
+void sim_block_running_thread(worker *w, cuda_thread *self)
+{
+    cuda_thread *next = next_runnable_lane(w, self);
+    if (next) {
+        switch_to_lane(w, &self->context, next);
+    } else {
+        w->running = NULL;
+        fiber_switch(&self->context, &w->scheduler);
+    }
+}
 
 static void cuda_thread_main(void)
 {
     worker *w = sim_current_worker;
-    w->launch->run_thread(w->launch->arguments);
     cuda_thread *self = w->running;
-    self->state = DONE;
-    fiber_switch(&self->context, &w->scheduler);   /* never resumed */
-}
-
-static void run_until_blocked(worker *w, cuda_thread *t)
-{
-    if (t->state == NOT_STARTED) {
-        t->stack = w->free_stacks[--w->free_stack_count];
-        t->stack_low = (uintptr_t)stack_base(w, t->stack);
-        fiber_prepare(&t->context, stack_base(w, t->stack), STACK_BYTES, cuda_thread_main);
+    for (;;) {
+        w->launch->run_thread(w->launch->arguments);
+        self->state = DONE;
+        w->done_count++;
+        cuda_thread *next = next_runnable_lane(w, self);
+        if (next && next->state == NOT_STARTED) {     /* it inherits this stack, right here */
+            next->stack = self->stack;
+            next->stack_low = self->stack_low;
+            become_running(w, next);
+            self = next;
+            continue;
+        }
+        w->free_stacks[w->free_stack_count++] = self->stack;   /* safe: nothing reuses it before we leave */
+        if (next) {
+            switch_to_lane(w, &self->context, next);
+        } else {
+            w->running = NULL;
+            fiber_switch(&self->context, &w->scheduler);
+        }
+        __builtin_unreachable();
     }
-    t->state = RUNNING;
-    w->running = t;
-    sim_builtins.thread_idx = t->idx;
-    fiber_switch(&w->scheduler, &t->context);
-    w->running = NULL;
-    if (t->state == DONE) w->free_stacks[w->free_stack_count++] = t->stack;
 }
 
 void sim_syncthreads_at(const char *file, int line)
@@ -190,18 +248,18 @@ void sim_syncthreads_at(const char *file, int line)
     self->state = AT_BARRIER;
     self->barrier_file = file;
     self->barrier_line = line;
-    self->barrier_site = __builtin_return_address(0);
-    fiber_switch(&self->context, &w->scheduler);
+    sim_block_running_thread(w, self);
 }
 
 /* ---------------------------------------------------------------------------------
  * Blocks: warp by warp, barrier interval by barrier interval */
 
+/* A barrier is known by its place in the source: the compiler may merge two barrier calls
+ * into one, or copy one into both arms of a branch, so the call's address is no name. */
 static int same_barrier(const cuda_thread *a, const cuda_thread *b)
 {
-    /* The line matters as well as the call's address: the compiler may merge two calls. */
-    return a->barrier_site == b->barrier_site && a->barrier_line == b->barrier_line &&
-           strcmp(a->barrier_file, b->barrier_file) == 0;
+    return a->barrier_line == b->barrier_line &&
+           (a->barrier_file == b->barrier_file || strcmp(a->barrier_file, b->barrier_file) == 0);
 }
 
 /* After every warp has run as far as it can, every unfinished thread waits at a barrier.
@@ -237,35 +295,33 @@ static void release_barrier(worker *w)
     sim_metrics_barrier(w);
 }
 
-/* Runs one warp until every lane has ended or waits at a barrier. Returns whether any
- * lane waits at a barrier. */
-static int run_warp(worker *w, int first, int lanes)
+/* Runs one warp until every lane has ended or waits at a barrier. */
+static void run_warp(worker *w, int first, int lanes)
 {
     for (;;) {
         for (int lane = 0; lane < lanes; lane++) {
             cuda_thread *t = &w->threads[first + lane];
-            if (t->state == NOT_STARTED || t->state == RELEASED) run_until_blocked(w, t);
+            if (t->state == NOT_STARTED || t->state == RELEASED) {
+                switch_to_lane(w, &w->scheduler, t);   /* the lanes after it run from there */
+                break;
+            }
         }
         sim_metrics_warp_yield(w, first, lanes);
-        if (!sim_resolve_collectives(w, first, lanes)) break;
+        if (w->collectives_waiting == 0 || !sim_resolve_collectives(w, first, lanes)) return;
     }
-    int waiting = 0;
-    for (int lane = 0; lane < lanes; lane++) waiting |= w->threads[first + lane].state != DONE;
-    return waiting;
 }
 
 static void run_block(worker *w)
 {
     sim_shared_reset_block(w);
     w->interval++;
+    w->done_count = 0;
+    w->collectives_waiting = 0;
     for (int i = 0; i < w->thread_count; i++) w->threads[i].state = NOT_STARTED;
     for (;;) {
-        int waiting = 0;
-        for (int first = 0; first < w->thread_count; first += WARP_SIZE) {
-            int lanes = w->thread_count - first < WARP_SIZE ? w->thread_count - first : WARP_SIZE;
-            waiting |= run_warp(w, first, lanes);
-        }
-        if (!waiting) return;
+        for (int first = 0; first < w->thread_count; first += WARP_SIZE)
+            run_warp(w, first, w->thread_count - first < WARP_SIZE ? w->thread_count - first : WARP_SIZE);
+        if (w->done_count == w->thread_count) return;
         sim_check_collectives_at_barrier(w);
         release_barrier(w);
     }
@@ -349,7 +405,9 @@ cudaError_t sim_launch_now(const sim_launch_request *r)
         /* Abandon the block: its fibers are never resumed, so every stack is free again. */
         w->running = NULL;
         w->launch = NULL;
+        w->collectives_waiting = 0;
         free_all_stacks(w);
+        sim_access_end_launch();
         sim_metrics_end_launch(1);
         return sim_record_error(w->abort_error);
     }
@@ -360,6 +418,7 @@ cudaError_t sim_launch_now(const sim_launch_request *r)
                 run_block(w);
             }
     w->launch = NULL;
+    sim_access_end_launch();
     sim_metrics_end_launch(0);
     return cudaSuccess;
 }

@@ -38,7 +38,8 @@ unsigned long long sim_warp_collective(collective_kind kind, unsigned mask, unsi
                         file, line, collective_name(kind), width);
     self->collective = (collective_call){kind, mask, value, argument, width, file, line, 0};
     self->state = AT_COLLECTIVE;
-    fiber_switch(&self->context, &w->scheduler);
+    w->collectives_waiting++;
+    sim_block_running_thread(w, self);
     return self->collective.result;
 }
 
@@ -141,7 +142,7 @@ int sim_resolve_collectives(worker *w, int first, int lanes)
             }
         }
         for (int member = 0; member < lanes; member++)
-            if (c->mask & (1u << member)) w->threads[first + member].state = RELEASED;
+            if (c->mask & (1u << member)) w->threads[first + member].state = RELEASED, w->collectives_waiting--;
         w->warp_epoch[first / WARP_SIZE]++;
         progress = 1;
     }

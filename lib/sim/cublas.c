@@ -1,0 +1,296 @@
+/* cublas.c — cuBLAS on the CPU: the subset the book uses, computed by the system BLAS.
+ *
+ * Every call first validates as cuBLAS does (a NULL handle is NOT_INITIALIZED; a negative
+ * size, an unknown transpose, a leading dimension smaller than the rows it must span is
+ * INVALID_VALUE) and then checks that each matrix, as its sizes and leading dimension say
+ * it will be read or written, lies inside one live cudaMalloc allocation: a host pointer or
+ * an overrun makes a real cuBLAS kernel fault, so here it is reported and leaves the sticky
+ * cudaErrorIllegalAddress behind. Half and bfloat16 inputs are widened to float; FP32 with
+ * TF32 allowed rounds inputs to TF32 first, as the Tensor Cores would. */
+#include "internal.h"
+#include "runtime.h"
+
+#include <cublas_v2.h>
+#include <sim_formats.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The system BLAS (OpenBLAS), declared here to need no particular cblas.h. */
+enum { CBLAS_COL_MAJOR = 102, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
+void cblas_sgemm(int order, int transa, int transb, int m, int n, int k, float alpha, const float *a, int lda,
+                 const float *b, int ldb, float beta, float *c, int ldc);
+void cblas_sgemv(int order, int trans, int m, int n, float alpha, const float *a, int lda, const float *x, int incx,
+                 float beta, float *y, int incy);
+
+struct cublasContext { cudaStream_t stream; cublasMath_t math; cublasPointerMode_t pointer_mode; };
+
+/* ---------------------------------------------------------------------------------
+ * Handles and status strings */
+
+cublasStatus_t cublasCreate(cublasHandle_t *handle)
+{
+    if (!handle) return CUBLAS_STATUS_INVALID_VALUE;
+    *handle = calloc(1, sizeof **handle);
+    return *handle ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
+}
+
+cublasStatus_t cublasDestroy(cublasHandle_t handle)
+{
+    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+    free(handle);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream)
+{
+    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+    handle->stream = stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetStream(cublasHandle_t handle, cudaStream_t *stream)
+{
+    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!stream) return CUBLAS_STATUS_INVALID_VALUE;
+    *stream = handle->stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
+{
+    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if ((unsigned)mode > CUBLAS_TF32_TENSOR_OP_MATH) return CUBLAS_STATUS_INVALID_VALUE;
+    handle->math = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *mode)
+{
+    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!mode) return CUBLAS_STATUS_INVALID_VALUE;
+    *mode = handle->math;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode)
+{
+    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if ((unsigned)mode > CUBLAS_POINTER_MODE_DEVICE) return CUBLAS_STATUS_INVALID_VALUE;
+    handle->pointer_mode = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+static const struct { cublasStatus_t status; const char *name, *text; } statuses[] = {
+    {CUBLAS_STATUS_SUCCESS, "CUBLAS_STATUS_SUCCESS", "success"},
+    {CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED", "the library was not initialized"},
+    {CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED", "the resource allocation failed"},
+    {CUBLAS_STATUS_INVALID_VALUE, "CUBLAS_STATUS_INVALID_VALUE", "an invalid numeric value was used as an argument"},
+    {CUBLAS_STATUS_ARCH_MISMATCH, "CUBLAS_STATUS_ARCH_MISMATCH", "an absent device architectural feature is required"},
+    {CUBLAS_STATUS_MAPPING_ERROR, "CUBLAS_STATUS_MAPPING_ERROR", "an access to GPU memory space failed"},
+    {CUBLAS_STATUS_EXECUTION_FAILED, "CUBLAS_STATUS_EXECUTION_FAILED", "the GPU program failed to execute"},
+    {CUBLAS_STATUS_INTERNAL_ERROR, "CUBLAS_STATUS_INTERNAL_ERROR", "an internal operation failed"},
+    {CUBLAS_STATUS_NOT_SUPPORTED, "CUBLAS_STATUS_NOT_SUPPORTED", "the functionality requested is not supported"},
+};
+
+const char *cublasGetStatusName(cublasStatus_t status)
+{
+    for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++)
+        if (statuses[i].status == status) return statuses[i].name;
+    return "CUBLAS_STATUS_UNKNOWN";
+}
+
+const char *cublasGetStatusString(cublasStatus_t status)
+{
+    for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++)
+        if (statuses[i].status == status) return statuses[i].text;
+    return "unknown status";
+}
+
+/* ---------------------------------------------------------------------------------
+ * Checking arguments and matrices */
+
+static int valid_operation(cublasOperation_t op) { return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C; }
+static int at_least_one(int x) { return x > 1 ? x : 1; }
+
+/* A rows x cols column-major matrix with leading dimension ld, of elements of `element`
+ * bytes, must lie inside one live allocation. Reports and returns 0 if it does not. */
+static int matrix_on_device(const char *call, const char *name, const void *pointer, int rows, int cols, int ld,
+                            size_t element)
+{
+    if (rows == 0 || cols == 0) return 1;
+    size_t span = ((size_t)(cols - 1) * (size_t)ld + (size_t)rows) * element;
+    const allocation *a = sim_is_device_address((uintptr_t)pointer) ? sim_find_allocation((uintptr_t)pointer) : NULL;
+    const char *why = NULL;
+    char detail[160];
+    if (!a || a->freed) {
+        why = !pointer ? "is NULL" : a ? "points into memory that cudaFree has released"
+                                       : "is not device memory (a host pointer?): cuBLAS reads matrices on the GPU";
+    } else if ((uintptr_t)pointer + span > a->start + a->bytes) {
+        snprintf(detail, sizeof detail, "spans %zu bytes (%d x %d with leading dimension %d), %zu past the end of "
+                 "its %zu-byte allocation", span, rows, cols, ld, (size_t)((uintptr_t)pointer + span - a->start - a->bytes),
+                 a->bytes);
+        why = detail;
+    }
+    if (!why) return 1;
+    fprintf(stderr, "sim: %s: %s %s\n", call, name, why);
+    sim_record_error(cudaErrorIllegalAddress);   /* as the faulting kernel would leave it */
+    return 0;
+}
+
+/* Rounds a float to TF32 (10 mantissa bits), to nearest, ties away from zero as the
+ * conversion Tensor Cores use for FP32 inputs does. */
+static float round_to_tf32(float x)
+{
+    unsigned bits;
+    memcpy(&bits, &x, 4);
+    if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & ~0x1fffu;
+    memcpy(&x, &bits, 4);
+    return x;
+}
+
+/* A float copy of a matrix of any supported type (rows x cols, leading dimension ld). */
+static float *widened(const void *data, cudaDataType type, int rows, int cols, int ld, int tf32)
+{
+    size_t count = (size_t)(cols - 1) * (size_t)ld + (size_t)rows, i;
+    float *out = malloc(count * sizeof *out);
+    if (!out) return NULL;
+    for (i = 0; i < count; i++) {
+        float v;
+        if (type == CUDA_R_32F) {
+            v = ((const float *)data)[i];
+        } else {
+            unsigned short h = ((const unsigned short *)data)[i];
+            v = type == CUDA_R_16BF ? sim_bfloat16_bits_to_float(h) : sim_half_bits_to_float(h);
+        }
+        out[i] = tf32 ? round_to_tf32(v) : v;
+    }
+    return out;
+}
+
+/* ---------------------------------------------------------------------------------
+ * The routines */
+
+static cublasStatus_t check_gemm(const char *call, cublasHandle_t handle, cublasOperation_t transa,
+                                 cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *beta,
+                                 int lda, int ldb, int ldc)
+{
+    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!valid_operation(transa) || !valid_operation(transb) || m < 0 || n < 0 || k < 0 || !alpha || !beta ||
+        lda < at_least_one(transa == CUBLAS_OP_N ? m : k) || ldb < at_least_one(transb == CUBLAS_OP_N ? k : n) ||
+        ldc < at_least_one(m)) {
+        fprintf(stderr, "sim: %s: invalid arguments (m=%d n=%d k=%d lda=%d ldb=%d ldc=%d): each leading dimension "
+                "must be at least the number of rows its matrix has as stored (column-major)\n", call, m, n, k,
+                lda, ldb, ldc);
+        return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+static cublasStatus_t gemm_typed(const char *call, cublasHandle_t handle, cublasOperation_t transa,
+                                 cublasOperation_t transb, int m, int n, int k, float alpha, const void *A,
+                                 cudaDataType a_type, int lda, const void *B, cudaDataType b_type, int ldb, float beta,
+                                 void *C, cudaDataType c_type, int ldc, int tf32)
+{
+    int a_rows = transa == CUBLAS_OP_N ? m : k, a_cols = transa == CUBLAS_OP_N ? k : m;
+    int b_rows = transb == CUBLAS_OP_N ? k : n, b_cols = transb == CUBLAS_OP_N ? n : k;
+    size_t a_size = a_type == CUDA_R_32F ? 4 : 2, b_size = b_type == CUDA_R_32F ? 4 : 2, c_size = c_type == CUDA_R_32F ? 4 : 2;
+    if (!matrix_on_device(call, "A", A, a_rows, a_cols, lda, a_size) ||
+        !matrix_on_device(call, "B", B, b_rows, b_cols, ldb, b_size) ||
+        !matrix_on_device(call, "C", C, m, n, ldc, c_size))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+    float *a = k ? widened(A, a_type, a_rows, a_cols, lda, tf32) : NULL;
+    float *b = k ? widened(B, b_type, b_rows, b_cols, ldb, tf32) : NULL;
+    float *c = c_type == CUDA_R_32F ? (float *)C : widened(C, c_type, m, n, ldc, 0);
+    float zero = 0;
+    cblas_sgemm(CBLAS_COL_MAJOR, transa == CUBLAS_OP_N ? CBLAS_NO_TRANS : CBLAS_TRANS,
+                transb == CUBLAS_OP_N ? CBLAS_NO_TRANS : CBLAS_TRANS, m, n, k, alpha, a ? a : &zero, lda,
+                b ? b : &zero, ldb, beta, c, ldc);
+    if (c_type != CUDA_R_32F) {                  /* narrow the result back, rounding to nearest even */
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) {
+                size_t at = (size_t)j * (size_t)ldc + (size_t)i;
+                ((unsigned short *)C)[at] = c_type == CUDA_R_16BF ? sim_float_to_bfloat16_bits(c[at], SIM_TO_NEAREST_EVEN)
+                                                                  : sim_float_to_half_bits(c[at], SIM_TO_NEAREST_EVEN);
+            }
+        free(c);
+    }
+    free(a);
+    free(b);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                           int k, const float *alpha, const float *A, int lda, const float *B, int ldb,
+                           const float *beta, float *C, int ldc)
+{
+    cublasStatus_t status = check_gemm("cublasSgemm", handle, transa, transb, m, n, k, alpha, beta, lda, ldb, ldc);
+    if (status != CUBLAS_STATUS_SUCCESS) return status;
+    return gemm_typed("cublasSgemm", handle, transa, transb, m, n, k, *alpha, A, CUDA_R_32F, lda, B,
+                      CUDA_R_32F, ldb, *beta, C, CUDA_R_32F, ldc,
+                      handle->math == CUBLAS_TF32_TENSOR_OP_MATH);
+}
+
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                            int k, const void *alpha, const void *A, cudaDataType Atype, int lda, const void *B,
+                            cudaDataType Btype, int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc,
+                            cublasComputeType_t computeType, cublasGemmAlgo_t algo)
+{
+    (void)algo;
+    cublasStatus_t status = check_gemm("cublasGemmEx", handle, transa, transb, m, n, k, alpha, beta, lda, ldb, ldc);
+    if (status != CUBLAS_STATUS_SUCCESS) return status;
+    int types_ok = (Atype == CUDA_R_32F || Atype == CUDA_R_16F || Atype == CUDA_R_16BF) && Btype == Atype &&
+                   (Ctype == CUDA_R_32F || Ctype == Atype);
+    int compute_ok = computeType == CUBLAS_COMPUTE_32F || computeType == CUBLAS_COMPUTE_32F_PEDANTIC ||
+                     computeType == CUBLAS_COMPUTE_32F_FAST_TF32 || computeType == CUBLAS_COMPUTE_32F_FAST_16F ||
+                     computeType == CUBLAS_COMPUTE_32F_FAST_16BF;
+    if (!types_ok || !compute_ok) {
+        fprintf(stderr, "sim: cublasGemmEx: input types %d/%d, output %d and compute type %d: the simulator supports "
+                "FP32, FP16 or BF16 inputs (both alike) with FP32 compute and an FP32 or input-typed output\n",
+                Atype, Btype, Ctype, computeType);
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    int tf32 = Atype == CUDA_R_32F && (computeType == CUBLAS_COMPUTE_32F_FAST_TF32 ||
+                                       (computeType == CUBLAS_COMPUTE_32F && handle->math == CUBLAS_TF32_TENSOR_OP_MATH));
+    return gemm_typed("cublasGemmEx", handle, transa, transb, m, n, k, *(const float *)alpha, A, Atype, lda, B, Btype,
+                      ldb, *(const float *)beta, C, Ctype, ldc, tf32);
+}
+
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                         int m, int n, int k, const float *alpha, const float *A, int lda,
+                                         long long strideA, const float *B, int ldb, long long strideB,
+                                         const float *beta, float *C, int ldc, long long strideC, int batchCount)
+{
+    cublasStatus_t status =
+        check_gemm("cublasSgemmStridedBatched", handle, transa, transb, m, n, k, alpha, beta, lda, ldb, ldc);
+    if (status != CUBLAS_STATUS_SUCCESS) return status;
+    if (batchCount < 0) return CUBLAS_STATUS_INVALID_VALUE;
+    for (int i = 0; i < batchCount; i++) {
+        status = gemm_typed("cublasSgemmStridedBatched", handle, transa, transb, m, n, k, *alpha, A + i * strideA,
+                            CUDA_R_32F, lda, B + i * strideB, CUDA_R_32F, ldb, *beta, C + i * strideC, CUDA_R_32F, ldc,
+                            handle->math == CUBLAS_TF32_TENSOR_OP_MATH);
+        if (status != CUBLAS_STATUS_SUCCESS) return status;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m, int n, const float *alpha,
+                           const float *A, int lda, const float *x, int incx, const float *beta, float *y, int incy)
+{
+    if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!valid_operation(trans) || m < 0 || n < 0 || incx == 0 || incy == 0 || lda < at_least_one(m) || !alpha || !beta) {
+        fprintf(stderr, "sim: cublasSgemv: invalid arguments (m=%d n=%d lda=%d incx=%d incy=%d)\n", m, n, lda, incx, incy);
+        return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    int x_length = trans == CUBLAS_OP_N ? n : m, y_length = trans == CUBLAS_OP_N ? m : n;
+    int step_x = incx < 0 ? -incx : incx, step_y = incy < 0 ? -incy : incy;
+    if (!matrix_on_device("cublasSgemv", "A", A, m, n, lda, 4) ||
+        !matrix_on_device("cublasSgemv", "x", x, x_length ? 1 : 0, x_length, step_x, 4) ||
+        !matrix_on_device("cublasSgemv", "y", y, y_length ? 1 : 0, y_length, step_y, 4))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+    cblas_sgemv(CBLAS_COL_MAJOR, trans == CUBLAS_OP_N ? CBLAS_NO_TRANS : CBLAS_TRANS, m, n, *alpha, A, lda, x, incx,
+                *beta, y, incy);
+    return CUBLAS_STATUS_SUCCESS;
+}

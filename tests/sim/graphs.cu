@@ -1,0 +1,60 @@
+/* graphs.cu — stream capture, graph instantiation and replay, and the capture errors CUDA
+ * reports when work escapes to the legacy stream. */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+
+__global__ void add_one(int *x, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += 1;
+}
+
+Test(graphs, capture_records_and_replay_runs, .timeout = 10)
+{
+    int n = 100, *x, host[100] = {0};
+    cudaMalloc(&x, n * sizeof(int));
+    cudaStream_t stream;
+    cudaStreamCreate(&stream);
+    cr_assert_eq(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+    cudaStreamCaptureStatus status;
+    cudaStreamIsCapturing(stream, &status);
+    cr_assert_eq(status, cudaStreamCaptureStatusActive);
+    cudaMemsetAsync(x, 0, n * sizeof(int), stream);
+    for (int k = 0; k < 3; k++) add_one<<<1, 128, 0, stream>>>(x, n);
+    cudaMemcpyAsync(host, x, n * sizeof(int), cudaMemcpyDeviceToHost, stream);
+    cudaGraph_t graph;
+    cr_assert_eq(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+    cr_assert_eq(host[0], 0, "capturing must not run anything");
+    size_t nodes = 0;
+    cudaGraphGetNodes(graph, NULL, &nodes);
+    cr_assert_eq(nodes, 5, "memset, three kernels, one copy: %zu nodes", nodes);
+    cudaGraphExec_t exec;
+    cr_assert_eq(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    cudaGraphDestroy(graph);   /* the executable graph keeps its own copy */
+    for (int replay = 0; replay < 2; replay++) {
+        cr_assert_eq(cudaGraphLaunch(exec, stream), cudaSuccess);
+        cudaStreamSynchronize(stream);
+        for (int i = 0; i < n; i++) cr_assert_eq(host[i], 3, "replay %d: host[%d] = %d", replay, i, host[i]);
+        host[0] = -1;
+    }
+    cudaGraphExecDestroy(exec);
+    cudaStreamDestroy(stream);
+}
+
+Test(graphs, legacy_stream_work_during_capture_invalidates_it, .timeout = 10, .init = cr_redirect_stderr)
+{
+    int *x;
+    cudaMalloc(&x, 32 * sizeof(int));
+    cudaStream_t stream;
+    cudaStreamCreate(&stream);
+    cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+    add_one<<<1, 32>>>(x, 32);   /* the legacy default stream */
+    cr_assert_eq(cudaGetLastError(), cudaErrorStreamCaptureImplicit);
+    cudaGraph_t graph;
+    cr_assert_eq(cudaStreamEndCapture(stream, &graph), cudaErrorStreamCaptureInvalidated);
+    cr_assert_eq(cudaStreamBeginCapture(NULL, cudaStreamCaptureModeGlobal), cudaErrorStreamCaptureUnsupported);
+    cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed);
+    cr_assert_eq(cudaMemset(x, 0, 32 * sizeof(int)), cudaSuccess, "relaxed capture lets other work through");
+    cr_assert_eq(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+    cudaGraphDestroy(graph);
+}
