@@ -4,6 +4,7 @@
  * Built by tools/simcc like any program, so it also tests the launch rewriting. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <cstring>
 #include <string>
 
 /* Everything the test printed to stderr so far (for tests that expect a message). */
@@ -424,4 +425,53 @@ Test(host_api, error_names_and_strings_match_cuda, .timeout = 10)
     cr_assert_eq(prop.multiProcessorCount, 132);
     cr_assert_eq(prop.maxThreadsPerBlock, 1024);
     cr_assert_eq(prop.sharedMemPerBlock, 48 * 1024);
+}
+
+/* ---------------------------------------------------------------------------------
+ * The simulated GPU follows SIM_GPU; __constant__ memory */
+
+Test(device, limits_follow_sim_gpu, .timeout = 10, .init = cr_redirect_stderr)
+{
+    setenv("SIM_GPU", "t4", 1);   /* before the first CUDA call of this test's process */
+    cudaDeviceProp prop;
+    cr_assert_eq(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+    cr_assert(strstr(prop.name, "T4") != NULL, "name: %s", prop.name);
+    cr_assert_eq(prop.major, 7);
+    cr_assert_eq(prop.minor, 5);
+    cr_assert_eq(prop.multiProcessorCount, 40);
+    cr_assert_eq(prop.maxThreadsPerMultiProcessor, 1024);
+    cr_assert_eq(prop.sharedMemPerBlockOptin, 64 * 1024);
+    cr_assert_eq(cudaFuncSetAttribute(touch_dynamic_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024),
+                 cudaErrorInvalidValue, "a T4 block cannot opt in to 100 KiB");
+}
+
+__constant__ float coefficients[4];
+__device__ int launches_seen;
+
+__global__ void polynomial(const float *x, float *y, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) launches_seen++;
+    if (i < n) y[i] = coefficients[0] + x[i] * (coefficients[1] + x[i] * (coefficients[2] + x[i] * coefficients[3]));
+}
+
+Test(device, constant_memory_and_device_variables, .timeout = 10, .init = cr_redirect_stderr)
+{
+    float c[4] = {1, 2, 3, 4}, hx[8], hy[8], *x, *y;
+    for (int i = 0; i < 8; i++) hx[i] = i * 0.5f;
+    cr_assert_eq(cudaMemcpyToSymbol(coefficients, c, sizeof c), cudaSuccess);
+    cudaMalloc(&x, sizeof hx), cudaMalloc(&y, sizeof hy);
+    cudaMemcpy(x, hx, sizeof hx, cudaMemcpyHostToDevice);
+    polynomial<<<1, 32>>>(x, y, 8);
+    polynomial<<<1, 32>>>(x, y, 8);
+    cr_assert_eq(cudaGetLastError(), cudaSuccess);
+    cudaMemcpy(hy, y, sizeof hy, cudaMemcpyDeviceToHost);
+    for (int i = 0; i < 8; i++) {
+        float v = hx[i];
+        cr_assert_float_eq(hy[i], 1 + v * (2 + v * (3 + v * 4)), 1e-5, "y[%d]", i);
+    }
+    int seen = 0;
+    cr_assert_eq(cudaMemcpyFromSymbol(&seen, launches_seen, sizeof seen), cudaSuccess);
+    cr_assert_eq(seen, 2);
+    cr_assert_eq(cudaMemcpyToSymbol(coefficients, c, 2 * sizeof c), cudaErrorInvalidValue, "larger than the symbol");
 }
