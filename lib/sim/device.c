@@ -66,6 +66,7 @@ static void load_device(void)
         .shared_per_block = 48 * 1024,
         .shared_per_block_optin = (size_t)table_number(t, row, "shared_memory_per_block_kib") * 1024,
         .shared_per_multiprocessor = (size_t)table_number(t, row, "shared_memory_per_sm_kib") * 1024,
+        .shared_reserved_per_block = (size_t)table_number(t, row, "shared_memory_reserved_per_block_bytes"),
         .registers_per_block = 65536,
         .registers_per_multiprocessor = (int)table_number(t, row, "registers_per_sm"),
         .max_threads_per_multiprocessor = (int)table_number(t, row, "max_threads_per_sm"),

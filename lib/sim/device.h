@@ -15,6 +15,7 @@ typedef struct sim_device_limits {
     size_t shared_per_block;           /* without opting in: 48 KiB on every GPU since Kepler */
     size_t shared_per_block_optin;     /* the most a kernel can opt in to */
     size_t shared_per_multiprocessor;
+    size_t shared_reserved_per_block;  /* what the driver keeps of each block's shared memory */
     int registers_per_block;
     int registers_per_multiprocessor;
     int max_threads_per_multiprocessor;

@@ -48,6 +48,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device)
     prop->sharedMemPerBlock = d->shared_per_block;
     prop->sharedMemPerBlockOptin = d->shared_per_block_optin;
     prop->sharedMemPerMultiprocessor = d->shared_per_multiprocessor;
+    prop->reservedSharedMemPerBlock = d->shared_reserved_per_block;
     prop->regsPerBlock = d->registers_per_block;
     prop->regsPerMultiprocessor = d->registers_per_multiprocessor;
     prop->warpSize = 32;

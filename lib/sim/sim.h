@@ -86,6 +86,7 @@ typedef struct cudaDeviceProp {
     size_t sharedMemPerBlock;
     size_t sharedMemPerBlockOptin;
     size_t sharedMemPerMultiprocessor;
+    size_t reservedSharedMemPerBlock;
     int regsPerBlock;
     int regsPerMultiprocessor;
     int warpSize;

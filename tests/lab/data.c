@@ -88,3 +88,25 @@ Test(models, parameter_counts_match_the_shapes, .timeout = 5)
     cr_assert(table_number(t, table_find(t, "name", "Llama-2-7B"), "parameters") == 6738415616.0);
     table_free(t);
 }
+
+Test(gpus, occupancy_columns_follow_the_compute_capability, .timeout = 5)
+{
+    table *t = load("gpus.csv");
+    for (int r = 0; r < t->rows; r++) {
+        const char *name = table_text(t, r, "name");
+        double capability = table_number(t, r, "compute_capability");
+        cr_assert(table_number(t, r, "sm_subpartitions") == 4, "%s: 4 warp schedulers per SM since Volta", name);
+        cr_assert(table_number(t, r, "register_allocation_unit") == 256, "%s: registers are allocated 256 at a time", name);
+        cr_assert(table_number(t, r, "max_registers_per_thread") == 255, "%s: at most 255 registers a thread", name);
+        double unit = table_number(t, r, "shared_memory_allocation_unit_bytes");
+        cr_assert(unit == (capability >= 8.0 ? 128 : 256), "%s: shared memory allocation unit %g", name, unit);
+        double reserved = table_number(t, r, "shared_memory_reserved_per_block_bytes");
+        double per_sm = table_number(t, r, "shared_memory_per_sm_kib"), per_block = table_number(t, r, "shared_memory_per_block_kib");
+        cr_assert(reserved == (capability >= 8.0 ? 1024 : 0), "%s: %g bytes reserved per block", name, reserved);
+        cr_assert(capability < 8.0 || (per_sm - per_block) * 1024 == reserved,
+                  "%s: the per-block limit is the SM's shared memory less the reservation", name);
+        cr_assert(table_number(t, r, "max_threads_per_sm") == 32 * table_number(t, r, "max_warps_per_sm"),
+                  "%s: threads per SM = 32 x warps per SM", name);
+    }
+    table_free(t);
+}

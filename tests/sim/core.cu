@@ -425,6 +425,7 @@ Test(host_api, error_names_and_strings_match_cuda, .timeout = 10)
     cr_assert_eq(prop.multiProcessorCount, 132);
     cr_assert_eq(prop.maxThreadsPerBlock, 1024);
     cr_assert_eq(prop.sharedMemPerBlock, 48 * 1024);
+    cr_assert_eq(prop.reservedSharedMemPerBlock, 1024, "compute capability 8.0 and later reserve 1 KiB a block");
 }
 
 /* ---------------------------------------------------------------------------------
@@ -441,6 +442,7 @@ Test(device, limits_follow_sim_gpu, .timeout = 10, .init = cr_redirect_stderr)
     cr_assert_eq(prop.multiProcessorCount, 40);
     cr_assert_eq(prop.maxThreadsPerMultiProcessor, 1024);
     cr_assert_eq(prop.sharedMemPerBlockOptin, 64 * 1024);
+    cr_assert_eq(prop.reservedSharedMemPerBlock, 0, "Turing reserves none");
     cr_assert_eq(cudaFuncSetAttribute(touch_dynamic_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024),
                  cudaErrorInvalidValue, "a T4 block cannot opt in to 100 KiB");
 }
