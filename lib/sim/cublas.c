@@ -5,8 +5,9 @@
  * INVALID_VALUE) and then checks that each matrix, as its sizes and leading dimension say
  * it will be read or written, lies inside one live cudaMalloc allocation: a host pointer or
  * an overrun makes a real cuBLAS kernel fault, so here it is reported and leaves the sticky
- * cudaErrorIllegalAddress behind. Half and bfloat16 inputs are widened to float; FP32 with
- * TF32 allowed rounds inputs to TF32 first, as the Tensor Cores would. */
+ * cudaErrorIllegalAddress behind. Half and bfloat16 inputs are widened to float; FP32 inputs
+ * are narrowed first where the compute type allows a GPU to (TF32, FP16 or BF16), as its
+ * Tensor Cores would. */
 #include "internal.h"
 #include "runtime.h"
 
@@ -138,19 +139,29 @@ static int matrix_on_device(const char *call, const char *name, const void *poin
     return 0;
 }
 
-/* Rounds a float to TF32 (10 mantissa bits), to nearest, ties away from zero as the
- * conversion Tensor Cores use for FP32 inputs does. */
-static float round_to_tf32(float x)
+/* How FP32 inputs are narrowed before the multiply when the compute type allows it. */
+typedef enum { KEEP_FP32, TO_TF32, TO_FP16, TO_BF16 } input_rounding;
+
+/* TF32 keeps 10 mantissa bits; the rounding is to nearest, ties away from zero, as PTX's
+ * cvt.rna.tf32.f32 (the conversion for Tensor Core inputs) is documented to do. */
+static float round_input(float x, input_rounding rounding)
 {
     unsigned bits;
-    memcpy(&bits, &x, 4);
-    if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & ~0x1fffu;
-    memcpy(&x, &bits, 4);
+    switch (rounding) {
+    case KEEP_FP32: return x;
+    case TO_FP16: return sim_half_bits_to_float(sim_float_to_half_bits(x, SIM_TO_NEAREST_EVEN));
+    case TO_BF16: return sim_bfloat16_bits_to_float(sim_float_to_bfloat16_bits(x, SIM_TO_NEAREST_EVEN));
+    case TO_TF32:
+        memcpy(&bits, &x, 4);
+        if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & ~0x1fffu;
+        memcpy(&x, &bits, 4);
+        return x;
+    }
     return x;
 }
 
 /* A float copy of a matrix of any supported type (rows x cols, leading dimension ld). */
-static float *widened(const void *data, cudaDataType type, int rows, int cols, int ld, int tf32)
+static float *widened(const void *data, cudaDataType type, int rows, int cols, int ld, input_rounding rounding)
 {
     size_t count = (size_t)(cols - 1) * (size_t)ld + (size_t)rows, i;
     float *out = malloc(count * sizeof *out);
@@ -163,7 +174,7 @@ static float *widened(const void *data, cudaDataType type, int rows, int cols, i
             unsigned short h = ((const unsigned short *)data)[i];
             v = type == CUDA_R_16BF ? sim_bfloat16_bits_to_float(h) : sim_half_bits_to_float(h);
         }
-        out[i] = tf32 ? round_to_tf32(v) : v;
+        out[i] = round_input(v, rounding);
     }
     return out;
 }
@@ -190,7 +201,7 @@ static cublasStatus_t check_gemm(const char *call, cublasHandle_t handle, cublas
 static cublasStatus_t gemm_typed(const char *call, cublasHandle_t handle, cublasOperation_t transa,
                                  cublasOperation_t transb, int m, int n, int k, float alpha, const void *A,
                                  cudaDataType a_type, int lda, const void *B, cudaDataType b_type, int ldb, float beta,
-                                 void *C, cudaDataType c_type, int ldc, int tf32)
+                                 void *C, cudaDataType c_type, int ldc, input_rounding rounding)
 {
     int a_rows = transa == CUBLAS_OP_N ? m : k, a_cols = transa == CUBLAS_OP_N ? k : m;
     int b_rows = transb == CUBLAS_OP_N ? k : n, b_cols = transb == CUBLAS_OP_N ? n : k;
@@ -200,9 +211,9 @@ static cublasStatus_t gemm_typed(const char *call, cublasHandle_t handle, cublas
         !matrix_on_device(call, "C", C, m, n, ldc, c_size))
         return CUBLAS_STATUS_EXECUTION_FAILED;
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
-    float *a = k ? widened(A, a_type, a_rows, a_cols, lda, tf32) : NULL;
-    float *b = k ? widened(B, b_type, b_rows, b_cols, ldb, tf32) : NULL;
-    float *c = c_type == CUDA_R_32F ? (float *)C : widened(C, c_type, m, n, ldc, 0);
+    float *a = k ? widened(A, a_type, a_rows, a_cols, lda, rounding) : NULL;
+    float *b = k ? widened(B, b_type, b_rows, b_cols, ldb, rounding) : NULL;
+    float *c = c_type == CUDA_R_32F ? (float *)C : widened(C, c_type, m, n, ldc, KEEP_FP32);
     float zero = 0;
     cblas_sgemm(CBLAS_COL_MAJOR, transa == CUBLAS_OP_N ? CBLAS_NO_TRANS : CBLAS_TRANS,
                 transb == CUBLAS_OP_N ? CBLAS_NO_TRANS : CBLAS_TRANS, m, n, k, alpha, a ? a : &zero, lda,
@@ -229,7 +240,7 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa, cubl
     if (status != CUBLAS_STATUS_SUCCESS) return status;
     return gemm_typed("cublasSgemm", handle, transa, transb, m, n, k, *alpha, A, CUDA_R_32F, lda, B,
                       CUDA_R_32F, ldb, *beta, C, CUDA_R_32F, ldc,
-                      handle->math == CUBLAS_TF32_TENSOR_OP_MATH);
+                      handle->math == CUBLAS_TF32_TENSOR_OP_MATH ? TO_TF32 : KEEP_FP32);
 }
 
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
@@ -251,10 +262,18 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
                 Atype, Btype, Ctype, computeType);
         return CUBLAS_STATUS_NOT_SUPPORTED;
     }
-    int tf32 = Atype == CUDA_R_32F && (computeType == CUBLAS_COMPUTE_32F_FAST_TF32 ||
-                                       (computeType == CUBLAS_COMPUTE_32F && handle->math == CUBLAS_TF32_TENSOR_OP_MATH));
+    /* FP32 inputs may be narrowed: the FAST compute types allow it and a GPU does it, so the
+     * simulator does too rather than silently computing more exactly than the GPU would. */
+    input_rounding rounding = KEEP_FP32;
+    if (Atype == CUDA_R_32F) {
+        if (computeType == CUBLAS_COMPUTE_32F_FAST_TF32 ||
+            (computeType == CUBLAS_COMPUTE_32F && handle->math == CUBLAS_TF32_TENSOR_OP_MATH))
+            rounding = TO_TF32;
+        else if (computeType == CUBLAS_COMPUTE_32F_FAST_16F) rounding = TO_FP16;
+        else if (computeType == CUBLAS_COMPUTE_32F_FAST_16BF) rounding = TO_BF16;
+    }
     return gemm_typed("cublasGemmEx", handle, transa, transb, m, n, k, *(const float *)alpha, A, Atype, lda, B, Btype,
-                      ldb, *(const float *)beta, C, Ctype, ldc, tf32);
+                      ldb, *(const float *)beta, C, Ctype, ldc, rounding);
 }
 
 cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
@@ -269,7 +288,7 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
     for (int i = 0; i < batchCount; i++) {
         status = gemm_typed("cublasSgemmStridedBatched", handle, transa, transb, m, n, k, *alpha, A + i * strideA,
                             CUDA_R_32F, lda, B + i * strideB, CUDA_R_32F, ldb, *beta, C + i * strideC, CUDA_R_32F, ldc,
-                            handle->math == CUBLAS_TF32_TENSOR_OP_MATH);
+                            handle->math == CUBLAS_TF32_TENSOR_OP_MATH ? TO_TF32 : KEEP_FP32);
         if (status != CUBLAS_STATUS_SUCCESS) return status;
     }
     return CUBLAS_STATUS_SUCCESS;

@@ -36,23 +36,27 @@ typedef struct metrics_state {
     size_t note_count, note_capacity;
 } metrics_state;
 
-static int enabled = -1;
+static int asked_by_program;         /* sim_metrics_enable(1) */
 int sim_metrics_counting;
 static sim_launch_metrics current;
 static sim_launch_metrics *history;
 static int history_count, history_capacity;
 static double next_flops;
 
-int sim_metrics_enabled(void)
+/* SIM_REPORT=1 in the environment: count and print every launch, whatever the program asks. */
+static int report_requested(void)
 {
-    if (enabled < 0) {
+    static int requested = -1;
+    if (requested < 0) {
         const char *report = getenv("SIM_REPORT");
-        enabled = report && *report && *report != '0';
+        requested = report && *report && *report != '0';
     }
-    return enabled;
+    return requested;
 }
 
-void sim_metrics_enable(int on) { enabled = on != 0; }
+int sim_metrics_enabled(void) { return asked_by_program || report_requested(); }
+
+void sim_metrics_enable(int on) { asked_by_program = on != 0; }
 void sim_declare_flops(double flops) { next_flops = flops; }
 
 /* ---------------------------------------------------------------------------------
@@ -202,8 +206,7 @@ void sim_metrics_end_launch(int failed)
         history = realloc(history, (size_t)history_capacity * sizeof *history);
     }
     history[history_count++] = current;
-    const char *report = getenv("SIM_REPORT");
-    if (report && *report && *report != '0') sim_metrics_print(stderr, &current);
+    if (report_requested()) sim_metrics_print(stderr, &current);
 }
 
 int sim_metrics_count(void) { return history_count; }

@@ -167,6 +167,15 @@ Test(cublas, tf32_rounds_the_inputs, .timeout = 10)
     cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH);
     cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, da, 1, db, 1, &zero, dc, 1);
     cr_assert_eq(to_host(dc, 1)[0], 1.0f, "so does Sgemm in TF32 math mode");
+    cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
+    std::vector<float> big = {65536.0f + 32.0f};   /* exact in FP32; BF16 keeps 8 significant bits: 65536 */
+    float *dbig = to_device(big);
+    cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, dbig, CUDA_R_32F, 1, db, CUDA_R_32F, 1, &zero, dc, CUDA_R_32F, 1,
+                 CUBLAS_COMPUTE_32F_FAST_16BF, CUBLAS_GEMM_DEFAULT);
+    cr_assert_eq(to_host(dc, 1)[0], 65536.0f, "FAST_16BF narrows FP32 inputs to BF16");
+    cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &one, da, CUDA_R_32F, 1, db, CUDA_R_32F, 1, &zero, dc, CUDA_R_32F, 1,
+                 CUBLAS_COMPUTE_32F_FAST_16F, CUBLAS_GEMM_DEFAULT);
+    cr_assert_eq(to_host(dc, 1)[0], 1.0f, "FAST_16F narrows FP32 inputs to FP16: 1 + 2^-12 becomes 1");
     cublasDestroy(handle);
 }
 

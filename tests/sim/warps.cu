@@ -339,6 +339,12 @@ Test(conversions, known_values_and_directed_rounding, .timeout = 10)
     cr_assert_eq(__half_as_ushort(__float2half_rn(-NAN)), 0x7fff, "every NaN becomes 0x7fff, as CUDA's does");
     cr_assert_eq(__bfloat16_as_ushort(__float2bfloat16_rn(1.00390625f)), 0x3f80, "1 + 2^-8 is a tie: to even");
     cr_assert_eq(__bfloat16_as_ushort(__float2bfloat16_rn(1.01171875f)), 0x3f82, "1 + 3 x 2^-8: tie to even, up");
+    /* One rounding in __hfma: 1.01953125 x (2009 x 2^-22) + 1 = 1 + 2^-11 + 244 x 2^-32 lies just
+     * above the tie between 1 and 1 + 2^-10, so it rounds up to 0x3c01; rounding first to
+     * float lands on the tie and then rounds to even, 0x3c00. */
+    cr_assert_eq(__half_as_ushort(__hfma(__ushort_as_half(0x3c14), __ushort_as_half(0x0fd9), __float2half(1.0f))), 0x3c01);
+    cr_assert_eq(__half_as_ushort(__double2half(1.0 + ldexp(1.0, -11) + ldexp(1.0, -40))), 0x3c01,
+                 "__double2half rounds once too");
     __half a = __float2half(0.1f), b = __float2half(0.2f);
     cr_assert_eq(__half_as_ushort(__hadd(a, b)), __half_as_ushort(__float2half((float)a + (float)b)));
     cr_assert_eq((float)__hfma(__float2half(2.0f), __float2half(3.0f), __float2half(1.0f)), 7.0f);

@@ -49,7 +49,7 @@ static inline __nv_bfloat16 __hadd(__nv_bfloat16 a, __nv_bfloat16 b) { return a 
 static inline __nv_bfloat16 __hmul(__nv_bfloat16 a, __nv_bfloat16 b) { return a * b; }
 static inline __nv_bfloat16 __hfma(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c)
 {
-    return __nv_bfloat16((float)fma((double)(float)a, (double)(float)b, (double)(float)c));
+    return sim_bfloat16_from_bits(sim_double_to_bfloat16_bits(fma((double)(float)a, (double)(float)b, (double)(float)c)));
 }
 static inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return __nv_bfloat162{__float2bfloat16_rn(a), __float2bfloat16_rn(b)}; }
 static inline float2 __bfloat1622float2(__nv_bfloat162 b) { return make_float2((float)b.x, (float)b.y); }

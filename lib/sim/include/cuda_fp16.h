@@ -5,7 +5,8 @@
  * rounding to nearest, subnormals kept, and every NaN becoming the canonical 0x7fff.
  * Arithmetic is done in float and rounded once: a float holds every sum, difference and
  * product of two halves closely enough (24 >= 2 x 11 + 2 bits) that this rounding is the
- * one IEEE 754 prescribes. __hfma goes through double. */
+ * one IEEE 754 prescribes. __hfma and __double2half round from double through a
+ * round-to-odd float, so that they too round once. */
 #ifndef SIM_CUDA_FP16_H
 #define SIM_CUDA_FP16_H
 
@@ -56,7 +57,7 @@ static inline __half __float2half_rn(float f) { return sim_half_from_bits(sim::f
 static inline __half __float2half_rz(float f) { return sim_half_from_bits(sim::float_to_half_bits(f, sim::TOWARD_ZERO)); }
 static inline __half __float2half_rd(float f) { return sim_half_from_bits(sim::float_to_half_bits(f, sim::DOWN)); }
 static inline __half __float2half_ru(float f) { return sim_half_from_bits(sim::float_to_half_bits(f, sim::UP)); }
-static inline __half __double2half(double d) { return __half((float)d); }
+static inline __half __double2half(double d) { return sim_half_from_bits(sim_double_to_half_bits(d)); }
 static inline float __half2float(__half h) { return (float)h; }
 static inline __half __int2half_rn(int i) { return __half((float)i); }
 static inline int __half2int_rn(__half h) { return (int)rintf((float)h); }
@@ -72,9 +73,11 @@ static inline __half __hmul(__half a, __half b) { return a * b; }
 static inline __half __hdiv(__half a, __half b) { return a / b; }
 static inline __half __hneg(__half a) { return -a; }
 static inline __half __habs(__half a) { a.__x &= 0x7fffu; return a; }
+/* The product of two halves is exact in double and so is its sum with a third up to the
+ * one rounding double makes, which is then rounded to half without a second error. */
 static inline __half __hfma(__half a, __half b, __half c)
 {
-    return __half((float)fma((double)(float)a, (double)(float)b, (double)(float)c));
+    return sim_half_from_bits(sim_double_to_half_bits(fma((double)(float)a, (double)(float)b, (double)(float)c)));
 }
 static inline bool __hisnan(__half a) { return (a.__x & 0x7fffu) > 0x7c00u; }
 static inline int __hisinf(__half a) { return (a.__x & 0x7fffu) == 0x7c00u ? (a.__x & 0x8000u ? -1 : 1) : 0; }

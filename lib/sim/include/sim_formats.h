@@ -76,4 +76,30 @@ static inline float sim_bfloat16_bits_to_float(unsigned short b)
     return f;
 }
 
+/* A double rounded to float "to odd": truncated, with the last bit set if anything was lost.
+ * Rounding that float once more to a format of at most 22 bits then gives exactly the
+ * correctly rounded result of the double (the intermediate keeps two bits more than needed),
+ * which a plain double -> float -> half chain does not. Finite, in-range values only. */
+static inline float sim_double_to_float_round_to_odd(double d)
+{
+    float f = (float)d;
+    if ((double)f == d || d != d) return f;
+    unsigned bits;
+    memcpy(&bits, &f, sizeof bits);
+    if ((d > 0) == ((double)f > d)) bits -= 1;   /* rounded away from zero: step back toward it */
+    bits |= 1u;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static inline unsigned short sim_double_to_half_bits(double d)
+{
+    return sim_float_to_half_bits(sim_double_to_float_round_to_odd(d), SIM_TO_NEAREST_EVEN);
+}
+
+static inline unsigned short sim_double_to_bfloat16_bits(double d)
+{
+    return sim_float_to_bfloat16_bits(sim_double_to_float_round_to_odd(d), SIM_TO_NEAREST_EVEN);
+}
+
 #endif
