@@ -139,6 +139,38 @@ static void write_output(void)
 /* ---------------------------------------------------------------------------------
  * Launches */
 
+/* Names of kernels declared as templates in this file: nvcc deduces their template
+ * arguments from a launch's arguments, the simulator's launcher cannot. */
+static char template_kernels[64][128];
+static int template_kernel_count;
+
+static void find_template_kernels(void)
+{
+    for (size_t i = 0; i < length; i++) {
+        if (!word_at(i, "template")) continue;
+        size_t j = i + strlen("template");
+        while (j < length && isspace((unsigned char)text[j])) j++;
+        if (text[j] != '<') continue;
+        int depth = 0;
+        do {
+            if (text[j] == '<') depth++;
+            if (text[j] == '>') depth--;
+            j++;
+        } while (j < length && depth > 0);
+        size_t paren = j;
+        while (paren < length && text[paren] != '(' && text[paren] != ';' && text[paren] != '{') paren++;
+        if (paren == length || text[paren] != '(') continue;
+        int is_kernel = 0;
+        for (size_t k = j; k + 10 <= paren; k++) is_kernel |= word_at(k, "__global__");
+        size_t end = skip_space_back(paren), start = end;
+        while (start > j && is_identifier_char(text[start - 1])) start--;
+        if (is_kernel && end > start && end - start < 128 && template_kernel_count < 64) {
+            memcpy(template_kernels[template_kernel_count], text + start, end - start);
+            template_kernels[template_kernel_count++][end - start] = 0;
+        }
+    }
+}
+
 /* The start of the kernel expression that ends just before `end`: an identifier,
  * possibly qualified (a::b) and possibly with template arguments (k<float, 4>). */
 static size_t kernel_expression_start(size_t end)
@@ -183,6 +215,10 @@ static void rewrite_launch(size_t open)
     for (size_t i = start; i < open && n < sizeof name - 1; i++)
         if (!isspace((unsigned char)text[i])) name[n++] = text[i];
     name[n] = 0;
+    for (int k = 0; k < template_kernel_count; k++)
+        if (strcmp(name, template_kernels[k]) == 0)
+            fail(start, "launching the template kernel %s needs its template arguments spelled out on the simulator,\n"
+                 "    e.g. %s<float><<<...>>>(...): nvcc deduces them from the arguments, tools/simcc cannot", name, name);
     add_edit(start, 0, "sim::launcher(");
     add_edit(open, 3, ", \"%s\", __FILE__, __LINE__, ", name);
     add_edit(close, 3, ")");
@@ -349,6 +385,7 @@ int main(int argc, char **argv)
     input_path = argv[1];
     read_input(input_path);
     classify();
+    find_template_kernels();
 
     char scopes[256];                /* for each open brace: does it open function scope? */
     int depth = 0, function_depth = 0;

@@ -43,7 +43,7 @@ verdict_counts verdict_print(FILE *out, const char *report_path, const char *day
 {
     const char *green = color ? "\033[32m" : "", *red = color ? "\033[31m" : "";
     const char *bold = color ? "\033[1m" : "", *dim = color ? "\033[2m" : "", *plain = color ? "\033[0m" : "";
-    verdict_counts counts = {0, 0};
+    verdict_counts counts = {0, 0, 0};
     outcome outcomes[512];
     FILE *report = fopen(report_path, "r");
     char *line = NULL;
@@ -70,21 +70,28 @@ verdict_counts verdict_print(FILE *out, const char *report_path, const char *day
         return counts;
     }
     qsort(outcomes, (size_t)counts.total, sizeof *outcomes, by_source_line);
-    for (int i = 0; i < counts.total; i++) counts.passed += strcmp(outcomes[i].status, "passed") == 0;
+    for (int i = 0; i < counts.total; i++) {
+        counts.passed += strcmp(outcomes[i].status, "passed") == 0;
+        counts.skipped += strcmp(outcomes[i].status, "skipped") == 0;
+    }
 
-    fprintf(out, "%sDay %s — %d of %d checks passed%s %s(%s)%s\n", bold, day, counts.passed, counts.total,
-            plain, dim, what, plain);
+    fprintf(out, "%sDay %s — %d of %d checks passed", bold, day, counts.passed, counts.total - counts.skipped);
+    if (counts.skipped) fprintf(out, ", %d skipped", counts.skipped);
+    fprintf(out, "%s %s(%s)%s\n", plain, dim, what, plain);
     for (int i = 0; i < counts.total; i++) {
         outcome *o = &outcomes[i];
-        int passed = strcmp(o->status, "passed") == 0;
-        fprintf(out, "  %s%s%s %s", passed ? green : red, passed ? "PASS" : "FAIL", plain, o->name);
-        if (!passed && strcmp(o->status, "failed") != 0) fprintf(out, " (%s)", o->status);
+        int passed = strcmp(o->status, "passed") == 0, skipped = strcmp(o->status, "skipped") == 0;
+        fprintf(out, "  %s%s%s %s", passed ? green : skipped ? dim : red, passed ? "PASS" : skipped ? "SKIP" : "FAIL",
+                plain, o->name);
+        if (!passed && !skipped && strcmp(o->status, "failed") != 0) fprintf(out, " (%s)", o->status);
         fputc('\n', out);
-        if (!passed) {
+        if (skipped && *o->reason) print_indented(out, "         ", o->reason);
+        if (!passed && !skipped) {
             if (*o->reason) print_indented(out, "         ", o->reason);
             int hint_already_shown = 0;
             for (int j = 0; j < i; j++)
-                hint_already_shown |= strcmp(outcomes[j].status, "passed") != 0 && strcmp(outcomes[j].hint, o->hint) == 0;
+                hint_already_shown |= strcmp(outcomes[j].status, "passed") != 0 &&
+                                      strcmp(outcomes[j].status, "skipped") != 0 && strcmp(outcomes[j].hint, o->hint) == 0;
             if (*o->hint && !hint_already_shown) {
                 fprintf(out, "%s", dim);
                 print_indented(out, "         hint: ", o->hint);
@@ -94,7 +101,7 @@ verdict_counts verdict_print(FILE *out, const char *report_path, const char *day
     }
     for (int i = 0; i < counts.total; i++)
         free(outcomes[i].status), free(outcomes[i].name), free(outcomes[i].reason), free(outcomes[i].hint);
-    if (counts.passed == counts.total)
+    if (counts.passed + counts.skipped == counts.total && counts.passed > 0)
         fprintf(out, "%s%sAll checks pass.%s\n", bold, green, plain);
     else
         fprintf(out, "%sNot yet.%s Fix the first FAIL above, then run the check again; `make hint DAY=%s` helps.\n",

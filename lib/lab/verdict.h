@@ -10,7 +10,9 @@
 extern "C" {
 #endif
 
-typedef struct verdict_counts { int passed, total; } verdict_counts;
+/* Skipped checks (e.g. counts only the simulator makes, on a real GPU) are neither passed
+ * nor failed; a day passes when at least one check passed and none failed. */
+typedef struct verdict_counts { int passed, skipped, total; } verdict_counts;
 
 /* Prints the verdict for one day and returns the counts; total == 0 means the report was
  * missing or empty (the tests never ran). */

@@ -18,7 +18,7 @@ typedef struct shadow_word {
     uint16_t writer, first_reader, last_reader;
     uint16_t write_epoch, read_epoch;
     uint8_t many_readers, readers_in_several_warps;
-    const void *write_site, *read_site;
+    const void *write_site, *first_read_site, *last_read_site;
 } shadow_word;
 
 static shadow_word *shadow_of(worker *w)
@@ -74,10 +74,13 @@ void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, vo
             report(w, word, is_write ? "wrote" : "read", s->writer, "wrote", site, s->write_site);
         if (is_write) {
             if (s->read_interval == interval) {
-                unsigned other = s->last_reader != self ? s->last_reader : s->first_reader;
+                /* Name a reader other than this thread, at the place where it read. */
+                int last_is_other = s->last_reader != self;
+                unsigned other = last_is_other ? s->last_reader : s->first_reader;
+                const void *other_site = last_is_other ? s->last_read_site : s->first_read_site;
                 int others_read = s->many_readers || s->first_reader != self;
                 int ordered = !s->readers_in_several_warps && ordered_in_warp(w, other, s->read_epoch, self);
-                if (others_read && !ordered) report(w, word, "wrote", other, "read", site, s->read_site);
+                if (others_read && !ordered) report(w, word, "wrote", other, "read", site, other_site);
             }
             s->writer = (uint16_t)self;
             s->write_interval = interval;
@@ -85,13 +88,13 @@ void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, vo
             s->write_site = site;
         } else if (s->read_interval != interval) {
             *s = (shadow_word){s->write_interval, interval, s->writer, (uint16_t)self, (uint16_t)self,
-                               s->write_epoch, epoch, 0, 0, s->write_site, site};
+                               s->write_epoch, epoch, 0, 0, s->write_site, site, site};
         } else if (s->last_reader != self) {
             s->many_readers = 1;
             s->readers_in_several_warps |= s->first_reader / WARP_SIZE != warp;
             s->last_reader = (uint16_t)self;
             s->read_epoch = epoch;
-            s->read_site = site;
+            s->last_read_site = site;
         }
     }
 }

@@ -4,6 +4,12 @@
 
 #include "sim.h"
 
+/* The runtime's own shorthand for the tagged types sim.h declares as CUDA's C headers do. */
+typedef enum cudaMemcpyKind cudaMemcpyKind;
+typedef struct cudaDeviceProp cudaDeviceProp;
+typedef enum cudaStreamCaptureMode cudaStreamCaptureMode;
+typedef enum cudaStreamCaptureStatus cudaStreamCaptureStatus;
+
 /* The error that a failed kernel leaves behind: every later call returns it. */
 cudaError_t sim_sticky_error(void);
 

@@ -57,30 +57,32 @@ typedef enum cudaError {
     cudaErrorUnknown = 999
 } cudaError_t;
 
-typedef enum cudaMemcpyKind {
+/* As in CUDA's own C headers, these types have no typedef: C code writes `enum cudaMemcpyKind`
+ * and `struct cudaDeviceProp` (C++ needs neither keyword), so C that builds here builds with nvcc. */
+enum cudaMemcpyKind {
     cudaMemcpyHostToHost = 0,
     cudaMemcpyHostToDevice = 1,
     cudaMemcpyDeviceToHost = 2,
     cudaMemcpyDeviceToDevice = 3,
     cudaMemcpyDefault = 4
-} cudaMemcpyKind;
+};
 
 typedef struct sim_stream *cudaStream_t;
 typedef struct sim_event *cudaEvent_t;
 typedef struct sim_graph *cudaGraph_t;
 typedef struct sim_graph_exec *cudaGraphExec_t;
 typedef struct sim_graph_node *cudaGraphNode_t;
-typedef enum cudaStreamCaptureMode {
+enum cudaStreamCaptureMode {
     cudaStreamCaptureModeGlobal = 0, cudaStreamCaptureModeThreadLocal = 1, cudaStreamCaptureModeRelaxed = 2
-} cudaStreamCaptureMode;
-typedef enum cudaStreamCaptureStatus {
+};
+enum cudaStreamCaptureStatus {
     cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1, cudaStreamCaptureStatusInvalidated = 2
-} cudaStreamCaptureStatus;
+};
 
 /* The fields of CUDA 13's cudaDeviceProp that the simulator fills in. (CUDA 13 removed
  * clockRate and memoryClockRate; they are absent here too, so code that compiles here
  * compiles with nvcc.) */
-typedef struct cudaDeviceProp {
+struct cudaDeviceProp {
     char name[256];
     size_t totalGlobalMem;
     size_t sharedMemPerBlock;
@@ -100,7 +102,7 @@ typedef struct cudaDeviceProp {
     int maxThreadsPerMultiProcessor;
     int maxBlocksPerMultiProcessor;
     int memoryBusWidth;
-} cudaDeviceProp;
+};
 
 /* The host API, as CUDA declares it. */
 cudaError_t cudaGetLastError(void);
@@ -111,7 +113,7 @@ const char *cudaGetErrorString(cudaError_t error);
 cudaError_t cudaGetDeviceCount(int *count);
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDevice(int *device);
-cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device);
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaDeviceReset(void);
 
@@ -120,8 +122,8 @@ cudaError_t cudaFree(void *pointer);
 cudaError_t cudaMallocHost(void **pointer, size_t bytes);
 cudaError_t cudaFreeHost(void *pointer);
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes);
-cudaError_t cudaMemcpy(void *destination, const void *source, size_t bytes, cudaMemcpyKind kind);
-cudaError_t cudaMemcpyAsync(void *destination, const void *source, size_t bytes, cudaMemcpyKind kind,
+cudaError_t cudaMemcpy(void *destination, const void *source, size_t bytes, enum cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void *destination, const void *source, size_t bytes, enum cudaMemcpyKind kind,
                             cudaStream_t stream);
 cudaError_t cudaMemset(void *pointer, int value, size_t bytes);
 cudaError_t cudaMemsetAsync(void *pointer, int value, size_t bytes, cudaStream_t stream);
@@ -140,9 +142,9 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float *milliseconds, cudaEvent_t start, cudaEvent_t end);
 
-cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode);
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
-cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus *status);
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus *status);
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags);
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
 cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *count);
