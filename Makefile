@@ -110,3 +110,29 @@ bench:
 
 clean:
 	rm -rf build
+
+# ---------------------------------------------------------------------------------
+# The toy Llama and the performance model (lib/llama, lib/perfmodel; tools/llama, tools/perfmodel).
+# Built for this machine's CPU (-march=native where the compiler has it): the engine's speed
+# is what the book measures and predicts.
+
+NATIVE_FLAGS := $(shell $(CC) -march=native -x c -c /dev/null -o /dev/null 2>/dev/null && echo -march=native)
+LLAMA_CFLAGS := -std=c11 -O3 $(NATIVE_FLAGS) -g -Wall -Wextra -fPIC -pthread
+LLAMA_OBJECTS := $(patsubst lib/llama/%.c,build/lib/llama/%.o,$(wildcard lib/llama/*.c))
+PERFMODEL_OBJECTS := $(patsubst lib/perfmodel/%.c,build/lib/perfmodel/%.o,$(wildcard lib/perfmodel/*.c))
+
+build/lib/llama/%.o: lib/llama/%.c $(wildcard lib/llama/*.h) | build/lib/llama
+	$(CC) $(LLAMA_CFLAGS) -c $< -o $@
+build/lib/libllama.a: $(LLAMA_OBJECTS)
+	rm -f $@ && ar rcs $@ $^
+build/lib/perfmodel/%.o: lib/perfmodel/%.c $(wildcard lib/perfmodel/*.h lib/llama/*.h) lib/lab/table.h | build/lib/perfmodel
+	$(CC) $(LLAMA_CFLAGS) -I lib/llama -I lib/lab -c $< -o $@
+build/lib/libperfmodel.a: $(PERFMODEL_OBJECTS)
+	rm -f $@ && ar rcs $@ $^
+build/tools/llama: tools/llama.c build/lib/libllama.a | build/tools
+	$(CC) $(LLAMA_CFLAGS) -I lib/llama -o $@ $< build/lib/libllama.a -lm
+build/tools/perfmodel: tools/perfmodel.c build/lib/libperfmodel.a build/lib/libllama.a build/lib/liblab.a | build/tools
+	$(CC) $(LLAMA_CFLAGS) -I lib/perfmodel -I lib/llama -I lib/lab -o $@ $< build/lib/libperfmodel.a \
+	    build/lib/libllama.a build/lib/liblab.a -lm
+build/lib/llama build/lib/perfmodel:
+	mkdir -p $@

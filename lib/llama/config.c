@@ -1,0 +1,156 @@
+/* config.c — a model's shape: the named shapes, the checks that refuse impossible
+ * dimensions, and every size derived from a shape (parameters, weight bytes in each
+ * format, the KV cache by the book's formula, a session's activation buffers). */
+#include "llama.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ----------------------------------------------------------------------------------
+ * Named shapes: llama2.c's TinyStories models (its README's table, and the 260K model of
+ * doc/stories260K.md, which uses grouped-query attention), and two small shapes for tests. */
+
+typedef struct {
+    const char *name;
+    LlamaConfig config;
+} NamedShape;
+
+static const NamedShape named_shapes[] = {
+    /*            dim  hidden layers heads kv  vocab  seq  tied */
+    {"260K",     {64,   172,   5,   8,    4,  512,   512, 1}},
+    {"15M",      {288,  768,   6,   6,    6,  32000, 256, 1}},
+    {"42M",      {512,  1376,  8,   8,    8,  32000, 1024, 1}},
+    {"110M",     {768,  2048,  12,  12,   12, 32000, 1024, 1}},
+    {"tiny",     {48,   112,   2,   6,    2,  96,    40,  0}},
+    {"tiny-mha", {48,   112,   2,   6,    6,  96,    40,  0}},
+};
+enum { NAMED_SHAPES = sizeof named_shapes / sizeof named_shapes[0] };
+
+const char *named_shape_list(void)
+{
+    static char list[256];
+    if (!list[0])
+        for (int i = 0; i < NAMED_SHAPES; i++) {
+            if (i) strcat(list, ", ");
+            strcat(list, named_shapes[i].name);
+        }
+    return list;
+}
+
+int named_shape(const char *name, LlamaConfig *config, char *error, size_t error_size)
+{
+    for (int i = 0; i < NAMED_SHAPES; i++)
+        if (strcmp(name, named_shapes[i].name) == 0) {
+            *config = named_shapes[i].config;
+            return 0;
+        }
+    snprintf(error, error_size, "unknown shape '%s'; the named shapes are: %s", name, named_shape_list());
+    return -1;
+}
+
+/* ----------------------------------------------------------------------------------
+ * Impossible dimensions. The limits are generous (a 405B model passes) but keep every
+ * index of the engine inside 64-bit arithmetic and every count inside an int. */
+
+enum { MAX_WIDTH = 1 << 24, MAX_COUNT = 1 << 16, MAX_SEQ_LEN = 1 << 22 };
+
+int validate_config(const LlamaConfig *c, char *error, size_t error_size)
+{
+    const struct { const char *name; int value, limit; } fields[] = {
+        {"dim", c->dim, MAX_WIDTH},           {"hidden_dim", c->hidden_dim, MAX_WIDTH},
+        {"n_layers", c->n_layers, MAX_COUNT}, {"n_heads", c->n_heads, MAX_COUNT},
+        {"n_kv_heads", c->n_kv_heads, MAX_COUNT}, {"vocab_size", c->vocab_size, MAX_WIDTH},
+        {"seq_len", c->seq_len, MAX_SEQ_LEN},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (fields[i].value < 1 || fields[i].value > fields[i].limit) {
+            snprintf(error, error_size, "impossible dimensions: %s = %d (it must be between 1 and %d)",
+                     fields[i].name, fields[i].value, fields[i].limit);
+            return -1;
+        }
+    if (c->dim % c->n_heads != 0) {
+        snprintf(error, error_size, "impossible dimensions: dim %d is not a multiple of n_heads %d "
+                 "(each head takes dim / n_heads of the residual stream)", c->dim, c->n_heads);
+        return -1;
+    }
+    if ((c->dim / c->n_heads) % 2 != 0) {
+        snprintf(error, error_size, "impossible dimensions: head_dim %d (dim %d / n_heads %d) is odd; "
+                 "RoPE rotates pairs of values", c->dim / c->n_heads, c->dim, c->n_heads);
+        return -1;
+    }
+    if (c->n_heads % c->n_kv_heads != 0) {
+        snprintf(error, error_size, "impossible dimensions: n_kv_heads %d does not divide n_heads %d "
+                 "(grouped-query attention shares each KV head among n_heads / n_kv_heads query heads)",
+                 c->n_kv_heads, c->n_heads);
+        return -1;
+    }
+    if (c->shared_classifier != 0 && c->shared_classifier != 1) {
+        snprintf(error, error_size, "impossible flag: shared_classifier = %d (0 or 1)", c->shared_classifier);
+        return -1;
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------------------------------
+ * Sizes derived from the shape */
+
+int head_dim_of(const LlamaConfig *c) { return c->dim / c->n_heads; }
+int kv_dim_of(const LlamaConfig *c) { return c->n_kv_heads * head_dim_of(c); }
+
+int64_t matrix_parameter_count(const LlamaConfig *c)
+{
+    int64_t dim = c->dim, hidden = c->hidden_dim, kv_dim = kv_dim_of(c);
+    int64_t per_layer = dim * dim            /* wq */
+                      + 2 * kv_dim * dim     /* wk, wv */
+                      + dim * dim            /* wo */
+                      + 3 * hidden * dim;    /* w1, w2, w3 */
+    int64_t embeddings = (int64_t)c->vocab_size * dim * (c->shared_classifier ? 1 : 2);
+    return embeddings + c->n_layers * per_layer;
+}
+
+int64_t parameter_count(const LlamaConfig *c)
+{
+    int64_t norms = (2 * (int64_t)c->n_layers + 1) * c->dim;  /* attention and MLP norm per layer, final norm */
+    return matrix_parameter_count(c) + norms;
+}
+
+int int8_group_size(const LlamaConfig *c, int wanted)
+{
+    int group = wanted < 1 ? 1 : wanted;
+    while (group > 1 && (c->dim % group != 0 || c->hidden_dim % group != 0)) group /= 2;
+    return group;
+}
+
+int64_t weights_bytes_of(const LlamaConfig *c, WeightFormat format, int group_size)
+{
+    int64_t matrices = matrix_parameter_count(c), norms = parameter_count(c) - matrices;
+    if (format == WEIGHTS_FP32) return 4 * (matrices + norms);
+    return matrices + 4 * (matrices / group_size) + 4 * norms;
+}
+
+int64_t kv_cache_bytes(int layers, int kv_heads, int head_dim, int bytes_per_element, int64_t tokens, int64_t batch)
+{
+    return 2 * (int64_t)layers * kv_heads * head_dim * bytes_per_element * tokens * batch;
+}
+
+int64_t kv_bytes_per_token(const LlamaConfig *c, int bytes_per_element)
+{
+    return kv_cache_bytes(c->n_layers, c->n_kv_heads, head_dim_of(c), bytes_per_element, 1, 1);
+}
+
+int step_rows_of(int batch, int capacity)
+{
+    int64_t rows = (int64_t)batch * capacity;
+    return rows < LLAMA_MAX_STEP_ROWS ? (int)rows : LLAMA_MAX_STEP_ROWS;
+}
+
+int64_t activation_bytes_of(const LlamaConfig *c, int batch, int capacity, int threads)
+{
+    /* must add up what build_session allocates: per row of a step x, xb, xb2, q (dim
+     * each), k, v (kv_dim), hb, hb2 (hidden_dim) and three ints; per thread a row of
+     * attention scores; a row of logits per sequence */
+    int64_t rows = step_rows_of(batch, capacity);
+    int64_t per_row = 4 * (int64_t)c->dim + 2 * (int64_t)kv_dim_of(c) + 2 * (int64_t)c->hidden_dim;
+    int64_t floats = rows * per_row + (int64_t)threads * capacity + (int64_t)batch * c->vocab_size;
+    return 4 * floats + 3 * 4 * rows;
+}

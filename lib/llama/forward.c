@@ -1,0 +1,341 @@
+/* forward.c — running the model: sessions (KV cache and activation buffers), the forward
+ * step over a set of token rows, and the three ways in: prefill, prefill_batch and
+ * decode_batch.
+ *
+ * One step function serves prefill and decode alike. A step is a list of rows, each a
+ * token of some sequence at some position; every layer first writes the keys and values of
+ * all rows into the cache and then lets each row attend to its own sequence's positions
+ * 0 .. its position. For a chunk of one prompt that is causal attention within the chunk;
+ * for a decode batch it is each sequence attending to its own history. The matrix
+ * multiplications see `rows` rows either way: matrix-vector work at one row, matrix-matrix
+ * work as rows grow. */
+#define _GNU_SOURCE
+#include "llama.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blocks.h"
+#include "matmul.h"
+#include "quantize.h"
+#include "threads.h"
+
+/* ----------------------------------------------------------------------------------
+ * Sessions */
+
+static double physical_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page_size > 0 ? (double)pages * (double)page_size : 1e18;
+}
+
+int build_session(Session *s, const Transformer *t, int batch, int capacity, int threads, char *error, size_t error_size)
+{
+    memset(s, 0, sizeof *s);
+    const LlamaConfig *c = &t->config;
+    if (batch < 1 || capacity < 1 || threads < 1) {
+        snprintf(error, error_size, "a session needs batch >= 1, capacity >= 1 token and threads >= 1 (got %d, %d, %d)",
+                 batch, capacity, threads);
+        return -1;
+    }
+    if (capacity > c->seq_len) {
+        snprintf(error, error_size, "a context of %d tokens does not fit: the model's seq_len is %d", capacity, c->seq_len);
+        return -1;
+    }
+    int64_t kv_bytes = kv_cache_bytes(c->n_layers, c->n_kv_heads, head_dim_of(c), (int)sizeof(float), capacity, batch);
+    int64_t activation_bytes = activation_bytes_of(c, batch, capacity, threads);
+    double memory = physical_memory_bytes();
+    if ((double)(kv_bytes + activation_bytes + t->weights_bytes) > memory) {
+        snprintf(error, error_size, "a batch of %d sequences of %d tokens does not fit: its FP32 KV cache is %.2f GB "
+                 "(2 x %d layers x %d kv heads x %d head_dim x 4 bytes x %d tokens x %d), activations %.2f GB and "
+                 "weights %.2f GB, but this machine has %.2f GB", batch, capacity, kv_bytes * 1e-9, c->n_layers,
+                 c->n_kv_heads, head_dim_of(c), capacity, batch, activation_bytes * 1e-9, t->weights_bytes * 1e-9,
+                 memory * 1e-9);
+        return -1;
+    }
+    s->transformer = t;
+    s->threads = threads;
+    s->max_rows = step_rows_of(batch, capacity);
+    int kv_dim = kv_dim_of(c);
+    size_t rows = (size_t)s->max_rows;
+    s->cache = (KVCache){.batch = batch, .capacity = capacity, .kv_dim = kv_dim};
+    s->cache.keys = calloc((size_t)(kv_bytes / 2 / 4), sizeof(float));
+    s->cache.values = calloc((size_t)(kv_bytes / 2 / 4), sizeof(float));
+    s->cache.length = calloc((size_t)batch, sizeof(int));
+    s->x = malloc(rows * (size_t)c->dim * sizeof(float));
+    s->xb = malloc(rows * (size_t)c->dim * sizeof(float));
+    s->xb2 = malloc(rows * (size_t)c->dim * sizeof(float));
+    s->q = malloc(rows * (size_t)c->dim * sizeof(float));
+    s->k = malloc(rows * (size_t)kv_dim * sizeof(float));
+    s->v = malloc(rows * (size_t)kv_dim * sizeof(float));
+    s->hb = malloc(rows * (size_t)c->hidden_dim * sizeof(float));
+    s->hb2 = malloc(rows * (size_t)c->hidden_dim * sizeof(float));
+    s->scores = malloc((size_t)threads * (size_t)capacity * sizeof(float));
+    s->logits = malloc((size_t)batch * (size_t)c->vocab_size * sizeof(float));
+    s->row_sequence = malloc(rows * sizeof(int));
+    s->row_position = malloc(rows * sizeof(int));
+    s->row_token = malloc(rows * sizeof(int));
+    s->activation_bytes = activation_bytes;
+    s->pool = threads > 1 ? build_thread_pool(threads) : NULL;
+    if (!s->cache.keys || !s->cache.values || !s->cache.length || !s->x || !s->xb || !s->xb2 || !s->q || !s->k ||
+        !s->v || !s->hb || !s->hb2 || !s->scores || !s->logits || !s->row_sequence || !s->row_position ||
+        !s->row_token || (threads > 1 && !s->pool)) {
+        snprintf(error, error_size, "out of memory (or threads) for a session: KV cache %.2f GB, activations %.2f GB, %d threads",
+                 kv_bytes * 1e-9, activation_bytes * 1e-9, threads);
+        free_session(s);
+        return -1;
+    }
+    return 0;
+}
+
+void free_session(Session *s)
+{
+    if (!s) return;
+    free_thread_pool(s->pool);
+    free(s->cache.keys);
+    free(s->cache.values);
+    free(s->cache.length);
+    free(s->x);
+    free(s->xb);
+    free(s->xb2);
+    free(s->q);
+    free(s->k);
+    free(s->v);
+    free(s->hb);
+    free(s->hb2);
+    free(s->scores);
+    free(s->logits);
+    free(s->row_sequence);
+    free(s->row_position);
+    free(s->row_token);
+    memset(s, 0, sizeof *s);
+}
+
+void reset_sequence(Session *s, int sequence)
+{
+    if (sequence >= 0 && sequence < s->cache.batch) s->cache.length[sequence] = 0;
+}
+
+/* Where the keys (or values) of one sequence and layer start. */
+static float *cache_at(const Session *s, float *base, int sequence, int layer)
+{
+    const KVCache *cache = &s->cache;
+    size_t layers = (size_t)s->transformer->config.n_layers;
+    return base + (((size_t)sequence * layers + (size_t)layer) * (size_t)cache->capacity) * (size_t)cache->kv_dim;
+}
+
+/* ----------------------------------------------------------------------------------
+ * The parallel parts of a step: matrix multiplications (threads split the outputs) and
+ * attention (threads split the row x head pairs) */
+
+typedef struct {
+    float *out;
+    const float *x;
+    int rows;
+    const WeightMatrix *weights;
+} MatmulJob;
+
+typedef struct {
+    MatmulJob jobs[3];
+    int count;
+} MatmulJobs;
+
+static void run_matmul_jobs(void *context, int thread, int threads)
+{
+    MatmulJobs *jobs = context;
+    for (int j = 0; j < jobs->count; j++) {
+        const MatmulJob *job = &jobs->jobs[j];
+        int first, last;
+        share_of(job->weights->rows, MATMUL_OUTPUT_TILE, thread, threads, &first, &last);
+        if (first < last) matmul(job->out, job->x, job->rows, job->weights, first, last);
+    }
+}
+
+/* out = x . W^T for up to three independent products at once (one wake-up of the pool) */
+static void multiply(Session *s, int count, MatmulJob a, MatmulJob b, MatmulJob c)
+{
+    MatmulJobs jobs = {{a, b, c}, count};
+    run_parallel(s->pool, run_matmul_jobs, &jobs);
+}
+
+typedef struct {
+    Session *session;
+    int layer, rows;
+} AttentionJob;
+
+static void run_attention(void *context, int thread, int threads)
+{
+    AttentionJob *job = context;
+    Session *s = job->session;
+    const LlamaConfig *c = &s->transformer->config;
+    int head_dim = head_dim_of(c), kv_dim = kv_dim_of(c), heads_per_kv_head = c->n_heads / c->n_kv_heads;
+    float *scores = s->scores + (size_t)thread * (size_t)s->cache.capacity;
+    int first, last;
+    share_of(job->rows * c->n_heads, 1, thread, threads, &first, &last);
+    for (int pair = first; pair < last; pair++) {
+        int row = pair / c->n_heads, head = pair % c->n_heads, kv_head = head / heads_per_kv_head;
+        int sequence = s->row_sequence[row], length = s->row_position[row] + 1;
+        size_t head_offset = (size_t)kv_head * (size_t)head_dim;
+        attend(s->xb + (size_t)row * c->dim + (size_t)head * head_dim, s->q + (size_t)row * c->dim + (size_t)head * head_dim,
+               cache_at(s, s->cache.keys, sequence, job->layer) + head_offset,
+               cache_at(s, s->cache.values, sequence, job->layer) + head_offset, length, kv_dim, head_dim, scores);
+    }
+}
+
+/* ----------------------------------------------------------------------------------
+ * One forward step over `rows` rows (s->row_sequence/position/token). The rows listed in
+ * logit_rows get logits, written to logits_out (one vocab_size row each, in list order). */
+
+static void forward_step(Session *s, int rows, const int *logit_rows, int logit_count, float *logits_out)
+{
+    const Transformer *t = s->transformer;
+    const LlamaConfig *c = &t->config;
+    int dim = c->dim, kv_dim = kv_dim_of(c), hidden = c->hidden_dim, head_dim = head_dim_of(c), half = head_dim / 2;
+
+    for (int r = 0; r < rows; r++) dequantize_row(s->x + (size_t)r * dim, &t->token_embedding, s->row_token[r]);
+
+    for (int l = 0; l < c->n_layers; l++) {
+        const LayerWeights *w = &t->layers[l];
+
+        /* attention: norm, project to q k v, rotate, cache, attend, project back, add */
+        for (int r = 0; r < rows; r++) rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_attention, dim);
+        multiply(s, 3, (MatmulJob){s->q, s->xb, rows, &w->wq}, (MatmulJob){s->k, s->xb, rows, &w->wk},
+                 (MatmulJob){s->v, s->xb, rows, &w->wv});
+        for (int r = 0; r < rows; r++) {
+            int position = s->row_position[r];
+            const float *angle_cos = t->rope_cos + (size_t)position * half, *angle_sin = t->rope_sin + (size_t)position * half;
+            rope(s->q + (size_t)r * dim, dim, head_dim, angle_cos, angle_sin);
+            rope(s->k + (size_t)r * kv_dim, kv_dim, head_dim, angle_cos, angle_sin);
+            size_t slot = (size_t)position * (size_t)kv_dim;
+            memcpy(cache_at(s, s->cache.keys, s->row_sequence[r], l) + slot, s->k + (size_t)r * kv_dim, (size_t)kv_dim * sizeof(float));
+            memcpy(cache_at(s, s->cache.values, s->row_sequence[r], l) + slot, s->v + (size_t)r * kv_dim, (size_t)kv_dim * sizeof(float));
+        }
+        AttentionJob attention = {s, l, rows};
+        run_parallel(s->pool, run_attention, &attention);
+        multiply(s, 1, (MatmulJob){s->xb2, s->xb, rows, &w->wo}, (MatmulJob){0}, (MatmulJob){0});
+        for (int r = 0; r < rows; r++) add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
+
+        /* MLP: norm, gate and up projections, SwiGLU, down projection, add */
+        for (int r = 0; r < rows; r++) rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_ffn, dim);
+        multiply(s, 2, (MatmulJob){s->hb, s->xb, rows, &w->w1}, (MatmulJob){s->hb2, s->xb, rows, &w->w3}, (MatmulJob){0});
+        for (int r = 0; r < rows; r++) swiglu(s->hb + (size_t)r * hidden, s->hb2 + (size_t)r * hidden, hidden);
+        multiply(s, 1, (MatmulJob){s->xb2, s->hb, rows, &w->w2}, (MatmulJob){0}, (MatmulJob){0});
+        for (int r = 0; r < rows; r++) add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
+    }
+
+    /* the classifier, only for the rows whose next token is wanted */
+    if (logit_count == 0) return;
+    for (int k = 0; k < logit_count; k++)
+        rmsnorm(s->xb + (size_t)k * dim, s->x + (size_t)logit_rows[k] * dim, t->rms_final, dim);
+    multiply(s, 1, (MatmulJob){logits_out, s->xb, logit_count, &t->classifier}, (MatmulJob){0}, (MatmulJob){0});
+}
+
+/* ----------------------------------------------------------------------------------
+ * The ways in: checks first, then rows packed into steps of at most max_rows */
+
+static int check_sequence(const Session *s, int sequence, int64_t adding, char *error, size_t error_size)
+{
+    if (sequence < 0 || sequence >= s->cache.batch) {
+        snprintf(error, error_size, "sequence %d does not exist: the session holds sequences 0 to %d", sequence,
+                 s->cache.batch - 1);
+        return -1;
+    }
+    if (adding < 1) {
+        snprintf(error, error_size, "sequence %d: nothing to add (%lld tokens)", sequence, (long long)adding);
+        return -1;
+    }
+    if (s->cache.length[sequence] + adding > s->cache.capacity) {
+        snprintf(error, error_size, "sequence %d would hold %lld tokens, but the session was built for %d per sequence",
+                 sequence, (long long)(s->cache.length[sequence] + adding), s->cache.capacity);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_tokens(const Session *s, const int *tokens, int n, char *error, size_t error_size)
+{
+    int vocab = s->transformer->config.vocab_size;
+    for (int i = 0; i < n; i++)
+        if (tokens[i] < 0 || tokens[i] >= vocab) {
+            snprintf(error, error_size, "token %d (at index %d) is outside the vocabulary 0 .. %d", tokens[i], i, vocab - 1);
+            return -1;
+        }
+    return 0;
+}
+
+/* A sequence may appear once in a call: its rows' positions are counted from its length. */
+static int check_distinct(const Session *s, const int *sequences, int count, char *error, size_t error_size)
+{
+    unsigned char *seen = calloc((size_t)s->cache.batch, 1);
+    int repeated = -1;
+    for (int i = 0; seen && i < count && repeated < 0; i++) {
+        if (seen[sequences[i]]) repeated = sequences[i];
+        seen[sequences[i]] = 1;
+    }
+    free(seen);
+    if (repeated >= 0) snprintf(error, error_size, "sequence %d appears twice in one call", repeated);
+    return repeated >= 0 ? -1 : 0;
+}
+
+const float *prefill_batch(Session *s, const int *sequences, const int *const *tokens, const int *lengths, int count,
+                           char *error, size_t error_size)
+{
+    if (count < 1 || count > s->cache.batch) {
+        snprintf(error, error_size, "prefill of %d sequences: the session holds 1 to %d", count, s->cache.batch);
+        return NULL;
+    }
+    for (int i = 0; i < count; i++) {
+        if (check_sequence(s, sequences[i], lengths[i], error, error_size) != 0) return NULL;
+        if (check_tokens(s, tokens[i], lengths[i], error, error_size) != 0) return NULL;
+    }
+    if (check_distinct(s, sequences, count, error, error_size) != 0) return NULL;
+    int vocab = s->transformer->config.vocab_size;
+    int rows = 0, logit_rows[LLAMA_MAX_STEP_ROWS], logit_count = 0, first_logit = 0;
+    for (int i = 0; i < count; i++)
+        for (int k = 0; k < lengths[i]; k++) {
+            int sequence = sequences[i];
+            s->row_sequence[rows] = sequence;
+            s->row_position[rows] = s->cache.length[sequence] + k;
+            s->row_token[rows] = tokens[i][k];
+            if (k == lengths[i] - 1) logit_rows[logit_count++] = rows;
+            rows++;
+            int last_row = i == count - 1 && k == lengths[i] - 1;
+            if (rows == s->max_rows || last_row) {
+                forward_step(s, rows, logit_rows, logit_count, s->logits + (size_t)first_logit * vocab);
+                first_logit += logit_count;
+                rows = logit_count = 0;
+            }
+        }
+    for (int i = 0; i < count; i++) s->cache.length[sequences[i]] += lengths[i];
+    return s->logits;
+}
+
+const float *prefill(Session *s, int sequence, const int *tokens, int n, char *error, size_t error_size)
+{
+    return prefill_batch(s, &sequence, &tokens, &n, 1, error, error_size);
+}
+
+const float *decode_batch(Session *s, const int *sequences, const int *tokens, int count, char *error, size_t error_size)
+{
+    if (count < 1 || count > s->cache.batch) {
+        snprintf(error, error_size, "a decode step of %d sequences: the session holds 1 to %d", count, s->cache.batch);
+        return NULL;
+    }
+    for (int i = 0; i < count; i++)
+        if (check_sequence(s, sequences[i], 1, error, error_size) != 0) return NULL;
+    if (check_distinct(s, sequences, count, error, error_size) != 0) return NULL;
+    const int *token_rows[LLAMA_MAX_STEP_ROWS];
+    int ones[LLAMA_MAX_STEP_ROWS];
+    for (int start = 0; start < count; start += LLAMA_MAX_STEP_ROWS) {   /* a batch beyond one step's rows */
+        int n = count - start < LLAMA_MAX_STEP_ROWS ? count - start : LLAMA_MAX_STEP_ROWS;
+        for (int i = 0; i < n; i++) token_rows[i] = tokens + start + i, ones[i] = 1;
+        float *saved = s->logits;   /* each part writes its own rows of the logits */
+        s->logits += (size_t)start * s->transformer->config.vocab_size;
+        const float *result = prefill_batch(s, sequences + start, token_rows, ones, n, error, error_size);
+        s->logits = saved;
+        if (!result) return NULL;
+    }
+    return s->logits;
+}

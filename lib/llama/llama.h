@@ -1,0 +1,229 @@
+/* llama.h — the book's toy Llama: a Llama-2/3-style decoder in plain C that days 19–30
+ * measure, trace, batch and quantize.
+ *
+ * What it is: RMSNorm, RoPE, grouped-query attention (any n_kv_heads dividing n_heads),
+ * a SwiGLU MLP and a tied or untied classifier — the architecture of llama2.c's run.c —
+ * with the parts a serving engine adds: prefill as matrix-matrix work, decode steps for
+ * a batch of sequences at different positions, a KV cache sized by the formula the book
+ * teaches, weight-only INT8 with group-wise scales, and optional threads.
+ *
+ * Where weights come from: a llama2.c checkpoint (the legacy header of export.py's
+ * version 0, or its version-1 FP32 export), memory-mapped; or generated from a seed for
+ * any shape (named shapes such as llama2.c's "15M" and "110M" for tests and benchmarks).
+ * Either can be written back to a checkpoint file.
+ *
+ * Errors: every function that can fail on bad input returns a status and writes what is
+ * wrong into `error` (error_size bytes); none exits. The order of use:
+ *     build_transformer_*  ->  build_session  ->  prefill / decode_batch  ->  sample
+ *     ->  free_session  ->  free_transformer. */
+#ifndef LLAMA_H
+#define LLAMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----------------------------------------------------------------------------------
+ * The shape of a model: the seven numbers of a llama2.c header, plus whether the
+ * classifier reuses the token embedding. */
+
+typedef struct {
+    int dim;                /* width of the residual stream; dim = n_heads * head_dim */
+    int hidden_dim;         /* inner width of the SwiGLU MLP */
+    int n_layers;
+    int n_heads;            /* query heads */
+    int n_kv_heads;         /* key/value heads; divides n_heads (grouped-query attention) */
+    int vocab_size;
+    int seq_len;            /* the longest context the model is built for */
+    int shared_classifier;  /* 1: logits use the token embedding (tied); 0: own matrix */
+} LlamaConfig;
+
+/* Named shapes, for tests and benchmarks: "260K", "15M", "42M", "110M" (llama2.c's
+ * TinyStories models) and the small test shapes "tiny" and "tiny-mha". Returns 0 and fills
+ * `config`, or -1 with the list of names in `error`. */
+int named_shape(const char *name, LlamaConfig *config, char *error, size_t error_size);
+/* A comma-separated list of the named shapes, for help texts and errors. */
+const char *named_shape_list(void);
+
+/* Refuses impossible dimensions with the reason (0 = fine, -1 = refused). */
+int validate_config(const LlamaConfig *config, char *error, size_t error_size);
+
+int head_dim_of(const LlamaConfig *config);          /* dim / n_heads */
+int kv_dim_of(const LlamaConfig *config);            /* n_kv_heads * head_dim */
+/* Parameters, counted from the shape: embedding, classifier when untied, per layer
+ * Wq Wk Wv Wo W1 W2 W3 and two norm vectors, and the final norm. */
+int64_t parameter_count(const LlamaConfig *config);
+/* Parameters that live in matrices used as matrix multiplications' weights — all of them
+ * but the norm vectors (the embedding counts: it is the classifier when tied). */
+int64_t matrix_parameter_count(const LlamaConfig *config);
+
+/* ----------------------------------------------------------------------------------
+ * The KV cache: the formula the book teaches.
+ *   bytes = 2 (K and V) x layers x kv_heads x head_dim x bytes_per_element x tokens x batch */
+
+int64_t kv_cache_bytes(int layers, int kv_heads, int head_dim, int bytes_per_element, int64_t tokens, int64_t batch);
+/* The same for one token of one sequence, for a model's shape and element size. */
+int64_t kv_bytes_per_token(const LlamaConfig *config, int bytes_per_element);
+
+/* ----------------------------------------------------------------------------------
+ * Weights. A matrix multiplication's weight is stored row-major, one row per output
+ * (PyTorch's nn.Linear layout): FP32, or INT8 values with one FP32 scale per group of
+ * `group_size` consecutive values of a row (like llama2.c's runq.c: scale = max|w| / 127). */
+
+typedef enum { WEIGHTS_FP32 = 0, WEIGHTS_INT8 = 1 } WeightFormat;
+
+typedef struct {
+    int rows, cols;          /* outputs, inputs */
+    WeightFormat format;
+    const float *fp32;       /* rows * cols, when FP32 */
+    const int8_t *int8;      /* rows * cols, when INT8 */
+    const float *scales;     /* rows * cols / group_size, when INT8 */
+    int group_size;
+} WeightMatrix;
+
+typedef struct {
+    const float *rms_attention;   /* (dim) */
+    const float *rms_ffn;         /* (dim) */
+    WeightMatrix wq;              /* (n_heads * head_dim, dim) */
+    WeightMatrix wk;              /* (n_kv_heads * head_dim, dim) */
+    WeightMatrix wv;              /* (n_kv_heads * head_dim, dim) */
+    WeightMatrix wo;              /* (dim, n_heads * head_dim) */
+    WeightMatrix w1;              /* (hidden_dim, dim)  gate */
+    WeightMatrix w2;              /* (dim, hidden_dim)  down */
+    WeightMatrix w3;              /* (hidden_dim, dim)  up */
+} LayerWeights;
+
+typedef struct {
+    LlamaConfig config;
+    WeightFormat format;
+    int group_size;               /* INT8 only: values per scale */
+    WeightMatrix token_embedding; /* (vocab_size, dim): rows are looked up */
+    WeightMatrix classifier;      /* (vocab_size, dim): the embedding itself when tied */
+    LayerWeights *layers;         /* n_layers */
+    const float *rms_final;       /* (dim) */
+    float *rope_cos, *rope_sin;   /* (seq_len, head_dim / 2): RoPE's rotations, precomputed */
+    /* where the bytes live (freed by free_transformer) */
+    float *fp32_storage;          /* generated FP32 weights, laid out as a version-1 file body */
+    void *mapping;                /* a memory-mapped checkpoint */
+    size_t mapping_bytes;
+    int8_t *int8_storage;         /* quantized values */
+    float *scale_storage;         /* their scales, and the FP32 norm vectors copied beside them */
+    int64_t weights_bytes;        /* bytes of weights the forward pass can read */
+} Transformer;
+
+/* Seeded weights for any valid shape: the same seed gives the same bits on any machine. */
+int build_transformer_generated(Transformer *t, const LlamaConfig *config, uint64_t seed, char *error, size_t error_size);
+/* A llama2.c checkpoint, memory-mapped: version 0 (legacy 28-byte header; a negative
+ * vocab_size means an untied classifier) or version 1 (256-byte "ak42" header). */
+int build_transformer_from_checkpoint(Transformer *t, const char *path, char *error, size_t error_size);
+/* Converts an FP32 transformer to weight-only INT8 in place (group_size values per scale,
+ * halved until it divides every row; 64 like runq.c). The FP32 bytes are released. */
+int quantize_transformer(Transformer *t, int group_size, char *error, size_t error_size);
+void free_transformer(Transformer *t);
+
+/* Writes an FP32 transformer as a llama2.c checkpoint, version 0 or 1. */
+int write_checkpoint(const Transformer *t, const char *path, int version, char *error, size_t error_size);
+/* Reads only a checkpoint's header: its shape and version (for the performance model). */
+int read_checkpoint_config(const char *path, LlamaConfig *config, int *version, char *error, size_t error_size);
+
+/* Bytes of weights a forward pass may read, for a shape in a format: FP32 is 4 bytes a
+ * parameter; INT8 is 1 byte a matrix parameter plus a 4-byte scale per group, with the
+ * norm vectors kept in FP32. */
+int64_t weights_bytes_of(const LlamaConfig *config, WeightFormat format, int group_size);
+/* The group size quantize_transformer uses for a shape when asked for `wanted`. */
+int int8_group_size(const LlamaConfig *config, int wanted);
+
+/* ----------------------------------------------------------------------------------
+ * A session: the KV cache for `batch` sequences of up to `capacity` tokens each, the
+ * activation buffers of one forward step, and the threads. */
+
+typedef struct ThreadPool ThreadPool;
+
+typedef struct {
+    int batch;                 /* sequence slots */
+    int capacity;              /* tokens per sequence */
+    int kv_dim;
+    float *keys, *values;      /* (batch, n_layers, capacity, kv_dim) each */
+    int *length;               /* tokens cached per sequence */
+} KVCache;
+
+/* The largest number of token rows one forward step processes; a longer prefill is cut
+ * into steps of this many rows (chunked prefill), which bounds the activations. */
+#define LLAMA_MAX_STEP_ROWS 512
+
+typedef struct {
+    const Transformer *transformer;
+    KVCache cache;
+    int max_rows;              /* rows per forward step (<= LLAMA_MAX_STEP_ROWS) */
+    int threads;
+    ThreadPool *pool;          /* NULL when single-threaded */
+    /* activations of one step, one row per token */
+    float *x;                  /* (max_rows, dim) the residual stream */
+    float *xb;                 /* (max_rows, dim) normed input of a block; attention output */
+    float *xb2;                /* (max_rows, dim) a block's output before the residual add */
+    float *q;                  /* (max_rows, dim) */
+    float *k, *v;              /* (max_rows, kv_dim) */
+    float *hb, *hb2;           /* (max_rows, hidden_dim) */
+    float *scores;             /* (threads, capacity) attention scores, one buffer per thread */
+    float *logits;             /* (batch, vocab_size): one row per sequence of a call */
+    /* the rows of the step in flight */
+    int *row_sequence, *row_position, *row_token;
+    int64_t activation_bytes;  /* bytes of the buffers above */
+} Session;
+
+/* Rows of a session's forward step: min(LLAMA_MAX_STEP_ROWS, batch x capacity). */
+int step_rows_of(int batch, int capacity);
+/* Bytes of a session's activation buffers (the same sum build_session allocates; the
+ * performance model uses it). */
+int64_t activation_bytes_of(const LlamaConfig *config, int batch, int capacity, int threads);
+
+/* capacity <= seq_len; batch >= 1; threads >= 1 (1 = no extra threads). Refuses a batch
+ * or a capacity whose KV cache does not fit in this machine's memory, saying how much it needs. */
+int build_session(Session *s, const Transformer *t, int batch, int capacity, int threads, char *error, size_t error_size);
+void free_session(Session *s);
+/* Forgets a sequence's tokens (its slot can take a new sequence). */
+void reset_sequence(Session *s, int sequence);
+
+/* Appends `n` prompt tokens to sequence `sequence` (matrix-matrix work, in steps of up to
+ * max_rows rows) and returns the logits of the last one (vocab_size floats, valid until
+ * the next call), or NULL with the reason in `error`. */
+const float *prefill(Session *s, int sequence, const int *tokens, int n, char *error, size_t error_size);
+/* Prefills several sequences at once: sequence i gets tokens[i][0..lengths[i]). Rows of
+ * all sequences share each step. Returns logits (count, vocab_size): row i is the last
+ * token of sequence i. */
+const float *prefill_batch(Session *s, const int *sequences, const int *const *tokens, const int *lengths, int count,
+                           char *error, size_t error_size);
+/* One decode step for `count` sequences, each at its own position: token i is appended to
+ * sequence sequences[i]. Returns logits (count, vocab_size), row i for sequence i. */
+const float *decode_batch(Session *s, const int *sequences, const int *tokens, int count, char *error, size_t error_size);
+
+/* ----------------------------------------------------------------------------------
+ * Sampling: greedy (temperature 0) or from softmax(logits / temperature), seeded. */
+
+typedef struct {
+    float temperature;
+    uint64_t state;            /* the generator's state */
+    float *probabilities;      /* (vocab_size) */
+    int vocab_size;
+} Sampler;
+
+void build_sampler(Sampler *sampler, int vocab_size, float temperature, uint64_t seed);
+void free_sampler(Sampler *sampler);
+int sample(Sampler *sampler, const float *logits);
+int argmax(const float *values, int n);
+
+/* ----------------------------------------------------------------------------------
+ * The seeded generator (xorshift64*, seeded through splitmix64): weights, prompts, sampling. */
+
+uint64_t seed_generator(uint64_t seed);
+uint32_t random_u32(uint64_t *state);
+float random_unit(uint64_t *state);   /* uniform in [0, 1) */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,13 @@
+/* quantize.h — inside the engine: group-wise INT8 quantization of a block of values, and
+ * reading one row of a weight matrix back as FP32 (an embedding lookup). */
+#ifndef LLAMA_QUANTIZE_H
+#define LLAMA_QUANTIZE_H
+
+#include "llama.h"
+
+/* count values of `weights` -> values and one scale per group (count % group_size == 0) */
+void quantize_rows(int8_t *values, float *scales, const float *weights, int64_t count, int group_size);
+/* row `row` of m as FP32 (m->cols floats) */
+void dequantize_row(float *out, const WeightMatrix *m, int row);
+
+#endif

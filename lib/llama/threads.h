@@ -1,0 +1,22 @@
+/* threads.h — inside the engine: a pool of worker threads that run one task together, each
+ * thread taking its share. The forward pass calls it several times per layer, so a call
+ * costs a few hundred nanoseconds (workers spin between tasks) instead of a thread start. */
+#ifndef LLAMA_THREADS_H
+#define LLAMA_THREADS_H
+
+#include "llama.h"
+
+/* A task: do share `thread` of `threads` of the work described by `context`. */
+typedef void (*ParallelTask)(void *context, int thread, int threads);
+
+/* threads >= 2 (the calling thread is one of them); NULL when out of resources. */
+ThreadPool *build_thread_pool(int threads);
+void free_thread_pool(ThreadPool *pool);
+/* Runs task on every thread of the pool (or once, on the caller, when pool is NULL) and
+ * returns when all shares are done. */
+void run_parallel(ThreadPool *pool, ParallelTask task, void *context);
+
+/* The share [*first, *last) of `count` items for one thread, in whole multiples of `grain`. */
+void share_of(int count, int grain, int thread, int threads, int *first, int *last);
+
+#endif

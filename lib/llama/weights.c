@@ -1,0 +1,223 @@
+/* weights.c — where a model's tensors live: the order of each llama2.c file version,
+ * pointers laid over a block of FP32 values (a mapped file or generated memory), seeded
+ * generation of weights for any shape, RoPE's table, and free_transformer. */
+#define _GNU_SOURCE
+#include "weights.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* ----------------------------------------------------------------------------------
+ * The kinds of tensor and each file version's order (llama2.c's export.py:
+ * legacy_export for version 0, version1_export for version 1) */
+
+static const int version0_order[] = {
+    TENSOR_EMBEDDING, TENSOR_RMS_ATTENTION, TENSOR_WQ, TENSOR_WK, TENSOR_WV, TENSOR_WO,
+    TENSOR_RMS_FFN, TENSOR_W1, TENSOR_W2, TENSOR_W3, TENSOR_RMS_FINAL,
+    TENSOR_ROPE_COS, TENSOR_ROPE_SIN, TENSOR_CLASSIFIER, -1,
+};
+static const int version1_order[] = {
+    TENSOR_RMS_ATTENTION, TENSOR_RMS_FFN, TENSOR_RMS_FINAL, TENSOR_EMBEDDING,
+    TENSOR_WQ, TENSOR_WK, TENSOR_WV, TENSOR_WO, TENSOR_W1, TENSOR_W2, TENSOR_W3,
+    TENSOR_CLASSIFIER, -1,
+};
+
+const int *tensor_order(int version) { return version == 0 ? version0_order : version1_order; }
+
+int tensor_is_per_layer(TensorKind kind)
+{
+    return kind == TENSOR_RMS_ATTENTION || kind == TENSOR_RMS_FFN || (kind >= TENSOR_WQ && kind <= TENSOR_WO) ||
+           (kind >= TENSOR_W1 && kind <= TENSOR_W3);
+}
+
+void tensor_shape(const LlamaConfig *c, TensorKind kind, int *rows, int *cols)
+{
+    int kv_dim = kv_dim_of(c);
+    switch (kind) {
+    case TENSOR_EMBEDDING: case TENSOR_CLASSIFIER: *rows = c->vocab_size; *cols = c->dim; return;
+    case TENSOR_RMS_ATTENTION: case TENSOR_RMS_FFN: case TENSOR_RMS_FINAL: *rows = 1; *cols = c->dim; return;
+    case TENSOR_WQ: case TENSOR_WO: *rows = c->dim; *cols = c->dim; return;
+    case TENSOR_WK: case TENSOR_WV: *rows = kv_dim; *cols = c->dim; return;
+    case TENSOR_W1: case TENSOR_W3: *rows = c->hidden_dim; *cols = c->dim; return;
+    case TENSOR_W2: *rows = c->dim; *cols = c->hidden_dim; return;
+    case TENSOR_ROPE_COS: case TENSOR_ROPE_SIN: *rows = c->seq_len; *cols = head_dim_of(c) / 2; return;
+    default: *rows = *cols = 0; return;
+    }
+}
+
+int64_t tensor_kind_floats(const LlamaConfig *c, TensorKind kind)
+{
+    int rows, cols;
+    tensor_shape(c, kind, &rows, &cols);
+    return (int64_t)rows * cols * (tensor_is_per_layer(kind) ? c->n_layers : 1);
+}
+
+int tensor_present(const LlamaConfig *c, TensorKind kind)
+{
+    return kind != TENSOR_CLASSIFIER || !c->shared_classifier;
+}
+
+/* ----------------------------------------------------------------------------------
+ * Where each tensor sits in a Transformer */
+
+WeightMatrix *matrix_slot(Transformer *t, TensorKind kind, int layer)
+{
+    switch (kind) {
+    case TENSOR_EMBEDDING: return &t->token_embedding;
+    case TENSOR_CLASSIFIER: return &t->classifier;
+    case TENSOR_WQ: return &t->layers[layer].wq;
+    case TENSOR_WK: return &t->layers[layer].wk;
+    case TENSOR_WV: return &t->layers[layer].wv;
+    case TENSOR_WO: return &t->layers[layer].wo;
+    case TENSOR_W1: return &t->layers[layer].w1;
+    case TENSOR_W2: return &t->layers[layer].w2;
+    case TENSOR_W3: return &t->layers[layer].w3;
+    default: return NULL;
+    }
+}
+
+void set_tensor(Transformer *t, TensorKind kind, int layer, const float *data)
+{
+    WeightMatrix *matrix = matrix_slot(t, kind, layer);
+    if (matrix) {
+        int rows, cols;
+        tensor_shape(&t->config, kind, &rows, &cols);
+        *matrix = (WeightMatrix){.rows = rows, .cols = cols, .format = WEIGHTS_FP32, .fp32 = data};
+        if (kind == TENSOR_EMBEDDING && t->config.shared_classifier) t->classifier = *matrix;
+        return;
+    }
+    switch (kind) {
+    case TENSOR_RMS_ATTENTION: t->layers[layer].rms_attention = data; return;
+    case TENSOR_RMS_FFN: t->layers[layer].rms_ffn = data; return;
+    case TENSOR_RMS_FINAL: t->rms_final = data; return;
+    default: return;   /* RoPE's stored table: ignored, we compute our own */
+    }
+}
+
+const float *get_tensor(const Transformer *t, TensorKind kind, int layer)
+{
+    switch (kind) {
+    case TENSOR_RMS_ATTENTION: return t->layers[layer].rms_attention;
+    case TENSOR_RMS_FFN: return t->layers[layer].rms_ffn;
+    case TENSOR_RMS_FINAL: return t->rms_final;
+    case TENSOR_ROPE_COS: return t->rope_cos;
+    case TENSOR_ROPE_SIN: return t->rope_sin;
+    default: return matrix_slot((Transformer *)t, kind, layer)->fp32;
+    }
+}
+
+int64_t lay_out_tensors(Transformer *t, const LlamaConfig *c, int version, const float *body)
+{
+    int64_t offset = 0;
+    for (const int *kind = tensor_order(version); *kind >= 0; kind++) {
+        if (!tensor_present(c, *kind)) continue;
+        int rows, cols, layers = tensor_is_per_layer(*kind) ? c->n_layers : 1;
+        tensor_shape(c, *kind, &rows, &cols);
+        for (int layer = 0; layer < layers; layer++) {
+            if (body) set_tensor(t, *kind, layer, body + offset);
+            offset += (int64_t)rows * cols;
+        }
+    }
+    return offset;
+}
+
+/* ----------------------------------------------------------------------------------
+ * Memory, and what every Transformer needs beside its weights */
+
+void *allocate_weight_memory(size_t bytes)
+{
+    const size_t large_page = 2u << 20;
+    void *memory = NULL;
+    if (posix_memalign(&memory, large_page, bytes ? bytes : 1) != 0) return NULL;
+    madvise(memory, bytes, MADV_HUGEPAGE);   /* a hint; ignored where unsupported */
+    return memory;
+}
+
+int prepare_transformer(Transformer *t, const LlamaConfig *c, char *error, size_t error_size)
+{
+    memset(t, 0, sizeof *t);
+    t->config = *c;
+    t->format = WEIGHTS_FP32;
+    int half = head_dim_of(c) / 2;
+    t->layers = calloc((size_t)c->n_layers, sizeof *t->layers);
+    t->rope_cos = malloc((size_t)c->seq_len * (size_t)half * sizeof(float));
+    t->rope_sin = malloc((size_t)c->seq_len * (size_t)half * sizeof(float));
+    if (!t->layers || !t->rope_cos || !t->rope_sin) {
+        snprintf(error, error_size, "out of memory preparing a model with %d layers and seq_len %d", c->n_layers, c->seq_len);
+        free_transformer(t);
+        return -1;
+    }
+    /* RoPE rotates pair i of every head by the angle position * 10000^(-2i / head_dim);
+     * computed in double, so the table is as exact as a float can hold. */
+    for (int position = 0; position < c->seq_len; position++)
+        for (int i = 0; i < half; i++) {
+            double angle = position * pow(10000.0, -2.0 * i / (2.0 * half));
+            t->rope_cos[(size_t)position * half + i] = (float)cos(angle);
+            t->rope_sin[(size_t)position * half + i] = (float)sin(angle);
+        }
+    t->weights_bytes = weights_bytes_of(c, WEIGHTS_FP32, 1);
+    return 0;
+}
+
+/* ----------------------------------------------------------------------------------
+ * Seeded weights. Each tensor has its own stream, so a tensor's values do not depend on
+ * the order in which tensors are filled. Matrices are uniform with variance 1 / inputs
+ * (outputs keep the scale of inputs); norm weights scatter around 1, so that a norm
+ * applied with the wrong layer's weights changes the result; embeddings are scaled so
+ * that logits come out with a spread of a few units. */
+
+static void fill_uniform(float *values, int64_t count, float half_width, float center, uint64_t seed)
+{
+    uint64_t state = seed_generator(seed);
+    for (int64_t i = 0; i < count; i++) values[i] = center + half_width * (2.0f * random_unit(&state) - 1.0f);
+}
+
+int build_transformer_generated(Transformer *t, const LlamaConfig *c, uint64_t seed, char *error, size_t error_size)
+{
+    if (validate_config(c, error, error_size) != 0) return -1;
+    if (prepare_transformer(t, c, error, error_size) != 0) return -1;
+    int64_t floats = lay_out_tensors(t, c, 1, NULL);
+    t->fp32_storage = allocate_weight_memory((size_t)floats * sizeof(float));
+    if (!t->fp32_storage) {
+        snprintf(error, error_size, "out of memory: the weights need %.2f GB", floats * 4e-9);
+        free_transformer(t);
+        return -1;
+    }
+    lay_out_tensors(t, c, 1, t->fp32_storage);
+    for (int kind = 0; kind < TENSOR_KINDS; kind++) {
+        if (!tensor_present(c, kind) || kind == TENSOR_ROPE_COS || kind == TENSOR_ROPE_SIN) continue;
+        int rows, cols, layers = tensor_is_per_layer(kind) ? c->n_layers : 1;
+        tensor_shape(c, kind, &rows, &cols);
+        for (int layer = 0; layer < layers; layer++) {
+            float *values = (float *)get_tensor(t, kind, layer);
+            uint64_t stream = seed_generator(seed) ^ ((uint64_t)kind << 40) ^ (uint64_t)layer;
+            int64_t count = (int64_t)rows * cols;
+            if (kind == TENSOR_RMS_ATTENTION || kind == TENSOR_RMS_FFN || kind == TENSOR_RMS_FINAL)
+                fill_uniform(values, count, 0.25f, 1.0f, stream);
+            else if (kind == TENSOR_EMBEDDING || kind == TENSOR_CLASSIFIER)
+                fill_uniform(values, count, 3.0f * sqrtf(3.0f / (float)cols), 0.0f, stream);
+            else
+                fill_uniform(values, count, sqrtf(3.0f / (float)cols), 0.0f, stream);
+        }
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------------------------------
+ * Freeing */
+
+void free_transformer(Transformer *t)
+{
+    if (!t) return;
+    if (t->mapping) munmap(t->mapping, t->mapping_bytes);
+    free(t->fp32_storage);
+    free(t->int8_storage);
+    free(t->scale_storage);
+    free(t->layers);
+    free(t->rope_cos);
+    free(t->rope_sin);
+    memset(t, 0, sizeof *t);
+}

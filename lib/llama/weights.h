@@ -1,0 +1,56 @@
+/* weights.h — inside the engine: the tensors of a model by kind, their order in each
+ * llama2.c file version, and where each one sits in a Transformer. The checkpoint reader
+ * and writer, the generator and the quantizer all walk the same lists, so a format is
+ * described exactly once. */
+#ifndef LLAMA_WEIGHTS_H
+#define LLAMA_WEIGHTS_H
+
+#include "llama.h"
+
+typedef enum {
+    TENSOR_EMBEDDING,      /* (vocab_size, dim) */
+    TENSOR_RMS_ATTENTION,  /* per layer (dim) */
+    TENSOR_WQ,             /* per layer (dim, dim) */
+    TENSOR_WK,             /* per layer (kv_dim, dim) */
+    TENSOR_WV,             /* per layer (kv_dim, dim) */
+    TENSOR_WO,             /* per layer (dim, dim) */
+    TENSOR_RMS_FFN,        /* per layer (dim) */
+    TENSOR_W1,             /* per layer (hidden_dim, dim) */
+    TENSOR_W2,             /* per layer (dim, hidden_dim) */
+    TENSOR_W3,             /* per layer (hidden_dim, dim) */
+    TENSOR_RMS_FINAL,      /* (dim) */
+    TENSOR_ROPE_COS,       /* (seq_len, head_dim / 2): version 0 stores RoPE's table; we recompute it */
+    TENSOR_ROPE_SIN,
+    TENSOR_CLASSIFIER,     /* (vocab_size, dim), only when untied */
+    TENSOR_KINDS
+} TensorKind;
+
+/* The kinds in a file version's order, ending with -1. The classifier is listed; it is
+ * skipped when the classifier is tied. */
+const int *tensor_order(int version);
+
+int tensor_is_per_layer(TensorKind kind);
+/* rows and columns of one tensor of this kind (one layer's, for per-layer kinds) */
+void tensor_shape(const LlamaConfig *config, TensorKind kind, int *rows, int *cols);
+/* floats of every tensor of this kind together (all layers) */
+int64_t tensor_kind_floats(const LlamaConfig *config, TensorKind kind);
+/* Does this version's file hold this kind for this config? */
+int tensor_present(const LlamaConfig *config, TensorKind kind);
+
+/* Points the FP32 tensor (kind, layer) of t at `data` / reads where it points. */
+void set_tensor(Transformer *t, TensorKind kind, int layer, const float *data);
+const float *get_tensor(const Transformer *t, TensorKind kind, int layer);
+/* The matrix slot of a matrix kind (embedding, classifier, wq ... w3); NULL for vectors. */
+WeightMatrix *matrix_slot(Transformer *t, TensorKind kind, int layer);
+
+/* Lays FP32 tensors over a file body of `version`, consecutively from `body`. Returns the
+ * number of floats the body must hold. With body == NULL it only counts. */
+int64_t lay_out_tensors(Transformer *t, const LlamaConfig *config, int version, const float *body);
+
+/* Allocates the per-layer table and computes RoPE's rotations; 0 or -1 (out of memory). */
+int prepare_transformer(Transformer *t, const LlamaConfig *config, char *error, size_t error_size);
+
+/* Memory for weights, aligned for large pages (fewer TLB misses while streaming them). */
+void *allocate_weight_memory(size_t bytes);
+
+#endif

@@ -1,0 +1,214 @@
+/* cpu_probes.c — STREAM's kernels and the FMA-chain peak probe of cpu_probes.h.
+ *
+ * The kernels use the engine's SIMD type (lanes.h) so that the compiler cannot leave any
+ * of them scalar: the read kernel keeps 4 independent vector sums (one would be bound by
+ * the add's latency, not by memory), and the FMA probe keeps `chains` vector accumulators
+ * in registers. Results are kept alive through a volatile sink so that no loop is removed. */
+#define _GNU_SOURCE
+#include "cpu_probes.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "lanes.h"
+
+static volatile float sink;
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ----------------------------------------------------------------------------------
+ * STREAM */
+
+const char *stream_kernel_name(StreamKernel kernel)
+{
+    static const char *names[] = {"read", "copy", "scale", "add", "triad"};
+    return kernel >= STREAM_READ && kernel <= STREAM_TRIAD ? names[kernel] : "unknown";
+}
+
+int stream_arrays(StreamKernel kernel) { return kernel == STREAM_READ ? 1 : kernel <= STREAM_SCALE ? 2 : 3; }
+
+int stream_bytes_per_element(StreamKernel kernel) { return 4 * stream_arrays(kernel); }
+
+static void run_stream(StreamKernel kernel, float *a, float *b, float *c, size_t n)
+{
+    const float q = 3.0f;
+    switch (kernel) {
+    case STREAM_READ: {
+        FloatLanes s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+        size_t i = 0;
+        for (; i + 4 * LANES <= n; i += 4 * LANES) {
+            s0 += load_floats(a + i);
+            s1 += load_floats(a + i + LANES);
+            s2 += load_floats(a + i + 2 * LANES);
+            s3 += load_floats(a + i + 3 * LANES);
+        }
+        float total = sum_lanes(s0 + s1 + s2 + s3);
+        for (; i < n; i++) total += a[i];
+        sink = total;
+        return;
+    }
+    case STREAM_COPY: for (size_t i = 0; i < n; i++) c[i] = a[i]; break;
+    case STREAM_SCALE: for (size_t i = 0; i < n; i++) b[i] = q * c[i]; break;
+    case STREAM_ADD: for (size_t i = 0; i < n; i++) c[i] = a[i] + b[i]; break;
+    case STREAM_TRIAD: for (size_t i = 0; i < n; i++) a[i] = b[i] + q * c[i]; break;
+    }
+    sink = a[n / 2] + b[n / 3] + c[n / 5];
+}
+
+static float *allocate_array(size_t n)
+{
+    void *memory = NULL;
+    size_t bytes = n * sizeof(float);
+    if (posix_memalign(&memory, 2u << 20, bytes) != 0) return NULL;
+    madvise(memory, bytes, MADV_HUGEPAGE);   /* as the engine's weights: the same TLB behaviour */
+    return memory;
+}
+
+double stream_bandwidth(StreamKernel kernel, size_t working_set_bytes, int repeats)
+{
+    int arrays = stream_arrays(kernel);
+    size_t n = working_set_bytes / (size_t)arrays / sizeof(float);
+    if (n < 4 * LANES) n = 4 * LANES;
+    float *a = allocate_array(n), *b = arrays > 1 ? allocate_array(n) : a, *c = arrays > 1 ? allocate_array(n) : a;
+    if (!a || !b || !c) {
+        free(a);
+        if (arrays > 1) free(b), free(c);
+        return -1.0;
+    }
+    for (size_t i = 0; i < n; i++) a[i] = 1.0f, b[i] = 2.0f, c[i] = 0.5f;   /* touch every page before timing */
+    run_stream(kernel, a, b, c, n);
+    double best = 1e30;
+    for (int r = 0; r < (repeats < 1 ? 1 : repeats); r++) {
+        double start = seconds_now();
+        run_stream(kernel, a, b, c, n);
+        double elapsed = seconds_now() - start;
+        if (elapsed < best) best = elapsed;
+    }
+    free(a);
+    if (arrays > 1) free(b), free(c);
+    return (double)n * stream_bytes_per_element(kernel) / best;
+}
+
+/* ----------------------------------------------------------------------------------
+ * Peak FLOP/s: `chains` accumulators, each updated acc = acc * m + k, m just below 1 so
+ * the values stay finite however long it runs. Each chain waits for its previous FMA; the
+ * chains are independent, so the core overlaps them. */
+
+ALWAYS_INLINE double run_chains(int chains, long iterations)
+{
+    FloatLanes acc[16], m, k;
+    for (int l = 0; l < LANES; l++) m[l] = 0.999999f, k[l] = 1e-6f;
+    for (int c = 0; c < chains; c++)
+        for (int l = 0; l < LANES; l++) acc[c][l] = (float)(c + l);
+    for (long i = 0; i < iterations; i++)
+        for (int c = 0; c < chains; c++) acc[c] = acc[c] * m + k;
+    FloatLanes total = acc[0];
+    for (int c = 1; c < chains; c++) total += acc[c];
+    sink = sum_lanes(total);
+    return 2.0 * LANES * chains * (double)iterations;   /* an FMA is 2 FLOPs a lane */
+}
+
+static double run_chains_any(int chains, long iterations)
+{
+    switch (chains) {
+    case 1: return run_chains(1, iterations);
+    case 2: return run_chains(2, iterations);
+    case 3: return run_chains(3, iterations);
+    case 4: return run_chains(4, iterations);
+    case 5: return run_chains(5, iterations);
+    case 6: return run_chains(6, iterations);
+    case 7: return run_chains(7, iterations);
+    case 8: return run_chains(8, iterations);
+    case 9: return run_chains(9, iterations);
+    case 10: return run_chains(10, iterations);
+    case 11: return run_chains(11, iterations);
+    case 12: return run_chains(12, iterations);
+    case 13: return run_chains(13, iterations);
+    case 14: return run_chains(14, iterations);
+    case 15: return run_chains(15, iterations);
+    default: return run_chains(16, iterations);
+    }
+}
+
+double fma_flops(int chains, double seconds, int repeats)
+{
+    if (chains < 1) chains = 1;
+    if (chains > 16) chains = 16;
+    /* calibrate the iteration count to about `seconds` */
+    long iterations = 1 << 16;
+    for (;;) {
+        double start = seconds_now();
+        run_chains_any(chains, iterations);
+        double elapsed = seconds_now() - start;
+        if (elapsed >= seconds / 4 || iterations > (1L << 40)) {
+            iterations = (long)((double)iterations * seconds / (elapsed > 0 ? elapsed : 1e-9)) + 1;
+            break;
+        }
+        iterations *= 4;
+    }
+    double best = 0.0;
+    for (int r = 0; r < (repeats < 1 ? 1 : repeats); r++) {
+        double start = seconds_now();
+        double flops = run_chains_any(chains, iterations);
+        double rate = flops / (seconds_now() - start);
+        if (rate > best) best = rate;
+    }
+    return best;
+}
+
+double peak_fp32_flops(void) { return fma_flops(16, 0.05, 3); }
+
+/* ----------------------------------------------------------------------------------
+ * The compute ceiling of weight-only INT8 on a CPU: every FMA first converts 16 weights
+ * from int8 to float (sign-extend, then convert), which costs more than the FMA itself.
+ * Eight independent chains, each reading its own int8 vectors from an L1-resident block. */
+
+static double run_dequantizing_chains(long iterations)
+{
+    enum { CHAINS = 8, BLOCK = 4096 };
+    static int8_t weights[BLOCK];
+    for (int i = 0; i < BLOCK; i++) weights[i] = (int8_t)(i * 37 % 255 - 127);
+    FloatLanes acc[CHAINS] = {{0}}, x;
+    for (int l = 0; l < LANES; l++) x[l] = 1e-6f * (float)(l + 1);
+    int offset = 0;
+    for (long i = 0; i < iterations; i++) {
+        for (int c = 0; c < CHAINS; c++) acc[c] += load_int8_as_floats(weights + offset + c * LANES) * x;
+        offset = (offset + CHAINS * LANES) % (BLOCK - CHAINS * LANES);
+    }
+    FloatLanes total = acc[0];
+    for (int c = 1; c < CHAINS; c++) total += acc[c];
+    sink = sum_lanes(total);
+    return 2.0 * LANES * CHAINS * (double)iterations;
+}
+
+double dequantizing_fma_flops(double seconds, int repeats)
+{
+    long iterations = 1 << 14;
+    for (;;) {
+        double start = seconds_now();
+        run_dequantizing_chains(iterations);
+        double elapsed = seconds_now() - start;
+        if (elapsed >= seconds / 4 || iterations > (1L << 40)) {
+            iterations = (long)((double)iterations * seconds / (elapsed > 0 ? elapsed : 1e-9)) + 1;
+            break;
+        }
+        iterations *= 4;
+    }
+    double best = 0.0;
+    for (int r = 0; r < (repeats < 1 ? 1 : repeats); r++) {
+        double start = seconds_now();
+        double flops = run_dequantizing_chains(iterations);
+        double rate = flops / (seconds_now() - start);
+        if (rate > best) best = rate;
+    }
+    return best;
+}
+
+int simd_float_lanes(void) { return LANES; }

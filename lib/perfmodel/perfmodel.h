@@ -1,0 +1,148 @@
+/* perfmodel.h — the engineer's performance model: what a model costs on a machine before
+ * it runs. The book builds it up over days 13–30 and this is its whole form.
+ *
+ *   model     a row of data/models.csv, a llama2.c checkpoint's header, or a named shape
+ *   hardware  a row of data/gpus.csv, or `cpu`: this machine, measured by cpu_probes.h
+ *   workload  weight and KV-cache data types, batch, prompt and generation lengths
+ *   ->        memory budget (weights, KV cache, activations; fits? largest batch that fits),
+ *             prefill FLOPs and time bound, decode bytes and time bound per step, TTFT,
+ *             TPOT, throughput, which resource bounds each phase, what to try next.
+ *
+ * Every time is a roofline bound: max(FLOPs / peak FLOP/s, bytes / bandwidth) — on a CPU
+ * with INT8 or INT4 weights, the compute side is also at least the time to convert each
+ * weight read once to float (a ceiling measured by cpu_probes.h). The bytes
+ * counted are those that must cross the memory bus at least once: each weight once per
+ * forward step (a prefill longer than LLAMA_MAX_STEP_ROWS tokens takes several steps, as in
+ * the engine), the KV cache read by attention and written for new tokens; activations are
+ * assumed to stay in caches. The FLOPs are the matrix multiplications' and attention's;
+ * norms, RoPE and softmax are left out (a few percent). */
+#ifndef PERFMODEL_H
+#define PERFMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "llama.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----------------------------------------------------------------------------------
+ * Data types */
+
+typedef enum { DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8, DTYPE_INT8, DTYPE_INT4, DTYPE_COUNT } DataType;
+
+/* "fp32", "fp16", ...; parse returns -1 for an unknown name */
+const char *dtype_name(DataType type);
+int parse_dtype(const char *name, DataType *type);
+/* bytes of one element (INT4: 0.5) */
+double dtype_bytes(DataType type);
+
+/* Quantized weight formats (INT8, INT4) keep one FP32 scale per QUANT_GROUP values of a
+ * row and their norm vectors in FP32, as the engine's INT8 does (lib/llama/quantize.c). */
+enum { QUANT_GROUP = 64 };
+
+/* ----------------------------------------------------------------------------------
+ * The model */
+
+typedef struct {
+    char name[64];
+    int layers, hidden, heads, kv_heads, head_dim, intermediate, vocab;
+    int experts, experts_per_token;   /* 1 and 1 for a dense model */
+    int qkv_bias, tied_embeddings;
+    int max_context;                  /* seq_len when known (checkpoints, shapes), else 0 */
+    int64_t listed_parameters;        /* the table's count, or -1 */
+} ModelShape;
+
+/* A row of models.csv by name (case-insensitive). -1 with the known names in `error`. */
+int load_model_shape(const char *name, ModelShape *shape, char *error, size_t error_size);
+/* The shape of an engine model (a checkpoint's header or a named shape). */
+void shape_from_config(const LlamaConfig *config, const char *name, ModelShape *shape);
+
+/* Parameters from the shape: embeddings (and the classifier when untied); per layer Q, K,
+ * V, O (and Q/K/V biases), every expert's gated MLP and the router, two norms; a final norm. */
+int64_t shape_parameters(const ModelShape *m);
+/* Parameters in the matrices of one layer that one token multiplies by (its experts only). */
+int64_t active_layer_matrix_parameters(const ModelShape *m);
+
+/* ----------------------------------------------------------------------------------
+ * The hardware */
+
+typedef struct {
+    char name[64], key[32];
+    int is_cpu;
+    double bandwidth;             /* bytes/s */
+    double memory_bytes;          /* capacity */
+    /* peak FLOP/s by compute type; NaN where the hardware has none (FP8 before Hopper/Ada) */
+    double fp32_flops, fp16_tensor_flops, bf16_tensor_flops, fp8_tensor_flops;
+    /* CPU: FP32 FLOP/s when each weight must first be converted from int8 (the ceiling of
+     * weight-only INT8; NaN for GPUs, whose tensor cores take dequantized fp16) */
+    double dequantizing_flops;
+    double bandwidth_working_set; /* CPU: the bytes the bandwidth was measured over */
+} Hardware;
+
+/* A row of gpus.csv by key or name (case-insensitive). -1 with the known keys in `error`. */
+int load_gpu(const char *name, Hardware *hardware, char *error, size_t error_size);
+/* This machine: bandwidth by STREAM's read kernel over `working_set_bytes` (the bytes a
+ * decode step reads, so the cache level they land in is the one measured), peak FLOP/s
+ * by the FMA-chain probe (and by the dequantizing probe for INT8 and INT4 weights),
+ * capacity = physical memory. One core. */
+void measure_cpu(Hardware *hardware, size_t working_set_bytes);
+
+/* ----------------------------------------------------------------------------------
+ * The workload and the estimate */
+
+typedef struct {
+    DataType weights, kv;
+    int batch, prompt, gen;
+} Workload;
+
+typedef struct {
+    /* memory budget */
+    double weights_bytes;
+    double kv_bytes_per_token;      /* one token of one sequence */
+    double kv_bytes_total;          /* batch x (prompt + gen) tokens */
+    double activation_bytes;
+    double total_bytes, capacity_bytes;
+    int fits;
+    int64_t max_batch;              /* the largest batch whose budget fits; 0 if the weights alone do not */
+    /* prefill of the whole batch's prompts */
+    double prefill_flops, prefill_bytes, prefill_time_s;
+    const char *prefill_bound;      /* "compute" or "memory" */
+    /* one decode step of the batch, at the mean context of the generation */
+    double decode_context;          /* tokens attended per sequence */
+    double decode_step_flops, decode_step_bytes, decode_step_time_s;
+    const char *decode_bound;
+    /* what a user sees */
+    double ttft_s, tpot_s, tokens_per_s, total_time_s;
+    /* the roofline */
+    double peak_flops, bandwidth, ridge_flop_per_byte;
+    const char *compute_type;       /* which peak was used: "fp32", "fp16 tensor", ... */
+    double conversion_rate;         /* CPU, int8/int4 weights: weights converted a second (else infinite) */
+} Estimate;
+
+/* Refuses a workload that cannot be run (batch or lengths < 1, a context longer than the
+ * model's) with the reason. */
+int validate_workload(const ModelShape *m, const Workload *w, char *error, size_t error_size);
+void estimate(const ModelShape *m, const Hardware *h, const Workload *w, Estimate *e);
+
+/* ----------------------------------------------------------------------------------
+ * Reporting */
+
+/* The checklist's next steps for this estimate, one line each (up to `max` lines). */
+int suggest_next_steps(const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e, char lines[][256],
+                       int max);
+/* `name: value unit` lines */
+void print_estimate_text(FILE *out, const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e);
+/* One JSON object with exactly the fields weights_bytes, kv_bytes_per_token, kv_bytes_total,
+ * fits, max_batch, prefill_flops, prefill_time_s, decode_step_bytes, decode_step_time_s,
+ * ttft_s, tpot_s, tokens_per_s, prefill_bound, decode_bound, ridge_flop_per_byte. */
+void print_estimate_json(FILE *out, const Estimate *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,279 @@
+/* cache.c — the KV cache and the ways into the engine agree with one another:
+ *   - decoding token by token with the cache gives the logits of recomputing from scratch
+ *     (a prefill of the whole prefix) and of the double-precision reference;
+ *   - a sequence decoded in a batch, beside others at other positions, gets the logits it
+ *     gets alone; so does a prefill cut into steps, and a run on two threads;
+ *   - grouped-query attention equals multi-head attention with each KV head repeated;
+ *   - the cache's size is the book's formula.
+ * "Equal" is bit for bit where the engine is built to make it so (matmul.h: every output is
+ * summed in one order whatever the number of rows; threads split outputs, not sums). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llama.h"
+#include "reference.h"
+
+static char error[512];
+
+static void build(Transformer *t, const char *shape, uint64_t seed)
+{
+    LlamaConfig c;
+    cr_assert(named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
+    cr_assert(build_transformer_generated(t, &c, seed, error, sizeof error) == 0, "%s", error);
+}
+
+static void random_tokens(int *tokens, int n, int vocab, uint64_t seed)
+{
+    uint64_t state = seed_generator(seed);
+    for (int i = 0; i < n; i++) tokens[i] = (int)(random_u32(&state) % (uint32_t)vocab);
+}
+
+static float *copy_logits(const float *logits, int count, int vocab)
+{
+    float *copy = malloc((size_t)count * vocab * sizeof(float));
+    memcpy(copy, logits, (size_t)count * vocab * sizeof(float));
+    return copy;
+}
+
+/* ----------------------------------------------------------------------------------
+ * Cached decode = recomputation */
+
+Test(cache, cached_decode_equals_recomputing_from_scratch, .timeout = 30)
+{
+    Transformer t;
+    build(&t, "tiny", 3);
+    int vocab = t.config.vocab_size, n = 30, tokens[30];
+    random_tokens(tokens, n, vocab, 4);
+    Session cached;
+    cr_assert(build_session(&cached, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(prefill(&cached, 0, tokens, 1, error, sizeof error), "%s", error);
+    double *expected = malloc((size_t)n * vocab * sizeof(double));
+    reference_forward(&t, tokens, n, expected);
+    for (int p = 1; p < n; p++) {
+        float *step = copy_logits(decode_batch(&cached, (int[]){0}, &tokens[p], 1, error, sizeof error), 1, vocab);
+        /* from scratch: a fresh session computes the whole prefix 0..p again */
+        Session fresh;
+        cr_assert(build_session(&fresh, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
+        const float *recomputed = prefill(&fresh, 0, tokens, p + 1, error, sizeof error);
+        cr_assert(recomputed, "%s", error);
+        cr_assert(memcmp(step, recomputed, (size_t)vocab * sizeof(float)) == 0,
+                  "position %d: the cached decode step and a recomputation from scratch differ", p);
+        double largest, difference = max_difference(step, expected + (size_t)p * vocab, vocab, &largest);
+        cr_assert(difference <= 1e-5 * largest, "position %d: cached logits differ from double by %g", p, difference);
+        free(step);
+        free_session(&fresh);
+    }
+    cr_assert(cached.cache.length[0] == n, "the cache holds %d tokens after %d", cached.cache.length[0], n);
+    free(expected);
+    free_session(&cached);
+    free_transformer(&t);
+}
+
+Test(cache, a_prefill_cut_into_steps_equals_one_token_at_a_time, .timeout = 60)
+{
+    /* a prompt longer than LLAMA_MAX_STEP_ROWS is prefilled in several steps */
+    LlamaConfig c = {.dim = 32, .hidden_dim = 48, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2, .vocab_size = 50,
+                     .seq_len = LLAMA_MAX_STEP_ROWS + 90, .shared_classifier = 1};
+    Transformer t;
+    cr_assert(build_transformer_generated(&t, &c, 5, error, sizeof error) == 0, "%s", error);
+    int n = c.seq_len, *tokens = malloc(n * sizeof(int));
+    random_tokens(tokens, n, c.vocab_size, 6);
+    Session chunked, stepwise;
+    cr_assert(build_session(&chunked, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(build_session(&stepwise, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
+    float *all_at_once = copy_logits(prefill(&chunked, 0, tokens, n, error, sizeof error), 1, c.vocab_size);
+    const float *logits = NULL;
+    for (int p = 0; p < n; p++) logits = decode_batch(&stepwise, (int[]){0}, &tokens[p], 1, error, sizeof error);
+    cr_assert(logits && memcmp(all_at_once, logits, c.vocab_size * sizeof(float)) == 0,
+              "a %d-token prefill in steps of %d rows differs from decoding token by token", n, LLAMA_MAX_STEP_ROWS);
+    free(all_at_once), free(tokens);
+    free_session(&chunked), free_session(&stepwise);
+    free_transformer(&t);
+}
+
+/* ----------------------------------------------------------------------------------
+ * Batched decode = each sequence alone */
+
+Test(cache, batched_decode_equals_each_sequence_alone, .timeout = 30)
+{
+    Transformer t;
+    build(&t, "tiny", 8);
+    enum { SEQUENCES = 5, STEPS = 6 };
+    int vocab = t.config.vocab_size, lengths[SEQUENCES] = {1, 9, 4, 17, 2}, order[SEQUENCES] = {3, 0, 4, 1, 2};
+    int prompts[SEQUENCES][20], next[SEQUENCES][STEPS];
+    for (int i = 0; i < SEQUENCES; i++) {
+        random_tokens(prompts[i], lengths[i], vocab, 100 + i);
+        random_tokens(next[i], STEPS, vocab, 200 + i);
+    }
+    /* the batch: all prompts in one prefill, then decode steps with the sequences listed in
+     * a scrambled order (each at its own position) */
+    Session batch;
+    cr_assert(build_session(&batch, &t, SEQUENCES, 24, 1, error, sizeof error) == 0, "%s", error);
+    const int *rows[SEQUENCES];
+    int sequences[SEQUENCES], batch_lengths[SEQUENCES];
+    for (int i = 0; i < SEQUENCES; i++) sequences[i] = order[i], rows[i] = prompts[order[i]], batch_lengths[i] = lengths[order[i]];
+    float *batch_prefill = copy_logits(prefill_batch(&batch, sequences, rows, batch_lengths, SEQUENCES, error, sizeof error),
+                                       SEQUENCES, vocab);
+    float *batch_steps[STEPS];
+    for (int step = 0; step < STEPS; step++) {
+        int tokens[SEQUENCES];
+        for (int i = 0; i < SEQUENCES; i++) tokens[i] = next[order[i]][step];
+        const float *logits = decode_batch(&batch, sequences, tokens, SEQUENCES, error, sizeof error);
+        cr_assert(logits, "%s", error);
+        batch_steps[step] = copy_logits(logits, SEQUENCES, vocab);
+    }
+    /* each alone, in a session of its own */
+    for (int i = 0; i < SEQUENCES; i++) {
+        int sequence = order[i];
+        Session alone;
+        cr_assert(build_session(&alone, &t, 1, 24, 1, error, sizeof error) == 0, "%s", error);
+        const float *logits = prefill(&alone, 0, prompts[sequence], lengths[sequence], error, sizeof error);
+        cr_assert(memcmp(logits, batch_prefill + (size_t)i * vocab, vocab * sizeof(float)) == 0,
+                  "sequence %d: its prompt's logits differ between the batch and alone", sequence);
+        for (int step = 0; step < STEPS; step++) {
+            logits = decode_batch(&alone, (int[]){0}, &next[sequence][step], 1, error, sizeof error);
+            cr_assert(memcmp(logits, batch_steps[step] + (size_t)i * vocab, vocab * sizeof(float)) == 0,
+                      "sequence %d (prompt of %d tokens), decode step %d: the batch and alone differ", sequence,
+                      lengths[sequence], step);
+        }
+        free_session(&alone);
+    }
+    for (int step = 0; step < STEPS; step++) free(batch_steps[step]);
+    free(batch_prefill);
+    free_session(&batch);
+    free_transformer(&t);
+}
+
+Test(cache, two_threads_equal_one, .timeout = 30)
+{
+    Transformer t;
+    build(&t, "260K", 9);
+    int vocab = t.config.vocab_size, tokens[40];
+    random_tokens(tokens, 40, vocab, 10);
+    Session one, two;
+    cr_assert(build_session(&one, &t, 2, 40, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(build_session(&two, &t, 2, 40, 2, error, sizeof error) == 0, "%s", error);
+    for (int sequence = 0; sequence < 2; sequence++) {
+        float *a = copy_logits(prefill(&one, sequence, tokens, 30 + sequence, error, sizeof error), 1, vocab);
+        const float *b = prefill(&two, sequence, tokens, 30 + sequence, error, sizeof error);
+        cr_assert(memcmp(a, b, vocab * sizeof(float)) == 0, "sequence %d: prefill on 2 threads differs from 1", sequence);
+        free(a);
+    }
+    for (int step = 0; step < 5; step++) {
+        int sequences[2] = {0, 1}, next[2] = {tokens[step], tokens[step + 1]};
+        float *a = copy_logits(decode_batch(&one, sequences, next, 2, error, sizeof error), 2, vocab);
+        const float *b = decode_batch(&two, sequences, next, 2, error, sizeof error);
+        cr_assert(memcmp(a, b, 2 * vocab * sizeof(float)) == 0, "decode step %d on 2 threads differs from 1", step);
+        free(a);
+    }
+    free_session(&one), free_session(&two);
+    free_transformer(&t);
+}
+
+Test(cache, a_batch_larger_than_one_step_equals_its_halves, .timeout = 30)
+{
+    /* more sequences than LLAMA_MAX_STEP_ROWS: the step is cut in two, transparently */
+    Transformer t;
+    build(&t, "tiny", 14);
+    enum { COUNT = LLAMA_MAX_STEP_ROWS + 40 };
+    int vocab = t.config.vocab_size, *sequences = malloc(COUNT * sizeof(int)), *tokens = malloc(COUNT * sizeof(int));
+    random_tokens(tokens, COUNT, vocab, 15);
+    for (int i = 0; i < COUNT; i++) sequences[i] = i;
+    Session whole, halves;
+    cr_assert(build_session(&whole, &t, COUNT, 4, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(build_session(&halves, &t, COUNT, 4, 1, error, sizeof error) == 0, "%s", error);
+    for (int step = 0; step < 3; step++) {
+        const float *all = decode_batch(&whole, sequences, tokens, COUNT, error, sizeof error);
+        cr_assert(all, "%s", error);
+        float *first = copy_logits(decode_batch(&halves, sequences, tokens, COUNT / 2, error, sizeof error), COUNT / 2, vocab);
+        const float *second = decode_batch(&halves, sequences + COUNT / 2, tokens + COUNT / 2, COUNT - COUNT / 2, error, sizeof error);
+        cr_assert(second, "%s", error);
+        cr_assert(memcmp(all, first, (size_t)(COUNT / 2) * vocab * sizeof(float)) == 0 &&
+                  memcmp(all + (size_t)(COUNT / 2) * vocab, second, (size_t)(COUNT - COUNT / 2) * vocab * sizeof(float)) == 0,
+                  "step %d: a decode of %d sequences differs from its two halves", step, COUNT);
+        free(first);
+        for (int i = 0; i < COUNT; i++) tokens[i] = (tokens[i] * 7 + 3) % vocab;
+    }
+    cr_assert(whole.cache.length[COUNT - 1] == 3 && halves.cache.length[0] == 3);
+    free(sequences), free(tokens);
+    free_session(&whole), free_session(&halves);
+    free_transformer(&t);
+}
+
+/* ----------------------------------------------------------------------------------
+ * GQA = MHA with repeated KV heads */
+
+Test(cache, grouped_query_equals_multi_head_with_repeated_kv_heads, .timeout = 30)
+{
+    Transformer gqa, mha;
+    build(&gqa, "tiny", 11);      /* 6 query heads share 2 KV heads: 3 per group */
+    build(&mha, "tiny-mha", 12);  /* the same shape with 6 KV heads */
+    const LlamaConfig *c = &gqa.config;
+    cr_assert(c->n_kv_heads < c->n_heads && mha.config.n_kv_heads == c->n_heads && mha.config.dim == c->dim);
+    int head_dim = head_dim_of(c), group = c->n_heads / c->n_kv_heads, dim = c->dim;
+    /* copy every weight of the GQA model into the MHA model, repeating KV head h / group
+     * as KV head h */
+    memcpy((float *)mha.token_embedding.fp32, gqa.token_embedding.fp32, (size_t)c->vocab_size * dim * sizeof(float));
+    memcpy((float *)mha.classifier.fp32, gqa.classifier.fp32, (size_t)c->vocab_size * dim * sizeof(float));
+    memcpy((float *)mha.rms_final, gqa.rms_final, dim * sizeof(float));
+    for (int l = 0; l < c->n_layers; l++) {
+        LayerWeights *g = &gqa.layers[l], *m = &mha.layers[l];
+        memcpy((float *)m->rms_attention, g->rms_attention, dim * sizeof(float));
+        memcpy((float *)m->rms_ffn, g->rms_ffn, dim * sizeof(float));
+        memcpy((float *)m->wq.fp32, g->wq.fp32, (size_t)dim * dim * sizeof(float));
+        memcpy((float *)m->wo.fp32, g->wo.fp32, (size_t)dim * dim * sizeof(float));
+        memcpy((float *)m->w1.fp32, g->w1.fp32, (size_t)c->hidden_dim * dim * sizeof(float));
+        memcpy((float *)m->w2.fp32, g->w2.fp32, (size_t)c->hidden_dim * dim * sizeof(float));
+        memcpy((float *)m->w3.fp32, g->w3.fp32, (size_t)c->hidden_dim * dim * sizeof(float));
+        for (int h = 0; h < c->n_heads; h++) {
+            size_t rows = (size_t)head_dim * dim * sizeof(float);
+            memcpy((float *)m->wk.fp32 + (size_t)h * head_dim * dim, g->wk.fp32 + (size_t)(h / group) * head_dim * dim, rows);
+            memcpy((float *)m->wv.fp32 + (size_t)h * head_dim * dim, g->wv.fp32 + (size_t)(h / group) * head_dim * dim, rows);
+        }
+    }
+    int tokens[30];
+    random_tokens(tokens, 30, c->vocab_size, 13);
+    Session a, b;
+    cr_assert(build_session(&a, &gqa, 1, 30, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(build_session(&b, &mha, 1, 30, 1, error, sizeof error) == 0, "%s", error);
+    float *x = copy_logits(prefill(&a, 0, tokens, 20, error, sizeof error), 1, c->vocab_size);
+    cr_assert(memcmp(x, prefill(&b, 0, tokens, 20, error, sizeof error), c->vocab_size * sizeof(float)) == 0,
+              "after the prompt, GQA and MHA with repeated KV heads differ");
+    for (int p = 20; p < 30; p++) {
+        memcpy(x, decode_batch(&a, (int[]){0}, &tokens[p], 1, error, sizeof error), c->vocab_size * sizeof(float));
+        cr_assert(memcmp(x, decode_batch(&b, (int[]){0}, &tokens[p], 1, error, sizeof error), c->vocab_size * sizeof(float)) == 0,
+                  "position %d: GQA and MHA with repeated KV heads differ", p);
+    }
+    free(x);
+    free_session(&a), free_session(&b);
+    free_transformer(&gqa), free_transformer(&mha);
+}
+
+/* ----------------------------------------------------------------------------------
+ * The size formula */
+
+Test(cache, size_is_the_books_formula, .timeout = 10)
+{
+    /* Llama-2-7B: 2 x 32 layers x 32 KV heads x 128 x 2 bytes (FP16) x 4096 tokens = 2 GiB */
+    cr_assert(kv_cache_bytes(32, 32, 128, 2, 4096, 1) == 2147483648LL, "Llama-2-7B, 4096 FP16 tokens: %lld bytes",
+              (long long)kv_cache_bytes(32, 32, 128, 2, 4096, 1));
+    /* Llama-2-70B's 8 KV heads: an eighth of the multi-head size per layer */
+    cr_assert(kv_cache_bytes(80, 8, 128, 2, 1, 1) == 327680, "Llama-2-70B: %lld bytes a token",
+              (long long)kv_cache_bytes(80, 8, 128, 2, 1, 1));
+    /* a session allocates exactly the formula's bytes */
+    Transformer t;
+    build(&t, "tiny", 1);
+    Session s;
+    cr_assert(build_session(&s, &t, 3, 17, 1, error, sizeof error) == 0, "%s", error);
+    const LlamaConfig *c = &t.config;
+    int64_t formula = kv_cache_bytes(c->n_layers, c->n_kv_heads, head_dim_of(c), 4, 17, 3);
+    int64_t allocated = 2 * (int64_t)s.cache.batch * c->n_layers * s.cache.capacity * s.cache.kv_dim * (int64_t)sizeof(float);
+    cr_assert(allocated == formula && formula == 2 * 2 * 2 * 8 * 4 * 17 * 3, "session: %lld bytes, formula %lld",
+              (long long)allocated, (long long)formula);
+    cr_assert(kv_bytes_per_token(c, 4) * 17 * 3 == formula);
+    cr_assert(s.activation_bytes == activation_bytes_of(c, 3, 17, 1));
+    free_session(&s);
+    free_transformer(&t);
+}

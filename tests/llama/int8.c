@@ -1,0 +1,136 @@
+/* int8.c — weight-only INT8: the quantizer's error bound, the INT8 kernel against double
+ * precision on the dequantized weights, the model's logits within a stated tolerance of
+ * FP32's, and the bytes the format saves. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llama.h"
+#include "matmul.h"
+#include "quantize.h"
+#include "reference.h"
+
+static char error[512];
+
+Test(int8, no_value_moves_more_than_half_a_scale, .timeout = 10)
+{
+    enum { COUNT = 64 * 40, GROUP = 64 };
+    float w[COUNT], scales[COUNT / GROUP];
+    int8_t q[COUNT];
+    fill_random(w, COUNT, 0.1f, 1);
+    w[5] = 3.0f;                                      /* an outlier: its group's scale grows, the others' do not */
+    memset(w + 2 * GROUP, 0, GROUP * sizeof(float));  /* an all-zero group: scale 0, no division by it */
+    quantize_rows(q, scales, w, COUNT, GROUP);
+    for (int g = 0; g < COUNT / GROUP; g++) {
+        float largest = 0;
+        for (int i = 0; i < GROUP; i++) largest = fmaxf(largest, fabsf(w[g * GROUP + i]));
+        cr_assert(scales[g] == largest / 127.0f, "group %d: scale %g, max|w| / 127 = %g", g, scales[g], largest / 127.0f);
+        for (int i = 0; i < GROUP; i++) {
+            int k = g * GROUP + i;
+            double error_bound = scales[g] / 2 * (1 + 1e-6);
+            cr_assert(q[k] >= -127 && q[k] <= 127, "value %d quantized to %d", k, q[k]);
+            cr_assert(fabs((double)q[k] * scales[g] - w[k]) <= error_bound, "value %d: %g became %d x %g (error %g > scale/2)",
+                      k, w[k], q[k], scales[g], fabs((double)q[k] * scales[g] - w[k]));
+        }
+    }
+    cr_assert(scales[2] == 0 && q[2 * GROUP] == 0, "the zero group");
+    cr_assert(q[5] == 127, "the largest value of a group maps to 127, got %d", q[5]);
+}
+
+Test(int8, kernel_matches_double_on_the_dequantized_weights, .timeout = 20)
+{
+    int rows[] = {1, 2, 3, 5, 8}, cols[] = {16, 64, 96, 288}, groups[] = {16, 32, 64}, outputs = 13;
+    for (int r = 0; r < 5; r++)
+        for (int c = 0; c < 4; c++)
+            for (int g = 0; g < 3; g++) {
+                int n = rows[r], k = cols[c], group = groups[g];
+                if (k % group) continue;
+                float *w = malloc((size_t)outputs * k * sizeof(float)), *x = malloc((size_t)n * k * sizeof(float));
+                float *scales = malloc((size_t)outputs * k / group * sizeof(float)), *out = malloc((size_t)n * outputs * sizeof(float));
+                int8_t *q = malloc((size_t)outputs * k);
+                fill_random(w, outputs * k, 1.0f, 5 + r + c);
+                fill_random(x, n * k, 1.0f, 9 + g);
+                quantize_rows(q, scales, w, (int64_t)outputs * k, group);
+                WeightMatrix m = {.rows = outputs, .cols = k, .format = WEIGHTS_INT8, .int8 = q, .scales = scales, .group_size = group};
+                matmul(out, x, n, &m, 0, outputs);
+                for (int row = 0; row < n; row++)
+                    for (int i = 0; i < outputs; i++) {
+                        double expected = 0, magnitude = 0;
+                        for (int j = 0; j < k; j++) {
+                            double weight = (double)q[(size_t)i * k + j] * scales[((size_t)i * k + j) / group];
+                            expected += x[(size_t)row * k + j] * weight;
+                            magnitude += fabs(x[(size_t)row * k + j] * weight);
+                        }
+                        cr_assert(fabs(out[(size_t)row * outputs + i] - expected) <= 1e-6 * magnitude,
+                                  "rows %d cols %d group %d: out[%d][%d] = %g, double gives %g", n, k, group, row, i,
+                                  out[(size_t)row * outputs + i], expected);
+                    }
+                free(w), free(x), free(scales), free(out), free(q);
+            }
+}
+
+/* The tolerance, stated: INT8 moves each weight by up to scale/2 = max|w| / 254 of its
+ * group, an error that adds up through the layers. On these shapes the logits of the INT8
+ * model stay within 5% of the largest FP32 logit, and the INT8 model agrees with the
+ * double-precision reference of its own (dequantized) weights to FP32 precision. */
+static void check_int8_model(const char *shape, int n)
+{
+    LlamaConfig c;
+    cr_assert(named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
+    Transformer fp32, int8;
+    cr_assert(build_transformer_generated(&fp32, &c, 21, error, sizeof error) == 0, "%s", error);
+    cr_assert(build_transformer_generated(&int8, &c, 21, error, sizeof error) == 0, "%s", error);
+    cr_assert(quantize_transformer(&int8, 64, error, sizeof error) == 0, "%s", error);
+    cr_assert(int8.format == WEIGHTS_INT8 && int8.fp32_storage == NULL, "the FP32 bytes are released");
+    int *tokens = malloc(n * sizeof(int));
+    uint64_t state = seed_generator(22);
+    for (int i = 0; i < n; i++) tokens[i] = (int)(random_u32(&state) % (uint32_t)c.vocab_size);
+    Session a, b;
+    cr_assert(build_session(&a, &fp32, 1, n, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(build_session(&b, &int8, 1, n, 1, error, sizeof error) == 0, "%s", error);
+    float *exact = malloc(c.vocab_size * sizeof(float));
+    memcpy(exact, prefill(&a, 0, tokens, n, error, sizeof error), c.vocab_size * sizeof(float));
+    const float *quantized = prefill(&b, 0, tokens, n, error, sizeof error);
+    double largest = 0, difference = 0;
+    for (int i = 0; i < c.vocab_size; i++) {
+        largest = fmax(largest, fabs(exact[i]));
+        difference = fmax(difference, isnan(quantized[i]) ? INFINITY : fabs(quantized[i] - exact[i]));
+    }
+    cr_assert(difference <= 0.05 * largest, "%s: INT8 logits differ from FP32 by %g, more than 5%% of the largest (%g)", shape,
+              difference, largest);
+    cr_assert(difference > 0, "%s: INT8 logits equal FP32's exactly: the INT8 weights are not in use", shape);
+    double *expected = malloc((size_t)n * c.vocab_size * sizeof(double));
+    reference_forward(&int8, tokens, n, expected);
+    double reference_largest, reference_difference =
+        max_difference(quantized, expected + (size_t)(n - 1) * c.vocab_size, c.vocab_size, &reference_largest);
+    cr_assert(reference_difference <= 1e-5 * reference_largest, "%s: INT8 logits differ from double on the same weights by %g",
+              shape, reference_difference);
+    free(tokens), free(exact), free(expected);
+    free_session(&a), free_session(&b);
+    free_transformer(&fp32), free_transformer(&int8);
+}
+
+Test(int8, logits_within_tolerance_of_fp32_tiny, .timeout = 30) { check_int8_model("tiny", 30); }
+Test(int8, logits_within_tolerance_of_fp32_260K, .timeout = 60) { check_int8_model("260K", 24); }
+
+Test(int8, bytes_are_a_quarter_plus_the_scales, .timeout = 30)
+{
+    LlamaConfig c;
+    cr_assert(named_shape("15M", &c, error, sizeof error) == 0, "%s", error);
+    int64_t matrices = matrix_parameter_count(&c), norms = parameter_count(&c) - matrices;
+    cr_assert(parameter_count(&c) == 15191712, "llama2.c's stories15M has 15 191 712 parameters, counted %lld",
+              (long long)parameter_count(&c));
+    cr_assert(weights_bytes_of(&c, WEIGHTS_FP32, 64) == 4 * parameter_count(&c));
+    cr_assert(weights_bytes_of(&c, WEIGHTS_INT8, 64) == matrices + 4 * (matrices / 64) + 4 * norms);
+    /* the 260K shape's dim 64 and hidden 172: 172 = 4 x 43, so the group halves to 4 */
+    cr_assert(named_shape("260K", &c, error, sizeof error) == 0, "%s", error);
+    cr_assert(int8_group_size(&c, 64) == 4, "260K: group %d", int8_group_size(&c, 64));
+    Transformer t;
+    cr_assert(build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(quantize_transformer(&t, 64, error, sizeof error) == 0, "%s", error);
+    cr_assert(t.group_size == 4 && t.weights_bytes == weights_bytes_of(&c, WEIGHTS_INT8, 4), "260K INT8: group %d, %lld bytes",
+              t.group_size, (long long)t.weights_bytes);
+    cr_assert(quantize_transformer(&t, 64, error, sizeof error) != 0 && strstr(error, "already INT8"), "quantizing twice: %s", error);
+    free_transformer(&t);
+}

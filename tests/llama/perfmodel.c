@@ -1,0 +1,278 @@
+/* perfmodel.c — the performance model reproduces the book's hand-worked numbers from
+ * data/models.csv and data/gpus.csv, agrees with the engine about every byte they both
+ * count, answers the questions a reader asks of it (does it fit, what bounds it, when does
+ * batching stop being free), and its probes and outputs are well formed. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_probes.h"
+#include "llama.h"
+#include "perfmodel.h"
+
+static char error[2048];
+
+static ModelShape model(const char *name)
+{
+    ModelShape m;
+    cr_assert(load_model_shape(name, &m, error, sizeof error) == 0, "%s", error);
+    return m;
+}
+
+static Hardware gpu(const char *name)
+{
+    Hardware h;
+    cr_assert(load_gpu(name, &h, error, sizeof error) == 0, "%s", error);
+    return h;
+}
+
+static Estimate run(const ModelShape *m, const Hardware *h, DataType weights, DataType kv, int batch, int prompt, int gen)
+{
+    Workload w = {weights, kv, batch, prompt, gen};
+    cr_assert(validate_workload(m, &w, error, sizeof error) == 0, "%s", error);
+    Estimate e;
+    estimate(m, h, &w, &e);
+    return e;
+}
+
+/* ----------------------------------------------------------------------------------
+ * The book's numbers */
+
+Test(perfmodel, llama2_7b_has_6738415616_parameters_and_every_row_adds_up, .timeout = 10)
+{
+    ModelShape m = model("Llama-2-7B");
+    cr_assert(shape_parameters(&m) == 6738415616LL, "Llama-2-7B: %lld parameters", (long long)shape_parameters(&m));
+    const char *names[] = {"Llama-2-7B", "Llama-2-13B", "Llama-2-70B", "Llama-3-8B", "Llama-3-70B", "Mistral-7B", "Qwen2-7B",
+                           "Mixtral-8x7B"};
+    for (int i = 0; i < 8; i++) {
+        m = model(names[i]);
+        cr_assert(shape_parameters(&m) == m.listed_parameters, "%s: counted %lld, published %lld", names[i],
+                  (long long)shape_parameters(&m), (long long)m.listed_parameters);
+    }
+    cr_assert(load_model_shape("llama-2-7b", &m, error, sizeof error) == 0, "names match without case: %s", error);
+}
+
+Test(perfmodel, a_4096_token_fp16_kv_cache_of_llama2_7b_is_2_gib, .timeout = 10)
+{
+    ModelShape m = model("Llama-2-7B");
+    Hardware h = gpu("h100-sxm");
+    Estimate e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 4000, 96);
+    cr_assert(e.kv_bytes_per_token == 2.0 * 32 * 32 * 128 * 2, "%g bytes a token", e.kv_bytes_per_token);
+    cr_assert(e.kv_bytes_total == 2147483648.0, "4096 tokens: %.0f bytes, not 2 GiB", e.kv_bytes_total);
+    /* and in the engine's formula */
+    cr_assert(kv_cache_bytes(m.layers, m.kv_heads, m.head_dim, 2, 4096, 1) == 2147483648LL);
+}
+
+Test(perfmodel, llama2_70b_fp16_on_h100_is_41_ms_a_token_and_does_not_fit, .timeout = 10)
+{
+    ModelShape m = model("Llama-2-70B");
+    Hardware h = gpu("h100-sxm");
+    Estimate e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 128, 128);
+    /* by hand: every weight but the (untied) embedding table is read once per token, in
+     * FP16, plus one embedding row and the KV cache of the 193 positions attended at the
+     * mean context 128 + 128/2 (and the one written), over 3.35 TB/s */
+    double weights_read = 2.0 * (68976648192.0 - 32000.0 * 8192) + 2.0 * 8192;
+    double kv = 193.0 * 2 * 80 * 8 * 128 * 2;
+    cr_assert(e.decode_step_bytes == weights_read + kv, "decode step: %.0f bytes, by hand %.0f", e.decode_step_bytes, weights_read + kv);
+    cr_assert(fabs(e.decode_step_time_s - (weights_read + kv) / 3350e9) < 1e-12);
+    cr_assert(e.decode_step_time_s > 0.0405 && e.decode_step_time_s < 0.0420, "the 70B decode bound: %.2f ms, not about 41",
+              e.decode_step_time_s * 1e3);
+    cr_assert(!strcmp(e.decode_bound, "memory"));
+    cr_assert(e.weights_bytes == 2.0 * 68976648192.0, "weights: %.0f bytes", e.weights_bytes);
+    cr_assert(!e.fits && e.max_batch == 0, "138 GB of weights on one 80 GB card: fits=%d, max_batch=%lld", e.fits, (long long)e.max_batch);
+    char lines[8][256];
+    /* INT8 as the engine stores it: a byte a matrix weight and a 4-byte scale per 64 of them */
+    int count = suggest_next_steps(&m, &h, &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, &e, lines, 8);
+    cr_assert(count > 0 && strstr(lines[0], "exceed the memory") && strstr(lines[0], "int8: 73.3") && strstr(lines[0], "2 devices"),
+              "the first step should be to quantize or split: %s", count ? lines[0] : "(none)");
+    /* int8 fits one H100 */
+    e = run(&m, &h, DTYPE_INT8, DTYPE_FP16, 1, 128, 128);
+    cr_assert(e.fits && e.max_batch >= 1, "70B in INT8 (%.1f GB) should fit 80 GB", e.weights_bytes * 1e-9);
+}
+
+Test(perfmodel, ridge_and_prefill_flops_by_hand, .timeout = 10)
+{
+    ModelShape m = model("Llama-2-7B");
+    Hardware h = gpu("H100 SXM");   /* by name as well as by key */
+    Estimate e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 1, 1);
+    cr_assert(fabs(e.ridge_flop_per_byte - 989.4e12 / 3350e9) < 1e-9, "ridge %g", e.ridge_flop_per_byte);
+    /* one token: 2 FLOPs per weight of the 32 layers (4 x 4096^2 + 3 x 4096 x 11008 each),
+     * the classifier (2 x 32000 x 4096), attention over one position (4 x 32 x 32 x 128) */
+    double expected = 2.0 * 32 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008) + 2.0 * 32000 * 4096 + 4.0 * 32 * 32 * 128;
+    cr_assert(e.prefill_flops == expected && expected == 13214679040.0, "prefill of 1 token: %.0f FLOPs, by hand %.0f",
+              e.prefill_flops, expected);
+    /* the rule of thumb, 2 x parameters FLOPs a generated token, holds within 3% at a short
+     * context: it counts the embedding table, which is looked up, not multiplied */
+    e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 16, 2);
+    cr_assert(fabs(e.decode_step_flops / (2.0 * 6738415616.0) - 1) < 0.03, "%.4g FLOPs a token against 2 x params = %.4g",
+              e.decode_step_flops, 2 * 6738415616.0);
+    /* attention grows with the square of the prompt: 2 x L x H x d x P x (P + 1) */
+    Estimate long_prompt = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 4000, 1);
+    double attention = long_prompt.prefill_flops - 4000 * 2.0 * 32 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008) - 2.0 * 32000 * 4096;
+    cr_assert(fabs(attention - 2.0 * 32 * 32 * 128 * 4000.0 * 4001.0) < 1.0, "attention FLOPs %.0f", attention);
+    cr_assert(!strcmp(long_prompt.prefill_bound, "compute") && !strcmp(e.decode_bound, "memory"),
+              "prefill of 4000 tokens is compute-bound, decode at batch 1 memory-bound");
+}
+
+Test(perfmodel, batching_is_free_until_the_ridge, .timeout = 10)
+{
+    ModelShape m = model("Llama-2-7B");
+    Hardware h = gpu("h100-sxm");
+    Estimate one = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 16, 16);
+    Estimate some = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 64, 16, 16);
+    Estimate many = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1000, 16, 16);
+    cr_assert(!strcmp(some.decode_bound, "memory") && !strcmp(many.decode_bound, "compute"), "batch 64: %s, batch 1000: %s",
+              some.decode_bound, many.decode_bound);
+    cr_assert(some.tpot_s < 1.1 * one.tpot_s, "64 sequences should cost about one: %g vs %g ms", some.tpot_s * 1e3, one.tpot_s * 1e3);
+    cr_assert(many.tokens_per_s > 10 * one.tokens_per_s, "throughput grows with the batch");
+}
+
+Test(perfmodel, max_batch_is_the_largest_that_fits, .timeout = 10)
+{
+    ModelShape m = model("Llama-2-7B");
+    Hardware h = gpu("a100-80gb");
+    Estimate e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 4000, 96);
+    /* 80 GB less 13.5 GB of weights, in 2 GiB sequences: about 30 */
+    cr_assert(e.max_batch >= 29 && e.max_batch <= 31, "max_batch %lld", (long long)e.max_batch);
+    Estimate at = run(&m, &h, DTYPE_FP16, DTYPE_FP16, (int)e.max_batch, 4000, 96);
+    Estimate over = run(&m, &h, DTYPE_FP16, DTYPE_FP16, (int)e.max_batch + 1, 4000, 96);
+    cr_assert(at.fits && !over.fits, "batch %lld fits=%d, one more fits=%d", (long long)e.max_batch, at.fits, over.fits);
+}
+
+Test(perfmodel, mixture_of_experts_reads_only_the_experts_it_uses, .timeout = 10)
+{
+    ModelShape m = model("Mixtral-8x7B");
+    Hardware h = gpu("h100-sxm");
+    Estimate one = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 16, 2), many = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 64, 16, 2);
+    double expert = 3.0 * 4096 * 14336 * 2 * 32;   /* bytes of one expert in every layer */
+    cr_assert(one.weights_bytes - one.decode_step_bytes > 5.9 * expert, "batch 1 reads 2 of 8 experts: %g GB of %g",
+              one.decode_step_bytes * 1e-9, one.weights_bytes * 1e-9);
+    cr_assert(many.decode_step_bytes > 0.97 * many.weights_bytes - 2.0 * 32000 * 4096, "batch 64 touches nearly all experts");
+}
+
+/* ----------------------------------------------------------------------------------
+ * The model and the engine count the same bytes */
+
+Test(perfmodel, agrees_with_the_engine_on_every_byte, .timeout = 10)
+{
+    const char *shapes[] = {"15M", "110M", "260K", "tiny"};
+    for (int i = 0; i < 4; i++) {
+        LlamaConfig c;
+        cr_assert(named_shape(shapes[i], &c, error, sizeof error) == 0, "%s", error);
+        ModelShape m;
+        shape_from_config(&c, shapes[i], &m);
+        cr_assert(shape_parameters(&m) == parameter_count(&c), "%s: parameters", shapes[i]);
+        Hardware h = {.is_cpu = 1, .bandwidth = 40e9, .fp32_flops = 200e9, .dequantizing_flops = 50e9, .memory_bytes = 16e9};
+        int prompt = c.seq_len / 4, gen = c.seq_len / 4;
+        for (int format = 0; format < 2; format++) {
+            Estimate e = run(&m, &h, format ? DTYPE_INT8 : DTYPE_FP32, DTYPE_FP32, 3, prompt, gen);
+            int64_t engine = weights_bytes_of(&c, format ? WEIGHTS_INT8 : WEIGHTS_FP32, int8_group_size(&c, 64));
+            cr_assert(e.weights_bytes == (double)engine, "%s %s: model %.0f bytes, engine %lld", shapes[i], format ? "int8" : "fp32",
+                      e.weights_bytes, (long long)engine);
+            cr_assert(e.kv_bytes_per_token == (double)kv_bytes_per_token(&c, 4), "%s: KV bytes per token", shapes[i]);
+            cr_assert(e.peak_flops == 200e9 && e.conversion_rate == (format ? 25e9 : INFINITY),
+                      "%s: INT8 on a CPU converts each weight (50 GFLOP/s of converting FMAs = 25 G weights/s)", shapes[i]);
+            cr_assert(e.activation_bytes == (double)activation_bytes_of(&c, 3, prompt + gen, 1), "%s: activations", shapes[i]);
+        }
+        if (!strcmp(shapes[i], "15M")) {   /* INT8 on this CPU: converting each weight takes longer than reading it */
+            Estimate e = run(&m, &h, DTYPE_INT8, DTYPE_FP32, 1, prompt, gen);
+            cr_assert(!strcmp(e.decode_bound, "compute") && e.decode_step_time_s == matrix_parameter_count(&c) / 25e9,
+                      "15M INT8: %s-bound, %g s", e.decode_bound, e.decode_step_time_s);
+        }
+        if (c.shared_classifier) {   /* tied: a decode step reads every weight once, and the KV cache */
+            Estimate e = run(&m, &h, DTYPE_FP32, DTYPE_FP32, 1, prompt, gen);
+            double kv = (prompt + gen / 2.0 + 1) * kv_bytes_per_token(&c, 4);
+            cr_assert(e.decode_step_bytes == 4.0 * parameter_count(&c) + kv, "%s: decode bytes %.0f", shapes[i], e.decode_step_bytes);
+        }
+    }
+}
+
+Test(perfmodel, refuses_unknown_names_and_impossible_workloads, .timeout = 10)
+{
+    ModelShape m;
+    Hardware h;
+    cr_assert(load_model_shape("Llama-9-1T", &m, error, sizeof error) != 0);
+    cr_assert(strstr(error, "unknown model 'Llama-9-1T'") && strstr(error, "Llama-2-7B") && strstr(error, "Mixtral-8x7B"),
+              "the error should list the known models: %s", error);
+    cr_assert(load_gpu("b200", &h, error, sizeof error) != 0);
+    cr_assert(strstr(error, "unknown hardware 'b200'") && strstr(error, "h100-sxm") && strstr(error, "t4") && strstr(error, "cpu"),
+              "the error should list the known GPUs: %s", error);
+    LlamaConfig c;
+    cr_assert(named_shape("15M", &c, error, sizeof error) == 0, "%s", error);
+    shape_from_config(&c, "15M", &m);
+    Workload w = {DTYPE_FP32, DTYPE_FP32, 1, 200, 100};
+    cr_assert(validate_workload(&m, &w, error, sizeof error) != 0 && strstr(error, "context of 256"), "%s", error);
+    w = (Workload){DTYPE_FP32, DTYPE_FP32, 0, 10, 10};
+    cr_assert(validate_workload(&m, &w, error, sizeof error) != 0 && strstr(error, "at least 1"), "%s", error);
+    DataType type;
+    cr_assert(parse_dtype("bf16", &type) == 0 && type == DTYPE_BF16 && parse_dtype("fp12", &type) != 0);
+}
+
+Test(perfmodel, gpus_without_a_type_fall_back_and_say_so, .timeout = 10)
+{
+    ModelShape m = model("Llama-2-7B");
+    Hardware h = gpu("a100-80gb");
+    Estimate e = run(&m, &h, DTYPE_FP8, DTYPE_FP16, 1, 512, 64);
+    cr_assert(e.peak_flops == 312e12 && strstr(e.compute_type, "no fp8"), "A100 has no FP8 tensor cores: %g, %s", e.peak_flops, e.compute_type);
+    h = gpu("h100-sxm");
+    e = run(&m, &h, DTYPE_FP8, DTYPE_FP16, 1, 512, 64);
+    cr_assert(e.peak_flops == 1978.9e12, "H100 FP8: %g", e.peak_flops);
+}
+
+/* ----------------------------------------------------------------------------------
+ * Output and probes */
+
+Test(perfmodel, json_has_exactly_the_fields, .timeout = 10)
+{
+    ModelShape m = model("Llama-2-70B");
+    Hardware h = gpu("h100-sxm");
+    Estimate e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 128, 128);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    print_estimate_json(out, &e);
+    fclose(out);
+    const char *fields[] = {"weights_bytes", "kv_bytes_per_token", "kv_bytes_total", "fits", "max_batch", "prefill_flops",
+                            "prefill_time_s", "decode_step_bytes", "decode_step_time_s", "ttft_s", "tpot_s", "tokens_per_s",
+                            "prefill_bound", "decode_bound", "ridge_flop_per_byte"};
+    int found = 0;
+    for (char *p = strchr(text, '"'); p; p = strchr(p + 1, '"')) {
+        char *end = strchr(p + 1, '"');
+        cr_assert(end, "unbalanced quotes in %s", text);
+        if (end[1] == ':') {   /* a key */
+            int known = 0;
+            for (int i = 0; i < 15; i++) known |= (size_t)(end - p - 1) == strlen(fields[i]) && !strncmp(p + 1, fields[i], strlen(fields[i]));
+            cr_assert(known, "unexpected field %.*s in %s", (int)(end - p - 1), p + 1, text);
+            found++;
+        }
+        p = end;
+    }
+    cr_assert(found == 15, "%d fields, expected 15: %s", found, text);
+    cr_assert(text[0] == '{' && strstr(text, "\"fits\": false") && strstr(text, "\"decode_bound\": \"memory\"") &&
+              strstr(text, "\"weights_bytes\": 137953296384,"), "%s", text);
+    free(text);
+}
+
+Test(perfmodel, cpu_probes_measure_plausible_rates, .timeout = 30)
+{
+    for (int kernel = STREAM_READ; kernel <= STREAM_TRIAD; kernel++) {
+        double bandwidth = stream_bandwidth(kernel, 16u << 20, 3);
+        cr_assert(bandwidth > 1e9 && bandwidth < 5e12, "%s: %g bytes/s", stream_kernel_name(kernel), bandwidth);
+    }
+    cr_assert(stream_bytes_per_element(STREAM_TRIAD) == 12 && stream_bytes_per_element(STREAM_READ) == 4);
+    double one = fma_flops(1, 0.02, 3), many = fma_flops(16, 0.02, 3);
+    /* one chain waits for each FMA's result; sixteen keep the pipelines full: at least twice
+     * as fast on any core with pipelined FMAs, and no faster than lanes x 2 FLOPs x 4 FMA
+     * units x 6 GHz allows */
+    cr_assert(many > 2 * one, "16 chains %g FLOP/s, 1 chain %g", many, one);
+    cr_assert(one > 1e8 && many < simd_float_lanes() * 2.0 * 4 * 6e9, "implausible: %g and %g FLOP/s", one, many);
+    double dequantizing = dequantizing_fma_flops(0.02, 3);
+    cr_assert(dequantizing > 1e8 && dequantizing < 1.2 * many, "converting int8 weights cannot beat plain FMAs: %g vs %g",
+              dequantizing, many);
+    Hardware h;
+    measure_cpu(&h, 4u << 20);
+    cr_assert(h.is_cpu && h.bandwidth > 1e9 && h.fp32_flops > 1e9 && h.memory_bytes > 1e8 && h.bandwidth_working_set == 8u << 20,
+              "measure_cpu: %g B/s, %g FLOP/s, %g bytes", h.bandwidth, h.fp32_flops, h.memory_bytes);
+}
