@@ -59,6 +59,8 @@ help:
 	@echo "  make test                      everything: all solutions pass, all labs fail, library tests, nvcc, book"
 	@echo "  make bench                     the speed figures (simulator, engine, grader) as name: value lines"
 	@echo "  make plots | make book         redraw the reference plots | rebuild book.md"
+	@echo "  make grade SUBMISSIONS=DIR     grade a class in a sandbox [DAYS=01,02 HIDDEN=DIR OUT=DIR JOBS=N]"
+	@echo "  make gradescope                the Gradescope autograder zip [DAYS=… HIDDEN=DIR OUT=DIR]"
 	@echo "  make clean                     remove build/"
 	@echo
 	@echo "  BACKEND=sim|cuda overrides the backend; DAY takes 1, 01 or a name such as why-gpu."
@@ -107,6 +109,18 @@ bench:
 	@tools/setup --quiet
 	@$(MAKE) -s libs
 	@tools/bench
+
+# The instructor's side: tools/grade (a gradebook from a folder of submissions, each built and run
+# in a sandbox) and tools/gradescope (the autograder zip). Both take their options as variables.
+.PHONY: grade gradescope
+grade:
+	@tools/setup --quiet
+	@$(MAKE) -s libs
+	@tools/grade "$(SUBMISSIONS)" --days "$(DAYS)" --hidden "$(HIDDEN)" --out "$(OUT)" --jobs "$(JOBS)"
+
+gradescope:
+	@tools/setup --quiet
+	@tools/gradescope --days "$(DAYS)" --hidden "$(HIDDEN)" --out "$(OUT)"
 
 clean:
 	rm -rf build

@@ -1,0 +1,62 @@
+/* misbehave.c — for tests/grader/run: a program that misbehaves in one chosen way, so that the
+ * sandbox (tools/grade-sandbox) can be tested directly, step by step, in each isolation mode.
+ *
+ *   misbehave loop | print | orphan | network | forks | who | write PATH | read PATH */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    const char *how = argc > 1 ? argv[1] : "";
+    if (!strcmp(how, "loop")) for (volatile int spin = 1; spin;) {}
+    if (!strcmp(how, "print")) for (;;) fputs("All checks pass. All checks pass. All checks pass.\n", stdout);
+    if (!strcmp(how, "orphan")) {
+        /* a grandchild in a new session, which would outlive this program */
+        if (fork() == 0) {
+            setsid();
+            if (fork() == 0) { prctl(PR_SET_NAME, "misbehave-orphan"); for (;;) sleep(1); }
+            _exit(0);
+        }
+        sleep(1);
+        return 0;
+    }
+    if (!strcmp(how, "network")) {
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        if (s < 0) { printf("socket refused: %s\n", strerror(errno)); return 0; }
+        struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argc > 2 ? argv[2] : "80"))};
+        inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+        printf("connect: %s\n", connect(s, (struct sockaddr *)&to, sizeof to) == 0 ? "connected" : strerror(errno));
+        return 0;
+    }
+    if (!strcmp(how, "forks")) {
+        int made = 0;
+        for (int i = 0; i < 500; i++) {
+            pid_t p = fork();
+            if (p == 0) { sleep(5); _exit(0); }
+            made += p > 0;
+        }
+        printf("forked %d\n", made);
+        return 0;
+    }
+    if (!strcmp(how, "who")) { printf("uid %d\n", (int)getuid()); return 0; }
+    if (!strcmp(how, "write") && argc > 2) {
+        FILE *f = fopen(argv[2], "a");
+        printf("write %s: %s\n", argv[2], f ? "done" : strerror(errno));
+        if (f) fclose(f);
+        return 0;
+    }
+    if (!strcmp(how, "read") && argc > 2) {
+        FILE *f = fopen(argv[2], "r");
+        printf("read %s: %s\n", argv[2], f ? "done" : strerror(errno));
+        return 0;
+    }
+    fprintf(stderr, "usage: misbehave loop|print|orphan|network [PORT]|forks|who|write PATH|read PATH\n");
+    return 2;
+}
