@@ -39,8 +39,8 @@ build/tools/%: tools/%.c | build/tools
 build/lib/sim build/lib/lab build/tools:
 	mkdir -p $@
 
-build/tools/verdict: tools/verdict.c build/lib/liblab.a | build/tools
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -o $@ $< build/lib/liblab.a
+build/tools/verdict build/tools/grade-report: build/tools/%: tools/%.c build/lib/liblab.a | build/tools
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -o $@ $< build/lib/liblab.a
 
 # ---------------------------------------------------------------------------------
 # The commands

@@ -32,6 +32,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../lib/lab/report_file.h"
+
 /* ---------------------------------------------------------------------------------
  * Small helpers */
 
@@ -95,21 +97,6 @@ static const char *points_text(double value)
     }
     if (strcmp(s, "-0") == 0) strcpy(s, "0");
     return s;
-}
-
-/* Undoes the report's \t \n \\ escapes (tests/lib/report.c), in place. */
-static void unescape(char *s)
-{
-    char *out = s;
-    for (; *s; s++) {
-        if (*s == '\\' && s[1]) {
-            s++;
-            *out++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
-        } else {
-            *out++ = *s;
-        }
-    }
-    *out = 0;
 }
 
 /* Writes text for a person: control characters (terminal escapes) become '?', tabs and newlines stay. */
@@ -277,29 +264,21 @@ static void load_day(day_result *d, const char *results, const char *ref, const 
     fclose(f);
 
     const char *reports[2] = {"report.tsv", "hidden.tsv"};
+    static report_line lines[4096];
     for (int r = 0; r < 2; r++) {
-        FILE *rf = fopen(path_of(dir, reports[r], NULL), "r");
-        char *text = NULL;
-        size_t capacity = 0;
-        while (rf && getline(&text, &capacity, rf) > 0) {
-            text[strcspn(text, "\n")] = 0;
-            char *cursor = text, *fields[5] = {0};
-            for (int i = 0; i < 5; i++) fields[i] = strsep(&cursor, "\t");
-            if (!fields[1]) continue;
+        int count = report_read(path_of(dir, reports[r], NULL), lines, 4096);
+        for (int k = 0; k < count; k++) {
             char name[4200];
-            snprintf(name, sizeof name, "%s%s", r ? "hidden/" : "", fields[1]);
+            snprintf(name, sizeof name, "%s%s", r ? "hidden/" : "", lines[k].name);
             for (int i = 0; i < d->count; i++) {
                 outcome *o = &d->tests[i];
                 if (strcmp(o->name, name) != 0 || strcmp(o->status, "not-run") != 0) continue;
-                o->status = strdup(fields[0]);
-                o->reason = strdup(fields[2] ? fields[2] : "");
-                o->hint = strdup(fields[3] ? fields[3] : "");
-                unescape(o->reason);
-                unescape(o->hint);
+                o->status = strdup(lines[k].status);
+                o->reason = strdup(lines[k].reason);
+                o->hint = strdup(lines[k].hint);
             }
         }
-        free(text);
-        if (rf) fclose(rf);
+        report_free(lines, count);
     }
     for (int i = 0; i < d->count; i++)
         if (strcmp(d->tests[i].status, "passed") == 0) d->score += d->tests[i].points;

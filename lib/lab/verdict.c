@@ -1,26 +1,12 @@
 /* verdict.c — printing the verdict described in verdict.h. */
 #define _DEFAULT_SOURCE
 #include "verdict.h"
+#include "report_file.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct outcome { char *status, *name, *reason, *hint; long line; } outcome;
-
-/* Undoes the \t \n \\ escapes of the report, in place. */
-static void unescape(char *s)
-{
-    char *out = s;
-    for (; *s; s++) {
-        if (*s == '\\' && s[1]) {
-            s++;
-            *out++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
-        } else {
-            *out++ = *s;
-        }
-    }
-    *out = 0;
-}
+typedef report_line outcome;
 
 /* In the order the tests are written in their file, which is the order of the lab. */
 static int by_source_line(const void *a, const void *b)
@@ -45,24 +31,7 @@ verdict_counts verdict_print(FILE *out, const char *report_path, const char *day
     const char *bold = color ? "\033[1m" : "", *dim = color ? "\033[2m" : "", *plain = color ? "\033[0m" : "";
     verdict_counts counts = {0, 0, 0};
     outcome outcomes[512];
-    FILE *report = fopen(report_path, "r");
-    char *line = NULL;
-    size_t capacity = 0;
-    while (report && counts.total < 512 && getline(&line, &capacity, report) > 0) {
-        line[strcspn(line, "\n")] = 0;
-        char *fields[5] = {0};
-        char *cursor = line;
-        for (int i = 0; i < 5; i++) fields[i] = strsep(&cursor, "\t");
-        if (!fields[1]) continue;
-        outcome o = {strdup(fields[0]), strdup(fields[1]), strdup(fields[2] ? fields[2] : ""),
-                     strdup(fields[3] ? fields[3] : ""), fields[4] ? atol(fields[4]) : 0};
-        unescape(o.reason);
-        unescape(o.hint);
-        outcomes[counts.total++] = o;
-    }
-    free(line);
-    if (report) fclose(report);
-
+    counts.total = report_read(report_path, outcomes, 512);
     fputc('\n', out);
     if (counts.total == 0) {
         fprintf(out, "%s%sDay %s: the tests did not run%s — the build or the test program failed; the first\n"
@@ -99,8 +68,7 @@ verdict_counts verdict_print(FILE *out, const char *report_path, const char *day
             }
         }
     }
-    for (int i = 0; i < counts.total; i++)
-        free(outcomes[i].status), free(outcomes[i].name), free(outcomes[i].reason), free(outcomes[i].hint);
+    report_free(outcomes, counts.total);
     if (counts.passed + counts.skipped == counts.total && counts.passed > 0)
         fprintf(out, "%s%sAll checks pass.%s\n", bold, green, plain);
     else

@@ -137,15 +137,14 @@ static double run_chains_any(int chains, long iterations)
     }
 }
 
-double fma_flops(int chains, double seconds, int repeats)
+/* Runs `run(parameter, iterations)`, which returns the FLOPs it did, with enough iterations to
+ * take about `seconds`, then returns the best FLOP rate of `repeats` runs. */
+static double best_flop_rate(double (*run)(int parameter, long iterations), int parameter, long iterations,
+                             double seconds, int repeats)
 {
-    if (chains < 1) chains = 1;
-    if (chains > 16) chains = 16;
-    /* calibrate the iteration count to about `seconds` */
-    long iterations = 1 << 16;
-    for (;;) {
+    for (;;) {                          /* calibrate the iteration count */
         double start = seconds_now();
-        run_chains_any(chains, iterations);
+        run(parameter, iterations);
         double elapsed = seconds_now() - start;
         if (elapsed >= seconds / 4 || iterations > (1L << 40)) {
             iterations = (long)((double)iterations * seconds / (elapsed > 0 ? elapsed : 1e-9)) + 1;
@@ -156,11 +155,18 @@ double fma_flops(int chains, double seconds, int repeats)
     double best = 0.0;
     for (int r = 0; r < (repeats < 1 ? 1 : repeats); r++) {
         double start = seconds_now();
-        double flops = run_chains_any(chains, iterations);
+        double flops = run(parameter, iterations);
         double rate = flops / (seconds_now() - start);
         if (rate > best) best = rate;
     }
     return best;
+}
+
+double fma_flops(int chains, double seconds, int repeats)
+{
+    if (chains < 1) chains = 1;
+    if (chains > 16) chains = 16;
+    return best_flop_rate(run_chains_any, chains, 1 << 16, seconds, repeats);
 }
 
 double peak_fp32_flops(void) { return fma_flops(16, 0.05, 3); }
@@ -170,8 +176,9 @@ double peak_fp32_flops(void) { return fma_flops(16, 0.05, 3); }
  * from int8 to float (sign-extend, then convert), which costs more than the FMA itself.
  * Eight independent chains, each reading its own int8 vectors from an L1-resident block. */
 
-static double run_dequantizing_chains(long iterations)
+static double run_dequantizing_chains(int unused, long iterations)
 {
+    (void)unused;
     enum { CHAINS = 8, BLOCK = 4096 };
     static int8_t weights[BLOCK];
     for (int i = 0; i < BLOCK; i++) weights[i] = (int8_t)(i * 37 % 255 - 127);
@@ -190,25 +197,7 @@ static double run_dequantizing_chains(long iterations)
 
 double dequantizing_fma_flops(double seconds, int repeats)
 {
-    long iterations = 1 << 14;
-    for (;;) {
-        double start = seconds_now();
-        run_dequantizing_chains(iterations);
-        double elapsed = seconds_now() - start;
-        if (elapsed >= seconds / 4 || iterations > (1L << 40)) {
-            iterations = (long)((double)iterations * seconds / (elapsed > 0 ? elapsed : 1e-9)) + 1;
-            break;
-        }
-        iterations *= 4;
-    }
-    double best = 0.0;
-    for (int r = 0; r < (repeats < 1 ? 1 : repeats); r++) {
-        double start = seconds_now();
-        double flops = run_dequantizing_chains(iterations);
-        double rate = flops / (seconds_now() - start);
-        if (rate > best) best = rate;
-    }
-    return best;
+    return best_flop_rate(run_dequantizing_chains, 0, 1 << 14, seconds, repeats);
 }
 
 int simd_float_lanes(void) { return LANES; }
