@@ -130,7 +130,7 @@ void sim_metrics_end_launch(int failed);
 void sim_metrics_global(worker *w, uintptr_t address, size_t bytes, int is_write, void *site);
 void sim_metrics_shared(worker *w, uintptr_t address, size_t bytes, int is_write, void *site);
 void sim_metrics_block_point(worker *w, uint32_t guard);
-void sim_metrics_warp_yield(worker *w, int first_lane, int lanes);
+void sim_metrics_warp_yield(worker *w);   /* a warp has stopped: group its notes into requests */
 void sim_metrics_barrier(worker *w);
 void sim_metrics_atomic(void);
 

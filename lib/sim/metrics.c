@@ -131,11 +131,17 @@ static int by_key_then_unit(const void *a, const void *b)
     return x->unit < y->unit ? -1 : x->unit > y->unit;
 }
 
-void sim_metrics_warp_yield(worker *w, int first_lane, int lanes)
+/* Occurrences count from zero again after each yield: the next stretch makes new requests. */
+static void forget_sites(metrics_state *m)
 {
-    (void)first_lane, (void)lanes;
+    for (int i = 0; i < m->used_count; i++) memset(&m->sites[m->used_slots[i]], 0, sizeof(site_slot));
+    m->used_count = 0;
+}
+
+void sim_metrics_warp_yield(worker *w)
+{
     metrics_state *m = w->metrics;
-    if (!m || m->note_count == 0) goto clear_sites;
+    if (!m) return;
     qsort(m->notes, m->note_count, sizeof *m->notes, by_key_then_unit);
     for (size_t i = 0; i < m->note_count;) {
         uint64_t key = m->notes[i].key;
@@ -165,10 +171,7 @@ void sim_metrics_warp_yield(worker *w, int first_lane, int lanes)
         i = j;
     }
     m->note_count = 0;
-clear_sites:
-    if (!m) return;
-    for (int i = 0; i < m->used_count; i++) memset(&m->sites[m->used_slots[i]], 0, sizeof(site_slot));
-    m->used_count = 0;
+    forget_sites(m);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -198,8 +201,7 @@ void sim_metrics_end_launch(int failed)
     sim_metrics_counting = 0;
     if (!w->metrics) return;
     w->metrics->note_count = 0;
-    for (int i = 0; i < w->metrics->used_count; i++) memset(&w->metrics->sites[w->metrics->used_slots[i]], 0, sizeof(site_slot));
-    w->metrics->used_count = 0;
+    forget_sites(w->metrics);
     if (failed) return;
     if (history_count == history_capacity) {
         history_capacity = history_capacity ? 2 * history_capacity : 64;

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 __thread sim_builtin_variables sim_builtins;
 __thread worker *sim_current_worker;
@@ -306,7 +305,7 @@ static void run_warp(worker *w, int first, int lanes)
                 break;
             }
         }
-        sim_metrics_warp_yield(w, first, lanes);
+        sim_metrics_warp_yield(w);
         if (w->collectives_waiting == 0 || !sim_resolve_collectives(w, first, lanes)) return;
     }
 }
