@@ -11,36 +11,48 @@ export BACKEND
 DAY ?=
 SRC ?= labs
 
-CC := clang
-SIM_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=0 \
-              -D_GNU_SOURCE -Ilib/sim/include -Ilib/lab -DSIM_DATA_DIR='"$(CURDIR)/data"'
-LAB_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -fPIC
+# Compilers and flags come from the book's one build description, tools/build/config.sh
+# (also read by tools/setup, tools/build/build-lab, lib/sim/tools/simcc and the test runners).
+build/config.mk: tools/build/config.sh
+	@mkdir -p build && bash tools/build/config.sh --make > $@
+include build/config.mk
+
+SIM_CFLAGS = $(BOOK_CFLAGS) -fPIC -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=0 -Ilib/sim/include -DSIM_DATA_DIR='"$(CURDIR)/data"'
+LAB_CFLAGS = $(BOOK_CFLAGS) -fPIC
+TOOL_CFLAGS = $(BOOK_CFLAGS)
 
 SIM_SOURCES := $(wildcard lib/sim/*.c) lib/sim/fiber_x86_64.S
 SIM_OBJECTS := $(patsubst lib/sim/%,build/lib/sim/%.o,$(SIM_SOURCES))
 LAB_SOURCES := $(wildcard lib/lab/*.c)
 LAB_OBJECTS := $(patsubst lib/lab/%.c,build/lib/lab/%.o,$(LAB_SOURCES))
 
-build/lib/sim/%.c.o: lib/sim/%.c $(wildcard lib/sim/*.h lib/sim/include/*.h) | build/lib/sim
-	$(CC) $(SIM_CFLAGS) -c $< -o $@
+# The simulator stands alone: its sources see only lib/sim (and its include/ folder).
+build/lib/sim/%.c.o: lib/sim/%.c $(wildcard lib/sim/*.h lib/sim/include/*.h) build/config.mk | build/lib/sim
+	$(BOOK_CC) $(SIM_CFLAGS) -c $< -o $@
 build/lib/sim/%.S.o: lib/sim/%.S | build/lib/sim
-	$(CC) -c $< -o $@
+	$(BOOK_CC) -c $< -o $@
 build/lib/libsim.a: $(SIM_OBJECTS)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
+build/tools/cu2sim: lib/sim/tools/cu2sim.c build/config.mk | build/tools
+	$(BOOK_CC) $(TOOL_CFLAGS) -o $@ $<
 
-build/lib/lab/%.o: lib/lab/%.c $(wildcard lib/lab/*.h) | build/lib/lab
-	$(CC) $(LAB_CFLAGS) -c $< -o $@
+build/lib/lab/%.o: lib/lab/%.c $(wildcard lib/lab/*.h) build/config.mk | build/lib/lab
+	$(BOOK_CC) $(LAB_CFLAGS) -c $< -o $@
 build/lib/liblab.a: $(LAB_OBJECTS)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
-build/tools/%: tools/%.c | build/tools
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -o $@ $<
+# The build's own programs (tools/build) and the grader's (tools/grader).
+build/tools/lab-policy: tools/build/lab-policy.c build/config.mk | build/tools
+	$(BOOK_CC) $(TOOL_CFLAGS) -o $@ $<
+build/tools/grade-sandbox: tools/grader/grade-sandbox.c build/config.mk | build/tools
+	$(BOOK_CC) $(TOOL_CFLAGS) -o $@ $<
+build/tools/verdict: tools/build/verdict.c build/lib/liblab.a | build/tools
+	$(BOOK_CC) $(TOOL_CFLAGS) -Ilib/lab -o $@ $< build/lib/liblab.a
+build/tools/grade-report: tools/grader/grade-report.c build/lib/liblab.a | build/tools
+	$(BOOK_CC) $(TOOL_CFLAGS) -Ilib/lab -o $@ $< build/lib/liblab.a
 
 build/lib/sim build/lib/lab build/tools:
 	mkdir -p $@
-
-build/tools/verdict build/tools/grade-report: build/tools/%: tools/%.c build/lib/liblab.a | build/tools
-	$(CC) -std=c11 -O2 -g -Wall -Wextra -D_GNU_SOURCE -o $@ $< build/lib/liblab.a
 
 # ---------------------------------------------------------------------------------
 # The commands
@@ -92,35 +104,35 @@ progress:
 plots:
 	@tools/setup --quiet
 	@$(MAKE) -s libs
-	@tools/plots
+	@tools/ci/plots
 
 book:
-	@tools/book
+	@tools/ci/book
 
 nvcc-check:
-	@tools/nvcc-check
+	@tools/ci/nvcc-check
 
 test:
 	@tools/setup
 	@$(MAKE) -s libs
-	@tools/test
+	@tools/ci/test
 
 bench:
 	@tools/setup --quiet
 	@$(MAKE) -s libs
-	@tools/bench
+	@tools/ci/bench
 
-# The instructor's side: tools/grade (a gradebook from a folder of submissions, each built and run
-# in a sandbox) and tools/gradescope (the autograder zip). Both take their options as variables.
+# The instructor's side: tools/grader/grade (a gradebook from a folder of submissions, each built and run
+# in a sandbox) and tools/grader/gradescope (the autograder zip). Both take their options as variables.
 .PHONY: grade gradescope
 grade:
 	@tools/setup --quiet
 	@$(MAKE) -s libs
-	@tools/grade "$(SUBMISSIONS)" --days "$(DAYS)" --hidden "$(HIDDEN)" --out "$(OUT)" --jobs "$(JOBS)"
+	@tools/grader/grade "$(SUBMISSIONS)" --days "$(DAYS)" --hidden "$(HIDDEN)" --out "$(OUT)" --jobs "$(JOBS)"
 
 gradescope:
 	@tools/setup --quiet
-	@tools/gradescope --days "$(DAYS)" --hidden "$(HIDDEN)" --out "$(OUT)"
+	@tools/grader/gradescope --days "$(DAYS)" --hidden "$(HIDDEN)" --out "$(OUT)"
 
 clean:
 	rm -rf build
@@ -130,23 +142,23 @@ clean:
 # Built for this machine's CPU (-march=native where the compiler has it): the engine's speed
 # is what the book measures and predicts.
 
-NATIVE_FLAGS := $(shell $(CC) -march=native -x c -c /dev/null -o /dev/null 2>/dev/null && echo -march=native)
-LLAMA_CFLAGS := -std=c11 -O3 $(NATIVE_FLAGS) -g -Wall -Wextra -fPIC -pthread
+NATIVE_FLAGS := $(if $(BOOK_CC),$(shell $(BOOK_CC) -march=native -x c -c /dev/null -o /dev/null 2>/dev/null && echo -march=native))
+LLAMA_CFLAGS = $(BOOK_NATIVE_CFLAGS) $(NATIVE_FLAGS) -fPIC
 LLAMA_OBJECTS := $(patsubst lib/llama/%.c,build/lib/llama/%.o,$(wildcard lib/llama/*.c))
 PERFMODEL_OBJECTS := $(patsubst lib/perfmodel/%.c,build/lib/perfmodel/%.o,$(wildcard lib/perfmodel/*.c))
 
-build/lib/llama/%.o: lib/llama/%.c $(wildcard lib/llama/*.h) | build/lib/llama
-	$(CC) $(LLAMA_CFLAGS) -c $< -o $@
+build/lib/llama/%.o: lib/llama/%.c $(wildcard lib/llama/*.h) build/config.mk | build/lib/llama
+	$(BOOK_CC) $(LLAMA_CFLAGS) -c $< -o $@
 build/lib/libllama.a: $(LLAMA_OBJECTS)
 	rm -f $@ && ar rcs $@ $^
-build/lib/perfmodel/%.o: lib/perfmodel/%.c $(wildcard lib/perfmodel/*.h lib/llama/*.h) lib/lab/table.h | build/lib/perfmodel
-	$(CC) $(LLAMA_CFLAGS) -I lib/llama -I lib/lab -c $< -o $@
+build/lib/perfmodel/%.o: lib/perfmodel/%.c $(wildcard lib/perfmodel/*.h lib/llama/*.h) lib/lab/table.h build/config.mk | build/lib/perfmodel
+	$(BOOK_CC) $(LLAMA_CFLAGS) -I lib/llama -I lib/lab -c $< -o $@
 build/lib/libperfmodel.a: $(PERFMODEL_OBJECTS)
 	rm -f $@ && ar rcs $@ $^
-build/tools/llama: tools/llama.c build/lib/libllama.a | build/tools
-	$(CC) $(LLAMA_CFLAGS) -I lib/llama -o $@ $< build/lib/libllama.a -lm
-build/tools/perfmodel: tools/perfmodel.c build/lib/libperfmodel.a build/lib/libllama.a build/lib/liblab.a | build/tools
-	$(CC) $(LLAMA_CFLAGS) -I lib/perfmodel -I lib/llama -I lib/lab -o $@ $< build/lib/libperfmodel.a \
+build/tools/llama: lib/llama/tools/llama.c build/lib/libllama.a | build/tools
+	$(BOOK_CC) $(LLAMA_CFLAGS) -I lib/llama -o $@ $< build/lib/libllama.a -lm
+build/tools/perfmodel: lib/perfmodel/tools/perfmodel.c build/lib/libperfmodel.a build/lib/libllama.a build/lib/liblab.a | build/tools
+	$(BOOK_CC) $(LLAMA_CFLAGS) -I lib/perfmodel -I lib/llama -I lib/lab -o $@ $< build/lib/libperfmodel.a \
 	    build/lib/libllama.a build/lib/liblab.a -lm
 build/lib/llama build/lib/perfmodel:
 	mkdir -p $@

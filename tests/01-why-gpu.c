@@ -21,10 +21,10 @@ static void check_vector_add(int n)
     float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n);
     float *c = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
     for (int i = 0; i < n; i++) a[i] = value(i, 1), b[i] = value(i, 2), want[i] = a[i] + b[i];
-    poison(c, sizeof(float) * n);
+    lab_poison(c, sizeof(float) * n);
     gpu_run run = gpu_vector_add(a, b, c, n);
     cr_assert(run.error == NULL, "n = %d: the run ended with the CUDA error \"%s\"", n, run.error);
-    comparison result = compare_floats("c", c, want, (size_t)n, 0, 0);
+    comparison result = lab_compare_floats("c", c, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "n = %d: %s", n, result.message);
     cr_assert(run.written_past_end == 0, "n = %d: the kernel wrote %lld elements at or past c[%d], "
               "outside the array", n, run.written_past_end, n);
@@ -47,7 +47,7 @@ static void check_saxpy(int n, float alpha)
     for (int i = 0; i < n; i++) x[i] = value(i, 3), y[i] = value(i, 4), want[i] = alpha * x[i] + y[i];
     gpu_run run = gpu_saxpy(alpha, x, y, n);
     cr_assert(run.error == NULL, "n = %d: the run ended with the CUDA error \"%s\"", n, run.error);
-    comparison result = compare_floats("y", y, want, (size_t)n, 0, 0);
+    comparison result = lab_compare_floats("y", y, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "n = %d, alpha = %g: %s", n, alpha, result.message);
     cr_assert(run.written_past_end == 0, "n = %d: the kernel wrote %lld elements at or past y[%d]", n,
               run.written_past_end, n);
@@ -93,9 +93,9 @@ static void check_matmul(int n)
             for (int p = 0; p < n; p++) sum += (double)a[i * n + p] * b[p * n + j];
             want[i * n + j] = (float)sum;
         }
-    poison(c, sizeof(float) * n * n);
+    lab_poison(c, sizeof(float) * n * n);
     matmul_naive(a, b, c, n);
-    comparison result = compare_floats("c", c, want, (size_t)n * n, 1e-4, 1e-4);
+    comparison result = lab_compare_floats("c", c, want, (size_t)n * n, 1e-4, 1e-4);
     cr_assert(result.mismatches == 0, "n = %d: %s", n, result.message);
     free(a), free(b), free(c), free(want);
 }

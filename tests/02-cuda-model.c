@@ -55,11 +55,11 @@ static void check_matrix_add(int shape)
     float *c = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
     for (int i = 0; i < n; i++) a[i] = value(i, 1), b[i] = value(i, 2), want[i] = a[i] + b[i];
     for (int k = 0; k < BLOCK_SHAPES; k++) {
-        poison(c, sizeof(float) * n);
+        lab_poison(c, sizeof(float) * n);
         gpu_run run = gpu_matrix_add(a, b, c, rows, cols, blocks[k][0], blocks[k][1]);
         cr_assert(run.error == NULL, "%d x %d matrix, %d x %d blocks: CUDA error \"%s\"", rows, cols, blocks[k][0],
                   blocks[k][1], run.error);
-        comparison result = compare_floats("c", c, want, (size_t)n, 0, 0);
+        comparison result = lab_compare_floats("c", c, want, (size_t)n, 0, 0);
         cr_assert(result.mismatches == 0, "%d x %d matrix, %d x %d blocks: %s", rows, cols, blocks[k][0], blocks[k][1],
                   result.message);
         cr_assert(run.written_past_end == 0, "%d x %d matrix, %d x %d blocks: %lld elements written past the end of c",
@@ -87,7 +87,7 @@ Test(matrix_add, each_element_exactly_once, .timeout = 30,
             gpu_run run = gpu_matrix_add_in_place(a, b, rows, cols, blocks[k][0], blocks[k][1]);
             cr_assert(run.error == NULL, "%d x %d, blocks %d x %d: CUDA error \"%s\"", rows, cols, blocks[k][0],
                       blocks[k][1], run.error);
-            comparison result = compare_floats("a", a, want, (size_t)n, 0, 0);
+            comparison result = lab_compare_floats("a", a, want, (size_t)n, 0, 0);
             cr_assert(result.mismatches == 0, "in place, %d x %d matrix, %d x %d blocks: %s", rows, cols, blocks[k][0],
                       blocks[k][1], result.message);
         }
@@ -106,10 +106,10 @@ Test(block_owner_map, matches_the_grid, .timeout = 30,
             int bx = blocks[k][0], by = blocks[k][1], grid_x = (cols + bx - 1) / bx;
             for (int r = 0; r < rows; r++)
                 for (int c = 0; c < cols; c++) want[r * cols + c] = (r / by) * grid_x + c / bx;
-            poison(owner, sizeof(int) * n);
+            lab_poison(owner, sizeof(int) * n);
             gpu_run run = gpu_block_owner_map(owner, rows, cols, bx, by);
             cr_assert(run.error == NULL, "%d x %d, blocks %d x %d: CUDA error \"%s\"", rows, cols, bx, by, run.error);
-            comparison result = compare_ints("owner", owner, want, (size_t)n);
+            comparison result = lab_compare_ints("owner", owner, want, (size_t)n);
             cr_assert(result.mismatches == 0, "%d x %d matrix, %d x %d blocks: %s", rows, cols, bx, by, result.message);
             cr_assert(run.written_past_end == 0, "%d x %d matrix, %d x %d blocks: %lld elements written past the end",
                       rows, cols, bx, by, run.written_past_end);
@@ -125,7 +125,7 @@ static void check_grid_stride(int grid, int threads)
     for (int i = 0; i < n; i++) x[i] = value(i, 5), want[i] = 2.0f * x[i];
     gpu_run run = gpu_scale_grid_stride(x, n, 2.0f, grid, threads);
     cr_assert(run.error == NULL, "grid of %d x %d threads: CUDA error \"%s\"", grid, threads, run.error);
-    comparison result = compare_floats("x", x, want, (size_t)n, 0, 0);
+    comparison result = lab_compare_floats("x", x, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "n = %d, a grid of %d blocks x %d threads (an element scaled twice comes out "
               "x4, one missed x1): %s", n, grid, threads, result.message);
     cr_assert(run.written_past_end == 0, "grid of %d x %d threads: %lld elements written past x[%d]", grid, threads,

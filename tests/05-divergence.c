@@ -64,10 +64,10 @@ static void check_even_odd(int n)
     branch_run original = gpu_even_odd_divergent(x, want, n, 256);
     cr_assert(original.error == NULL, "n = %d: the original kernel failed: %s", n, original.error);
     for (int k = 0; k < BLOCK_SIZES; k++) {
-        poison(y, sizeof(float) * n);
+        lab_poison(y, sizeof(float) * n);
         branch_run run = gpu_even_odd_uniform(x, y, n, block_sizes[k]);
         cr_assert(run.error == NULL, "n = %d, blocks of %d threads: CUDA error \"%s\"", n, block_sizes[k], run.error);
-        comparison result = compare_floats("y", y, want, (size_t)n, 0, 0);
+        comparison result = lab_compare_floats("y", y, want, (size_t)n, 0, 0);
         cr_assert(result.mismatches == 0, "n = %d, blocks of %d threads: %s", n, block_sizes[k], result.message);
         cr_assert(run.written_past_end == 0, "n = %d, blocks of %d threads: %lld elements written past y[%d]", n,
                   block_sizes[k], run.written_past_end, n - 1);
@@ -97,7 +97,7 @@ Test(even_odd, each_element_exactly_once, .timeout = 30,
             branch_run run = gpu_even_odd_uniform_in_place(y, n, block_sizes[k]);
             cr_assert(run.error == NULL, "in place, n = %d, blocks of %d: CUDA error \"%s\"", n, block_sizes[k],
                       run.error);
-            comparison result = compare_floats("x", y, want, (size_t)n, 0, 0);
+            comparison result = lab_compare_floats("x", y, want, (size_t)n, 0, 0);
             cr_assert(result.mismatches == 0, "in place, n = %d, blocks of %d threads: %s", n, block_sizes[k],
                       result.message);
         }
@@ -171,13 +171,13 @@ static void check_grouping(const char *name, const int *expert, int n)
 {
     int guard = n + 64;
     int *order = malloc(sizeof(int) * (size_t)(n + guard)), *want = malloc(sizeof(int) * (size_t)n);
-    poison(order, sizeof(int) * (size_t)n);
+    lab_poison(order, sizeof(int) * (size_t)n);
     for (int i = n; i < n + guard; i++) order[i] = 0x5a5a5a5a;
     reference_order(expert, n, want);
     group_by_expert(expert, n, order);
     int past = 0;
     for (int i = n; i < n + guard; i++) past += order[i] != 0x5a5a5a5a;
-    comparison result = compare_ints("order", order, want, (size_t)n);
+    comparison result = lab_compare_ints("order", order, want, (size_t)n);
     cr_assert(result.mismatches == 0, "%s: %s%s", name, result.message,
               past ? "; and group_by_expert wrote past the end of order" : "");
     cr_assert(past == 0, "%s: group_by_expert wrote %d element%s past order[%d]", name, past, past == 1 ? "" : "s",
@@ -240,10 +240,10 @@ static void check_experts(const char *name, const int *expert, int n)
     reference_order(expert, n, order);
     branch_run original = gpu_experts_divergent(x, expert, want, n);
     cr_assert(original.error == NULL, "%s: the original kernel failed: %s", name, original.error);
-    poison(y, sizeof(float) * n);
+    lab_poison(y, sizeof(float) * n);
     branch_run run = gpu_experts_grouped(x, expert, order, y, n);
     cr_assert(run.error == NULL, "%s: CUDA error \"%s\"", name, run.error);
-    comparison result = compare_floats("y", y, want, (size_t)n, 0, 0);
+    comparison result = lab_compare_floats("y", y, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "%s: %s", name, result.message);
     cr_assert(run.written_past_end == 0, "%s: %lld elements written past y[%d]", name, run.written_past_end, n - 1);
     free(x), free(want), free(y), free(order);
@@ -283,7 +283,7 @@ Test(experts, each_token_exactly_once, .timeout = 30,
     gpu_experts_divergent(x, expert, want, n);
     branch_run run = gpu_experts_grouped_in_place(x, expert, order, n);
     cr_assert(run.error == NULL, "in place: CUDA error \"%s\"", run.error);
-    comparison result = compare_floats("x", x, want, (size_t)n, 0, 0);
+    comparison result = lab_compare_floats("x", x, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "in place, %d tokens: %s", n, result.message);
     free(expert), free(order), free(x), free(want);
 }

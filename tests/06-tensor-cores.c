@@ -492,7 +492,7 @@ static void reference_mma(const uint16_t *a, const uint16_t *b, const float *c, 
 
 static void run_mma(const uint16_t *a, const uint16_t *b, const float *c, float *d, int tiles, const char *what)
 {
-    poison(d, sizeof(float) * tiles * SIZE);
+    lab_poison(d, sizeof(float) * tiles * SIZE);
     gpu_run run = gpu_mma_tiles(a, b, c, d, tiles);
     cr_assert(run.error == NULL, "%s: the run ended with the CUDA error \"%s\"", what, run.error);
     cr_assert(run.written_past_end == 0, "%s: %lld floats written past the end of d", what, run.written_past_end);
@@ -532,7 +532,7 @@ static void check_exact(const uint16_t *a, const uint16_t *b, const float *c, in
     run_mma(a, b, c, d, tiles, what);
     reference_mma(a, b, c, exact, scale, tiles);
     for (size_t i = 0; i < count; i++) want[i] = (float)exact[i];
-    comparison result = compare_floats("d", d, want, count, 0, 0);
+    comparison result = lab_compare_floats("d", d, want, count, 0, 0);
     cr_assert(result.mismatches == 0, "%s (d[row * 16 + col]): %s%s", what, result.message, mistaken_for(a, b, c, d, tiles));
     free(d), free(want), free(exact), free(scale);
 }
@@ -599,7 +599,7 @@ Test(mma, random_tiles_within_fp32_bound, .timeout = 30,
         double error = fabs((double)d[i] - exact[i]), bound = gamma16 * scale[i] * (1 + 0x1p-20);
         if (error <= bound) continue;                            /* NaN (never written) fails here */
         if (wrong++ > 0) continue;
-        if (float_is_poison(d[i]))
+        if (lab_float_is_poison(d[i]))
             snprintf(first, sizeof first, "tile %zu, D[%zu][%zu] was never written (want %.9g)", i / SIZE,
                      i % SIZE / TILE, i % TILE, exact[i]);
         else

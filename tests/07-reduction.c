@@ -79,7 +79,7 @@ static void check_ints(int version)
             reduce_run run = gpu_reduce_int(version, x, n, threads, 0, &got);
             release_stderr(said, sizeof said);
             cr_assert(run.error == NULL, FAILED_RUN, version, n, threads, run.error, SIMULATOR_SAID(said));
-            comparison result = compare_ints("sum", &got, &want, 1);
+            comparison result = lab_compare_ints("sum", &got, &want, 1);
             cr_assert(result.mismatches == 0, "version %d, n = %d, blocks of %d threads: %s", version, n, threads,
                       result.message);
         }
@@ -127,7 +127,7 @@ static void check_floats(int version)
             reduce_run run = gpu_reduce_float(version, x, n, threads, 0, &got);
             release_stderr(said, sizeof said);
             cr_assert(run.error == NULL, FAILED_RUN, version, n, threads, run.error, SIMULATOR_SAID(said));
-            comparison result = compare_floats("sum", &got, &want, 1, 0, bound);
+            comparison result = lab_compare_floats("sum", &got, &want, 1, 0, bound);
             cr_assert(result.mismatches == 0, "version %d, n = %d, blocks of %d threads: %s; allowed: %.3g (%g "
                       "additions deep)", version, n, threads, result.message, bound, depth);
         }
@@ -153,7 +153,7 @@ static reduce_run counted(int version, int threads)
     cr_assert(run.error == NULL, FAILED_RUN, version, METRICS_N, threads, run.error, SIMULATOR_SAID(said));
     double exact, depth, bound = float_bound(version, x, METRICS_N, threads, &exact, &depth);
     float want = (float)exact;
-    comparison result = compare_floats("sum", &got, &want, 1, 0, bound);
+    comparison result = lab_compare_floats("sum", &got, &want, 1, 0, bound);
     cr_assert(result.mismatches == 0, "version %d is not right yet (n = %d, blocks of %d threads: %s): its counts "
               "mean nothing until it is; the checks above say what is wrong", version, METRICS_N, threads,
               result.message);

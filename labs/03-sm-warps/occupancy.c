@@ -12,7 +12,7 @@
  *   7. compute_occupancy: the smallest of the four limits, the warps it gives, the occupancy,
  *      and which limits are the smallest.
  *
- * Rules: every number comes from *gpu (a row of data/gpus.csv; see lab.h): no constants for
+ * Rules: every number comes from *gpu (a row of data/gpus.csv; see driver/lab.h): no constants for
  * one GPU. Integer arithmetic throughout, except the final fraction. Assume the kernel has
  * opted in to the largest shared memory per block and that the SM's carve-out is the largest
  * (what cudaOccupancyMaxActiveBlocksPerMultiprocessor assumes by default).

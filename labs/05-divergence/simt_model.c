@@ -7,7 +7,7 @@
  *   split issues both paths, one after the other, each with only its own lanes active.
  *   Return, summed over the warps, the steps issued (warp_steps) and the active lanes
  *   summed over those steps (lane_steps). SIMT efficiency is then
- *   lane_steps / (32 x warp_steps): lab.h's branch_simt_efficiency.
+ *   lane_steps / (32 x warp_steps): driver/lab.h's branch_simt_efficiency.
  *
  * Rules: plain C; count, per warp, how many lanes take each path (a path with no lanes
  * costs its warp nothing); lanes past `threads` do not exist and are never active.

@@ -8,9 +8,9 @@
 
 enum { SHOWN = 3 };   /* mismatches spelled out in the message; the rest are counted */
 
-void poison(void *memory, size_t bytes) { memset(memory, 0xff, bytes); }
+void lab_poison(void *memory, size_t bytes) { memset(memory, 0xff, bytes); }
 
-int float_is_poison(float x)
+int lab_float_is_poison(float x)
 {
     uint32_t bits;
     memcpy(&bits, &x, sizeof bits);
@@ -52,17 +52,17 @@ static void compare_one(comparison *c, const char *name, size_t i, double got, d
     note(c, i, line);
 }
 
-comparison compare_floats(const char *name, const float *got, const float *want, size_t n,
+comparison lab_compare_floats(const char *name, const float *got, const float *want, size_t n,
                           double relative, double absolute)
 {
     comparison c = {0};
     for (size_t i = 0; i < n; i++)
-        compare_one(&c, name, i, got[i], want[i], float_is_poison(got[i]), relative, absolute);
+        compare_one(&c, name, i, got[i], want[i], lab_float_is_poison(got[i]), relative, absolute);
     finish(&c, name, n);
     return c;
 }
 
-comparison compare_doubles(const char *name, const double *got, const double *want, size_t n,
+comparison lab_compare_doubles(const char *name, const double *got, const double *want, size_t n,
                            double relative, double absolute)
 {
     comparison c = {0};
@@ -75,7 +75,7 @@ comparison compare_doubles(const char *name, const double *got, const double *wa
     return c;
 }
 
-comparison compare_ints(const char *name, const int *got, const int *want, size_t n)
+comparison lab_compare_ints(const char *name, const int *got, const int *want, size_t n)
 {
     comparison c = {0};
     for (size_t i = 0; i < n; i++) {

@@ -20,15 +20,15 @@ typedef struct comparison {
     char message[512];           /* the first few failures, readable; "" when all passed */
 } comparison;
 
-comparison compare_floats(const char *name, const float *got, const float *want, size_t n,
+comparison lab_compare_floats(const char *name, const float *got, const float *want, size_t n,
                           double relative, double absolute);
-comparison compare_doubles(const char *name, const double *got, const double *want, size_t n,
+comparison lab_compare_doubles(const char *name, const double *got, const double *want, size_t n,
                            double relative, double absolute);
-comparison compare_ints(const char *name, const int *got, const int *want, size_t n);
+comparison lab_compare_ints(const char *name, const int *got, const int *want, size_t n);
 
 /* Fills memory with the poison pattern, and recognises it. */
-void poison(void *memory, size_t bytes);
-int float_is_poison(float x);
+void lab_poison(void *memory, size_t bytes);
+int lab_float_is_poison(float x);
 
 #ifdef __cplusplus
 }

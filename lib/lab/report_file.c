@@ -21,7 +21,7 @@ static void unescape(char *s)
     *out = 0;
 }
 
-int report_read(const char *path, report_line *lines, int capacity)
+int lab_report_read(const char *path, report_line *lines, int capacity)
 {
     FILE *report = fopen(path, "r");
     if (!report) return 0;
@@ -44,7 +44,7 @@ int report_read(const char *path, report_line *lines, int capacity)
     return count;
 }
 
-void report_free(report_line *lines, int count)
+void lab_report_free(report_line *lines, int count)
 {
     for (int i = 0; i < count; i++) free(lines[i].status), free(lines[i].name), free(lines[i].reason), free(lines[i].hint);
 }

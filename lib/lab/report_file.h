@@ -18,9 +18,9 @@ typedef struct report_line {
 } report_line;
 
 /* Reads the report at `path` (at most `capacity` lines) into `lines`; returns how many were
- * read, 0 when the file is missing or empty. Free them with report_free. */
-int report_read(const char *path, report_line *lines, int capacity);
-void report_free(report_line *lines, int count);
+ * read, 0 when the file is missing or empty. Free them with lab_report_free. */
+int lab_report_read(const char *path, report_line *lines, int capacity);
+void lab_report_free(report_line *lines, int count);
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,7 @@ static void make_parent_directories(const char *path)
     free(copy);
 }
 
-results results_open(const char *path, const char *header)
+results lab_results_open(const char *path, const char *header)
 {
     make_parent_directories(path);
     results r = {fopen(path, "w"), path, count_fields(header)};
@@ -41,7 +41,7 @@ results results_open(const char *path, const char *header)
     return r;
 }
 
-void results_row(results *r, const char *format, ...)
+void lab_results_row(results *r, const char *format, ...)
 {
     char row[4096];
     va_list args;
@@ -56,7 +56,7 @@ void results_row(results *r, const char *format, ...)
     fprintf(r->file, "%s\n", row);
 }
 
-void results_close(results *r)
+void lab_results_close(results *r)
 {
     if (r->file && fclose(r->file) != 0) {
         fprintf(stderr, "cannot finish writing %s: %s\n", r->path, strerror(errno));

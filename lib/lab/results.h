@@ -18,13 +18,13 @@ typedef struct results {
 
 /* Creates the file (and its directory) and writes the header, e.g. "device,gflop_per_s".
  * Exits with a message if the file cannot be written. */
-results results_open(const char *path, const char *header);
+results lab_results_open(const char *path, const char *header);
 
 /* Writes one row, printf-style. A row whose number of fields differs from the header's
  * is a bug in the driver: it stops the program with a message. */
-void results_row(results *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void lab_results_row(results *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
-void results_close(results *r);
+void lab_results_close(results *r);
 
 #ifdef __cplusplus
 }

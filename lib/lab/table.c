@@ -35,7 +35,7 @@ static int split_line(char *line, char **fields, int capacity)
     }
 }
 
-table *table_read(const char *path, char *error, size_t error_size)
+table *lab_table_read(const char *path, char *error, size_t error_size)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -82,21 +82,21 @@ table *table_read(const char *path, char *error, size_t error_size)
     fclose(f);
     if (!t->header) {
         snprintf(error, error_size, "%s is empty: it needs a header row", path);
-        table_free(t);
+        lab_table_free(t);
         return NULL;
     }
     return t;
 fail:
     free(line);
     fclose(f);
-    table_free(t);
+    lab_table_free(t);
     return NULL;
 }
 
-table *table_read_or_exit(const char *path)
+table *lab_table_read_or_exit(const char *path)
 {
     char error[512];
-    table *t = table_read(path, error, sizeof error);
+    table *t = lab_table_read(path, error, sizeof error);
     if (!t) {
         fprintf(stderr, "%s\n", error);
         exit(EXIT_FAILURE);
@@ -104,7 +104,7 @@ table *table_read_or_exit(const char *path)
     return t;
 }
 
-void table_free(table *t)
+void lab_table_free(table *t)
 {
     if (!t) return;
     for (int i = 0; t->header && i < t->columns; i++) free(t->header[i]);
@@ -115,16 +115,16 @@ void table_free(table *t)
     free(t);
 }
 
-int table_column(const table *t, const char *column)
+int lab_table_column(const table *t, const char *column)
 {
     for (int i = 0; i < t->columns; i++)
         if (strcmp(t->header[i], column) == 0) return i;
     return -1;
 }
 
-const char *table_text(const table *t, int row, const char *column)
+const char *lab_table_text(const table *t, int row, const char *column)
 {
-    int c = table_column(t, column);
+    int c = lab_table_column(t, column);
     if (c < 0 || row < 0 || row >= t->rows) {
         fprintf(stderr, "%s has no %s %s\n", t->path, c < 0 ? "column" : "row for column", column);
         exit(EXIT_FAILURE);
@@ -132,9 +132,9 @@ const char *table_text(const table *t, int row, const char *column)
     return t->cells[(size_t)row * (size_t)t->columns + (size_t)c];
 }
 
-double table_number(const table *t, int row, const char *column)
+double lab_table_number(const table *t, int row, const char *column)
 {
-    const char *text = table_text(t, row, column);
+    const char *text = lab_table_text(t, row, column);
     if (*text == 0) return NAN;
     char *end;
     double value = strtod(text, &end);
@@ -145,16 +145,16 @@ double table_number(const table *t, int row, const char *column)
     return value;
 }
 
-int table_find(const table *t, const char *column, const char *value)
+int lab_table_find(const table *t, const char *column, const char *value)
 {
-    int c = table_column(t, column);
+    int c = lab_table_column(t, column);
     if (c < 0) return -1;
     for (int r = 0; r < t->rows; r++)
         if (strcmp(t->cells[(size_t)r * (size_t)t->columns + (size_t)c], value) == 0) return r;
     return -1;
 }
 
-const char *data_path(const char *file_name)
+const char *lab_data_path(const char *file_name)
 {
     static char path[1024];
     const char *dir = getenv("LAB_DATA_DIR");

@@ -21,23 +21,23 @@ typedef struct table {
 } table;
 
 /* Returns NULL and writes the reason into `error` when the file is missing or malformed. */
-table *table_read(const char *path, char *error, size_t error_size);
+table *lab_table_read(const char *path, char *error, size_t error_size);
 /* The same, but prints the reason and exits: for drivers, where bad data ends the run. */
-table *table_read_or_exit(const char *path);
-void table_free(table *t);
+table *lab_table_read_or_exit(const char *path);
+void lab_table_free(table *t);
 
 /* Column index, or -1. */
-int table_column(const table *t, const char *column);
+int lab_table_column(const table *t, const char *column);
 /* The cell as text; exits with a message if the column does not exist. */
-const char *table_text(const table *t, int row, const char *column);
+const char *lab_table_text(const table *t, int row, const char *column);
 /* The cell as a number; an empty cell is NaN (not applicable, e.g. FP8 on an A100);
  * anything else that is not a number exits with a message naming file, line, column. */
-double table_number(const table *t, int row, const char *column);
+double lab_table_number(const table *t, int row, const char *column);
 /* First row whose `column` equals `value`, or -1. */
-int table_find(const table *t, const char *column, const char *value);
+int lab_table_find(const table *t, const char *column, const char *value);
 
 /* Where the book's data lives: $LAB_DATA_DIR, else "data" (make runs labs from the top). */
-const char *data_path(const char *file_name);
+const char *lab_data_path(const char *file_name);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-double now_seconds(void)
+double lab_now_seconds(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -18,15 +18,15 @@ static int by_value(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-double median_seconds(void (*work)(void *context), void *context, int repeats)
+double lab_median_seconds(void (*work)(void *context), void *context, int repeats)
 {
     if (repeats < 1) repeats = 1;
     double *times = malloc((size_t)repeats * sizeof *times);
     work(context);
     for (int i = 0; i < repeats; i++) {
-        double start = now_seconds();
+        double start = lab_now_seconds();
         work(context);
-        times[i] = now_seconds() - start;
+        times[i] = lab_now_seconds() - start;
     }
     qsort(times, (size_t)repeats, sizeof *times, by_value);
     double median = repeats % 2 ? times[repeats / 2] : (times[repeats / 2 - 1] + times[repeats / 2]) / 2;

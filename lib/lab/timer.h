@@ -7,11 +7,11 @@
 extern "C" {
 #endif
 
-double now_seconds(void);
+double lab_now_seconds(void);
 
 /* Runs work(context) once to warm caches, then `repeats` times, and returns the median
  * time of one run in seconds. */
-double median_seconds(void (*work)(void *context), void *context, int repeats);
+double lab_median_seconds(void (*work)(void *context), void *context, int repeats);
 
 #ifdef __cplusplus
 }

@@ -25,13 +25,13 @@ static void print_indented(FILE *out, const char *prefix, const char *text)
     fputc('\n', out);
 }
 
-verdict_counts verdict_print(FILE *out, const char *report_path, const char *day, const char *what, int color)
+verdict_counts lab_verdict_print(FILE *out, const char *report_path, const char *day, const char *what, int color)
 {
     const char *green = color ? "\033[32m" : "", *red = color ? "\033[31m" : "";
     const char *bold = color ? "\033[1m" : "", *dim = color ? "\033[2m" : "", *plain = color ? "\033[0m" : "";
     verdict_counts counts = {0, 0, 0};
     outcome outcomes[512];
-    counts.total = report_read(report_path, outcomes, 512);
+    counts.total = lab_report_read(report_path, outcomes, 512);
     fputc('\n', out);
     if (counts.total == 0) {
         fprintf(out, "%s%sDay %s: the tests did not run%s — the build or the test program failed; the first\n"
@@ -68,7 +68,7 @@ verdict_counts verdict_print(FILE *out, const char *report_path, const char *day
             }
         }
     }
-    report_free(outcomes, counts.total);
+    lab_report_free(outcomes, counts.total);
     if (counts.passed + counts.skipped == counts.total && counts.passed > 0)
         fprintf(out, "%s%sAll checks pass.%s\n", bold, green, plain);
     else

@@ -16,7 +16,7 @@ typedef struct verdict_counts { int passed, skipped, total; } verdict_counts;
 
 /* Prints the verdict for one day and returns the counts; total == 0 means the report was
  * missing or empty (the tests never ran). */
-verdict_counts verdict_print(FILE *out, const char *report_path, const char *day, const char *what, int color);
+verdict_counts lab_verdict_print(FILE *out, const char *report_path, const char *day, const char *what, int color);
 
 #ifdef __cplusplus
 }

@@ -9,14 +9,14 @@
 
 #include "lanes.h"
 
-void rmsnorm(float *out, const float *x, const float *weight, int size)
+void llama_rmsnorm(float *out, const float *x, const float *weight, int size)
 {
     float sum_of_squares = dot_product(x, x, size);
     float inverse_rms = 1.0f / sqrtf(sum_of_squares / (float)size + 1e-5f);
     for (int i = 0; i < size; i++) out[i] = weight[i] * (inverse_rms * x[i]);
 }
 
-void rope(float *vector, int size, int head_dim, const float *angle_cos, const float *angle_sin)
+void llama_rope(float *vector, int size, int head_dim, const float *angle_cos, const float *angle_sin)
 {
     for (int head = 0; head < size; head += head_dim)
         for (int i = 0; i < head_dim / 2; i++) {
@@ -27,7 +27,7 @@ void rope(float *vector, int size, int head_dim, const float *angle_cos, const f
         }
 }
 
-void softmax(float *x, int size)
+void llama_softmax(float *x, int size)
 {
     float largest = x[0];
     for (int i = 1; i < size; i++) largest = x[i] > largest ? x[i] : largest;
@@ -39,14 +39,14 @@ void softmax(float *x, int size)
     for (int i = 0; i < size; i++) x[i] /= sum;
 }
 
-void attend(float *out, const float *query, const float *keys, const float *values, int length, int stride, int head_dim,
+void llama_attend(float *out, const float *query, const float *keys, const float *values, int length, int stride, int head_dim,
             float *scores)
 {
     float scale = 1.0f / sqrtf((float)head_dim);
     for (int t = 0; t < length; t++) {
         scores[t] = dot_product(query, keys + (size_t)t * stride, head_dim) * scale;
     }
-    softmax(scores, length);
+    llama_softmax(scores, length);
     /* the weighted sum of values, one register of the output at a time, so that the sum
      * stays in a register instead of going through memory once per position */
     int body = head_dim - head_dim % LANES;
@@ -62,12 +62,12 @@ void attend(float *out, const float *query, const float *keys, const float *valu
     }
 }
 
-void swiglu(float *gate, const float *up, int size)
+void llama_swiglu(float *gate, const float *up, int size)
 {
     for (int i = 0; i < size; i++) gate[i] = gate[i] / (1.0f + expf(-gate[i])) * up[i];
 }
 
-void add_into(float *x, const float *y, int size)
+void llama_add_into(float *x, const float *y, int size)
 {
     for (int i = 0; i < size; i++) x[i] += y[i];
 }

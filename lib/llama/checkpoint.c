@@ -8,7 +8,9 @@
  *   version 1 (version1_export): a 256-byte header — uint32 magic "ak42" (0x616b3432),
  *     int32 version, the 7 int32, a uint8 shared-classifier flag, zeros — then the tensors
  *     in another order (weights.c lists both orders). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "weights.h"
 
 #include <errno.h>
@@ -33,7 +35,7 @@ typedef struct {
 
 static int64_t expected_file_bytes(const CheckpointHeader *h)
 {
-    return h->header_bytes + 4 * lay_out_tensors(NULL, &h->config, h->version, NULL);
+    return h->header_bytes + 4 * llama_lay_out_tensors(NULL, &h->config, h->version, NULL);
 }
 
 static void describe(char *text, size_t size, const LlamaConfig *c)
@@ -104,7 +106,7 @@ static int read_header(const char *path, CheckpointHeader *h, char *error, size_
     if (h->version == 0 && c->vocab_size < 0 && c->vocab_size != INT32_MIN) c->vocab_size = -c->vocab_size;
 
     char reason[400], shape_text[200];
-    if (validate_config(c, reason, sizeof reason) != 0) {
+    if (llama_validate_config(c, reason, sizeof reason) != 0) {
         describe(shape_text, sizeof shape_text, c);
         snprintf(error, error_size, "%s is not a llama2.c checkpoint (version %d header read as %s): %s",
                  path, h->version, shape_text, reason);
@@ -126,7 +128,7 @@ static int read_header(const char *path, CheckpointHeader *h, char *error, size_
     return 0;
 }
 
-int read_checkpoint_config(const char *path, LlamaConfig *config, int *version, char *error, size_t error_size)
+int llama_read_checkpoint_config(const char *path, LlamaConfig *config, int *version, char *error, size_t error_size)
 {
     CheckpointHeader h;
     if (read_header(path, &h, error, error_size) != 0) return -1;
@@ -138,7 +140,7 @@ int read_checkpoint_config(const char *path, LlamaConfig *config, int *version, 
 /* ----------------------------------------------------------------------------------
  * Reading: map the file, lay the tensors over it */
 
-int build_transformer_from_checkpoint(Transformer *t, const char *path, char *error, size_t error_size)
+int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, char *error, size_t error_size)
 {
     memset(t, 0, sizeof *t);
     CheckpointHeader h;
@@ -154,20 +156,20 @@ int build_transformer_from_checkpoint(Transformer *t, const char *path, char *er
         snprintf(error, error_size, "cannot map checkpoint %s (%lld bytes): %s", path, (long long)h.file_bytes, strerror(errno));
         return -1;
     }
-    if (prepare_transformer(t, &h.config, error, error_size) != 0) {
+    if (llama_prepare_transformer(t, &h.config, error, error_size) != 0) {
         munmap(mapping, (size_t)h.file_bytes);
         return -1;
     }
     t->mapping = mapping;
     t->mapping_bytes = (size_t)h.file_bytes;
-    lay_out_tensors(t, &h.config, h.version, (const float *)((const char *)mapping + h.header_bytes));
+    llama_lay_out_tensors(t, &h.config, h.version, (const float *)((const char *)mapping + h.header_bytes));
     return 0;
 }
 
 /* ----------------------------------------------------------------------------------
  * Writing */
 
-int write_checkpoint(const Transformer *t, const char *path, int version, char *error, size_t error_size)
+int llama_write_checkpoint(const Transformer *t, const char *path, int version, char *error, size_t error_size)
 {
     const LlamaConfig *c = &t->config;
     if (version != 0 && version != 1) {
@@ -198,12 +200,12 @@ int write_checkpoint(const Transformer *t, const char *path, int version, char *
         header[36] = (unsigned char)c->shared_classifier;
         ok = fwrite(header, sizeof header, 1, f) == 1;
     }
-    for (const int *kind = tensor_order(version); ok && *kind >= 0; kind++) {
-        if (!tensor_present(c, *kind)) continue;
-        int rows, cols, layers = tensor_is_per_layer(*kind) ? c->n_layers : 1;
-        tensor_shape(c, *kind, &rows, &cols);
+    for (const int *kind = llama_tensor_order(version); ok && *kind >= 0; kind++) {
+        if (!llama_tensor_present(c, *kind)) continue;
+        int rows, cols, layers = llama_tensor_is_per_layer(*kind) ? c->n_layers : 1;
+        llama_tensor_shape(c, *kind, &rows, &cols);
         for (int layer = 0; ok && layer < layers; layer++)
-            ok = fwrite(get_tensor(t, *kind, layer), sizeof(float) * (size_t)cols, (size_t)rows, f) == (size_t)rows;
+            ok = fwrite(llama_get_tensor(t, *kind, layer), sizeof(float) * (size_t)cols, (size_t)rows, f) == (size_t)rows;
     }
     if (fclose(f) != 0) ok = 0;
     if (!ok) {

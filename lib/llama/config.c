@@ -26,7 +26,7 @@ static const NamedShape named_shapes[] = {
 };
 enum { NAMED_SHAPES = sizeof named_shapes / sizeof named_shapes[0] };
 
-const char *named_shape_list(void)
+const char *llama_named_shape_list(void)
 {
     static char list[256];
     if (!list[0])
@@ -37,14 +37,14 @@ const char *named_shape_list(void)
     return list;
 }
 
-int named_shape(const char *name, LlamaConfig *config, char *error, size_t error_size)
+int llama_named_shape(const char *name, LlamaConfig *config, char *error, size_t error_size)
 {
     for (int i = 0; i < NAMED_SHAPES; i++)
         if (strcmp(name, named_shapes[i].name) == 0) {
             *config = named_shapes[i].config;
             return 0;
         }
-    snprintf(error, error_size, "unknown shape '%s'; the named shapes are: %s", name, named_shape_list());
+    snprintf(error, error_size, "unknown shape '%s'; the named shapes are: %s", name, llama_named_shape_list());
     return -1;
 }
 
@@ -54,7 +54,7 @@ int named_shape(const char *name, LlamaConfig *config, char *error, size_t error
 
 enum { MAX_WIDTH = 1 << 24, MAX_COUNT = 1 << 16, MAX_SEQ_LEN = 1 << 22 };
 
-int validate_config(const LlamaConfig *c, char *error, size_t error_size)
+int llama_validate_config(const LlamaConfig *c, char *error, size_t error_size)
 {
     const struct { const char *name; int value, limit; } fields[] = {
         {"dim", c->dim, MAX_WIDTH},           {"hidden_dim", c->hidden_dim, MAX_WIDTH},
@@ -94,12 +94,12 @@ int validate_config(const LlamaConfig *c, char *error, size_t error_size)
 /* ----------------------------------------------------------------------------------
  * Sizes derived from the shape */
 
-int head_dim_of(const LlamaConfig *c) { return c->dim / c->n_heads; }
-int kv_dim_of(const LlamaConfig *c) { return c->n_kv_heads * head_dim_of(c); }
+int llama_head_dim_of(const LlamaConfig *c) { return c->dim / c->n_heads; }
+int llama_kv_dim_of(const LlamaConfig *c) { return c->n_kv_heads * llama_head_dim_of(c); }
 
-int64_t matrix_parameter_count(const LlamaConfig *c)
+int64_t llama_matrix_parameter_count(const LlamaConfig *c)
 {
-    int64_t dim = c->dim, hidden = c->hidden_dim, kv_dim = kv_dim_of(c);
+    int64_t dim = c->dim, hidden = c->hidden_dim, kv_dim = llama_kv_dim_of(c);
     int64_t per_layer = dim * dim            /* wq */
                       + 2 * kv_dim * dim     /* wk, wv */
                       + dim * dim            /* wo */
@@ -108,49 +108,49 @@ int64_t matrix_parameter_count(const LlamaConfig *c)
     return embeddings + c->n_layers * per_layer;
 }
 
-int64_t parameter_count(const LlamaConfig *c)
+int64_t llama_parameter_count(const LlamaConfig *c)
 {
     int64_t norms = (2 * (int64_t)c->n_layers + 1) * c->dim;  /* attention and MLP norm per layer, final norm */
-    return matrix_parameter_count(c) + norms;
+    return llama_matrix_parameter_count(c) + norms;
 }
 
-int int8_group_size(const LlamaConfig *c, int wanted)
+int llama_int8_group_size(const LlamaConfig *c, int wanted)
 {
     int group = wanted < 1 ? 1 : wanted;
     while (group > 1 && (c->dim % group != 0 || c->hidden_dim % group != 0)) group /= 2;
     return group;
 }
 
-int64_t weights_bytes_of(const LlamaConfig *c, WeightFormat format, int group_size)
+int64_t llama_weights_bytes_of(const LlamaConfig *c, WeightFormat format, int group_size)
 {
-    int64_t matrices = matrix_parameter_count(c), norms = parameter_count(c) - matrices;
+    int64_t matrices = llama_matrix_parameter_count(c), norms = llama_parameter_count(c) - matrices;
     if (format == WEIGHTS_FP32) return 4 * (matrices + norms);
     return matrices + 4 * (matrices / group_size) + 4 * norms;
 }
 
-int64_t kv_cache_bytes(int layers, int kv_heads, int head_dim, int bytes_per_element, int64_t tokens, int64_t batch)
+int64_t llama_kv_cache_bytes(int layers, int kv_heads, int head_dim, int bytes_per_element, int64_t tokens, int64_t batch)
 {
     return 2 * (int64_t)layers * kv_heads * head_dim * bytes_per_element * tokens * batch;
 }
 
-int64_t kv_bytes_per_token(const LlamaConfig *c, int bytes_per_element)
+int64_t llama_kv_bytes_per_token(const LlamaConfig *c, int bytes_per_element)
 {
-    return kv_cache_bytes(c->n_layers, c->n_kv_heads, head_dim_of(c), bytes_per_element, 1, 1);
+    return llama_kv_cache_bytes(c->n_layers, c->n_kv_heads, llama_head_dim_of(c), bytes_per_element, 1, 1);
 }
 
-int step_rows_of(int batch, int capacity)
+int llama_step_rows_of(int batch, int capacity)
 {
     int64_t rows = (int64_t)batch * capacity;
     return rows < LLAMA_MAX_STEP_ROWS ? (int)rows : LLAMA_MAX_STEP_ROWS;
 }
 
-int64_t activation_bytes_of(const LlamaConfig *c, int batch, int capacity, int threads)
+int64_t llama_activation_bytes_of(const LlamaConfig *c, int batch, int capacity, int threads)
 {
-    /* must add up what build_session allocates: per row of a step x, xb, xb2, q (dim
+    /* must add up what llama_build_session allocates: per row of a step x, xb, xb2, q (dim
      * each), k, v (kv_dim), hb, hb2 (hidden_dim) and three ints; per thread a row of
      * attention scores; a row of logits per sequence */
-    int64_t rows = step_rows_of(batch, capacity);
-    int64_t per_row = 4 * (int64_t)c->dim + 2 * (int64_t)kv_dim_of(c) + 2 * (int64_t)c->hidden_dim;
+    int64_t rows = llama_step_rows_of(batch, capacity);
+    int64_t per_row = 4 * (int64_t)c->dim + 2 * (int64_t)llama_kv_dim_of(c) + 2 * (int64_t)c->hidden_dim;
     int64_t floats = rows * per_row + (int64_t)threads * capacity + (int64_t)batch * c->vocab_size;
     return 4 * floats + 3 * 4 * rows;
 }

@@ -1,6 +1,6 @@
 /* forward.c — running the model: sessions (KV cache and activation buffers), the forward
- * step over a set of token rows, and the three ways in: prefill, prefill_batch and
- * decode_batch.
+ * step over a set of token rows, and the three ways in: llama_prefill, llama_prefill_batch and
+ * llama_decode_batch.
  *
  * One step function serves prefill and decode alike. A step is a list of rows, each a
  * token of some sequence at some position; every layer first writes the keys and values of
@@ -9,7 +9,9 @@
  * for a decode batch it is each sequence attending to its own history. The matrix
  * multiplications see `rows` rows either way: matrix-vector work at one row, matrix-matrix
  * work as rows grow. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "llama.h"
 
 #include <stdio.h>
@@ -31,7 +33,7 @@ static double physical_memory_bytes(void)
     return pages > 0 && page_size > 0 ? (double)pages * (double)page_size : 1e18;
 }
 
-int build_session(Session *s, const Transformer *t, int batch, int capacity, int threads, char *error, size_t error_size)
+int llama_build_session(Session *s, const Transformer *t, int batch, int capacity, int threads, char *error, size_t error_size)
 {
     memset(s, 0, sizeof *s);
     const LlamaConfig *c = &t->config;
@@ -44,21 +46,21 @@ int build_session(Session *s, const Transformer *t, int batch, int capacity, int
         snprintf(error, error_size, "a context of %d tokens does not fit: the model's seq_len is %d", capacity, c->seq_len);
         return -1;
     }
-    int64_t kv_bytes = kv_cache_bytes(c->n_layers, c->n_kv_heads, head_dim_of(c), (int)sizeof(float), capacity, batch);
-    int64_t activation_bytes = activation_bytes_of(c, batch, capacity, threads);
+    int64_t kv_bytes = llama_kv_cache_bytes(c->n_layers, c->n_kv_heads, llama_head_dim_of(c), (int)sizeof(float), capacity, batch);
+    int64_t activation_bytes = llama_activation_bytes_of(c, batch, capacity, threads);
     double memory = physical_memory_bytes();
     if ((double)(kv_bytes + activation_bytes + t->weights_bytes) > memory) {
         snprintf(error, error_size, "a batch of %d sequences of %d tokens does not fit: its FP32 KV cache is %.2f GB "
                  "(2 x %d layers x %d kv heads x %d head_dim x 4 bytes x %d tokens x %d), activations %.2f GB and "
                  "weights %.2f GB, but this machine has %.2f GB", batch, capacity, kv_bytes * 1e-9, c->n_layers,
-                 c->n_kv_heads, head_dim_of(c), capacity, batch, activation_bytes * 1e-9, t->weights_bytes * 1e-9,
+                 c->n_kv_heads, llama_head_dim_of(c), capacity, batch, activation_bytes * 1e-9, t->weights_bytes * 1e-9,
                  memory * 1e-9);
         return -1;
     }
     s->transformer = t;
     s->threads = threads;
-    s->max_rows = step_rows_of(batch, capacity);
-    int kv_dim = kv_dim_of(c);
+    s->max_rows = llama_step_rows_of(batch, capacity);
+    int kv_dim = llama_kv_dim_of(c);
     size_t rows = (size_t)s->max_rows;
     s->cache = (KVCache){.batch = batch, .capacity = capacity, .kv_dim = kv_dim};
     s->cache.keys = calloc((size_t)(kv_bytes / 2 / 4), sizeof(float));
@@ -78,22 +80,22 @@ int build_session(Session *s, const Transformer *t, int batch, int capacity, int
     s->row_position = malloc(rows * sizeof(int));
     s->row_token = malloc(rows * sizeof(int));
     s->activation_bytes = activation_bytes;
-    s->pool = threads > 1 ? build_thread_pool(threads) : NULL;
+    s->pool = threads > 1 ? llama_build_thread_pool(threads) : NULL;
     if (!s->cache.keys || !s->cache.values || !s->cache.length || !s->x || !s->xb || !s->xb2 || !s->q || !s->k ||
         !s->v || !s->hb || !s->hb2 || !s->scores || !s->logits || !s->row_sequence || !s->row_position ||
         !s->row_token || (threads > 1 && !s->pool)) {
         snprintf(error, error_size, "out of memory (or threads) for a session: KV cache %.2f GB, activations %.2f GB, %d threads",
                  kv_bytes * 1e-9, activation_bytes * 1e-9, threads);
-        free_session(s);
+        llama_free_session(s);
         return -1;
     }
     return 0;
 }
 
-void free_session(Session *s)
+void llama_free_session(Session *s)
 {
     if (!s) return;
-    free_thread_pool(s->pool);
+    llama_free_thread_pool(s->pool);
     free(s->cache.keys);
     free(s->cache.values);
     free(s->cache.length);
@@ -113,7 +115,7 @@ void free_session(Session *s)
     memset(s, 0, sizeof *s);
 }
 
-void reset_sequence(Session *s, int sequence)
+void llama_reset_sequence(Session *s, int sequence)
 {
     if (sequence >= 0 && sequence < s->cache.batch) s->cache.length[sequence] = 0;
 }
@@ -148,8 +150,8 @@ static void run_matmul_jobs(void *context, int thread, int threads)
     for (int j = 0; j < jobs->count; j++) {
         const MatmulJob *job = &jobs->jobs[j];
         int first, last;
-        share_of(job->weights->rows, MATMUL_OUTPUT_TILE, thread, threads, &first, &last);
-        if (first < last) matmul(job->out, job->x, job->rows, job->weights, first, last);
+        llama_share_of(job->weights->rows, MATMUL_OUTPUT_TILE, thread, threads, &first, &last);
+        if (first < last) llama_matmul(job->out, job->x, job->rows, job->weights, first, last);
     }
 }
 
@@ -157,7 +159,7 @@ static void run_matmul_jobs(void *context, int thread, int threads)
 static void multiply(Session *s, int count, MatmulJob a, MatmulJob b, MatmulJob c)
 {
     MatmulJobs jobs = {{a, b, c}, count};
-    run_parallel(s->pool, run_matmul_jobs, &jobs);
+    llama_run_parallel(s->pool, run_matmul_jobs, &jobs);
 }
 
 typedef struct {
@@ -170,15 +172,15 @@ static void run_attention(void *context, int thread, int threads)
     AttentionJob *job = context;
     Session *s = job->session;
     const LlamaConfig *c = &s->transformer->config;
-    int head_dim = head_dim_of(c), kv_dim = kv_dim_of(c), heads_per_kv_head = c->n_heads / c->n_kv_heads;
+    int head_dim = llama_head_dim_of(c), kv_dim = llama_kv_dim_of(c), heads_per_kv_head = c->n_heads / c->n_kv_heads;
     float *scores = s->scores + (size_t)thread * (size_t)s->cache.capacity;
     int first, last;
-    share_of(job->rows * c->n_heads, 1, thread, threads, &first, &last);
+    llama_share_of(job->rows * c->n_heads, 1, thread, threads, &first, &last);
     for (int pair = first; pair < last; pair++) {
         int row = pair / c->n_heads, head = pair % c->n_heads, kv_head = head / heads_per_kv_head;
         int sequence = s->row_sequence[row], length = s->row_position[row] + 1;
         size_t head_offset = (size_t)kv_head * (size_t)head_dim;
-        attend(s->xb + (size_t)row * c->dim + (size_t)head * head_dim, s->q + (size_t)row * c->dim + (size_t)head * head_dim,
+        llama_attend(s->xb + (size_t)row * c->dim + (size_t)head * head_dim, s->q + (size_t)row * c->dim + (size_t)head * head_dim,
                cache_at(s, s->cache.keys, sequence, job->layer) + head_offset,
                cache_at(s, s->cache.values, sequence, job->layer) + head_offset, length, kv_dim, head_dim, scores);
     }
@@ -192,43 +194,43 @@ static void forward_step(Session *s, int rows, const int *logit_rows, int logit_
 {
     const Transformer *t = s->transformer;
     const LlamaConfig *c = &t->config;
-    int dim = c->dim, kv_dim = kv_dim_of(c), hidden = c->hidden_dim, head_dim = head_dim_of(c), half = head_dim / 2;
+    int dim = c->dim, kv_dim = llama_kv_dim_of(c), hidden = c->hidden_dim, head_dim = llama_head_dim_of(c), half = head_dim / 2;
 
-    for (int r = 0; r < rows; r++) dequantize_row(s->x + (size_t)r * dim, &t->token_embedding, s->row_token[r]);
+    for (int r = 0; r < rows; r++) llama_dequantize_row(s->x + (size_t)r * dim, &t->token_embedding, s->row_token[r]);
 
     for (int l = 0; l < c->n_layers; l++) {
         const LayerWeights *w = &t->layers[l];
 
         /* attention: norm, project to q k v, rotate, cache, attend, project back, add */
-        for (int r = 0; r < rows; r++) rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_attention, dim);
+        for (int r = 0; r < rows; r++) llama_rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_attention, dim);
         multiply(s, 3, (MatmulJob){s->q, s->xb, rows, &w->wq}, (MatmulJob){s->k, s->xb, rows, &w->wk},
                  (MatmulJob){s->v, s->xb, rows, &w->wv});
         for (int r = 0; r < rows; r++) {
             int position = s->row_position[r];
             const float *angle_cos = t->rope_cos + (size_t)position * half, *angle_sin = t->rope_sin + (size_t)position * half;
-            rope(s->q + (size_t)r * dim, dim, head_dim, angle_cos, angle_sin);
-            rope(s->k + (size_t)r * kv_dim, kv_dim, head_dim, angle_cos, angle_sin);
+            llama_rope(s->q + (size_t)r * dim, dim, head_dim, angle_cos, angle_sin);
+            llama_rope(s->k + (size_t)r * kv_dim, kv_dim, head_dim, angle_cos, angle_sin);
             size_t slot = (size_t)position * (size_t)kv_dim;
             memcpy(cache_at(s, s->cache.keys, s->row_sequence[r], l) + slot, s->k + (size_t)r * kv_dim, (size_t)kv_dim * sizeof(float));
             memcpy(cache_at(s, s->cache.values, s->row_sequence[r], l) + slot, s->v + (size_t)r * kv_dim, (size_t)kv_dim * sizeof(float));
         }
         AttentionJob attention = {s, l, rows};
-        run_parallel(s->pool, run_attention, &attention);
+        llama_run_parallel(s->pool, run_attention, &attention);
         multiply(s, 1, (MatmulJob){s->xb2, s->xb, rows, &w->wo}, (MatmulJob){0}, (MatmulJob){0});
-        for (int r = 0; r < rows; r++) add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
+        for (int r = 0; r < rows; r++) llama_add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
 
         /* MLP: norm, gate and up projections, SwiGLU, down projection, add */
-        for (int r = 0; r < rows; r++) rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_ffn, dim);
+        for (int r = 0; r < rows; r++) llama_rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_ffn, dim);
         multiply(s, 2, (MatmulJob){s->hb, s->xb, rows, &w->w1}, (MatmulJob){s->hb2, s->xb, rows, &w->w3}, (MatmulJob){0});
-        for (int r = 0; r < rows; r++) swiglu(s->hb + (size_t)r * hidden, s->hb2 + (size_t)r * hidden, hidden);
+        for (int r = 0; r < rows; r++) llama_swiglu(s->hb + (size_t)r * hidden, s->hb2 + (size_t)r * hidden, hidden);
         multiply(s, 1, (MatmulJob){s->xb2, s->hb, rows, &w->w2}, (MatmulJob){0}, (MatmulJob){0});
-        for (int r = 0; r < rows; r++) add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
+        for (int r = 0; r < rows; r++) llama_add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
     }
 
     /* the classifier, only for the rows whose next token is wanted */
     if (logit_count == 0) return;
     for (int k = 0; k < logit_count; k++)
-        rmsnorm(s->xb + (size_t)k * dim, s->x + (size_t)logit_rows[k] * dim, t->rms_final, dim);
+        llama_rmsnorm(s->xb + (size_t)k * dim, s->x + (size_t)logit_rows[k] * dim, t->rms_final, dim);
     multiply(s, 1, (MatmulJob){logits_out, s->xb, logit_count, &t->classifier}, (MatmulJob){0}, (MatmulJob){0});
 }
 
@@ -279,7 +281,7 @@ static int check_distinct(const Session *s, const int *sequences, int count, cha
     return repeated >= 0 ? -1 : 0;
 }
 
-const float *prefill_batch(Session *s, const int *sequences, const int *const *tokens, const int *lengths, int count,
+const float *llama_prefill_batch(Session *s, const int *sequences, const int *const *tokens, const int *lengths, int count,
                            char *error, size_t error_size)
 {
     if (count < 1 || count > s->cache.batch) {
@@ -312,12 +314,12 @@ const float *prefill_batch(Session *s, const int *sequences, const int *const *t
     return s->logits;
 }
 
-const float *prefill(Session *s, int sequence, const int *tokens, int n, char *error, size_t error_size)
+const float *llama_prefill(Session *s, int sequence, const int *tokens, int n, char *error, size_t error_size)
 {
-    return prefill_batch(s, &sequence, &tokens, &n, 1, error, error_size);
+    return llama_prefill_batch(s, &sequence, &tokens, &n, 1, error, error_size);
 }
 
-const float *decode_batch(Session *s, const int *sequences, const int *tokens, int count, char *error, size_t error_size)
+const float *llama_decode_batch(Session *s, const int *sequences, const int *tokens, int count, char *error, size_t error_size)
 {
     if (count < 1 || count > s->cache.batch) {
         snprintf(error, error_size, "a decode step of %d sequences: the session holds 1 to %d", count, s->cache.batch);
@@ -333,7 +335,7 @@ const float *decode_batch(Session *s, const int *sequences, const int *tokens, i
         for (int i = 0; i < n; i++) token_rows[i] = tokens + start + i, ones[i] = 1;
         float *saved = s->logits;   /* each part writes its own rows of the logits */
         s->logits += (size_t)start * s->transformer->config.vocab_size;
-        const float *result = prefill_batch(s, sequences + start, token_rows, ones, n, error, error_size);
+        const float *result = llama_prefill_batch(s, sequences + start, token_rows, ones, n, error, error_size);
         s->logits = saved;
         if (!result) return NULL;
     }

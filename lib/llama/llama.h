@@ -14,8 +14,8 @@
  *
  * Errors: every function that can fail on bad input returns a status and writes what is
  * wrong into `error` (error_size bytes); none exits. The order of use:
- *     build_transformer_*  ->  build_session  ->  prefill / decode_batch  ->  sample
- *     ->  free_session  ->  free_transformer. */
+ *     build_transformer_*  ->  llama_build_session  ->  llama_prefill / llama_decode_batch  ->  llama_sample
+ *     ->  llama_free_session  ->  llama_free_transformer. */
 #ifndef LLAMA_H
 #define LLAMA_H
 
@@ -44,29 +44,29 @@ typedef struct {
 /* Named shapes, for tests and benchmarks: "260K", "15M", "42M", "110M" (llama2.c's
  * TinyStories models) and the small test shapes "tiny" and "tiny-mha". Returns 0 and fills
  * `config`, or -1 with the list of names in `error`. */
-int named_shape(const char *name, LlamaConfig *config, char *error, size_t error_size);
+int llama_named_shape(const char *name, LlamaConfig *config, char *error, size_t error_size);
 /* A comma-separated list of the named shapes, for help texts and errors. */
-const char *named_shape_list(void);
+const char *llama_named_shape_list(void);
 
 /* Refuses impossible dimensions with the reason (0 = fine, -1 = refused). */
-int validate_config(const LlamaConfig *config, char *error, size_t error_size);
+int llama_validate_config(const LlamaConfig *config, char *error, size_t error_size);
 
-int head_dim_of(const LlamaConfig *config);          /* dim / n_heads */
-int kv_dim_of(const LlamaConfig *config);            /* n_kv_heads * head_dim */
+int llama_head_dim_of(const LlamaConfig *config);          /* dim / n_heads */
+int llama_kv_dim_of(const LlamaConfig *config);            /* n_kv_heads * head_dim */
 /* Parameters, counted from the shape: embedding, classifier when untied, per layer
  * Wq Wk Wv Wo W1 W2 W3 and two norm vectors, and the final norm. */
-int64_t parameter_count(const LlamaConfig *config);
+int64_t llama_parameter_count(const LlamaConfig *config);
 /* Parameters that live in matrices used as matrix multiplications' weights — all of them
  * but the norm vectors (the embedding counts: it is the classifier when tied). */
-int64_t matrix_parameter_count(const LlamaConfig *config);
+int64_t llama_matrix_parameter_count(const LlamaConfig *config);
 
 /* ----------------------------------------------------------------------------------
  * The KV cache: the formula the book teaches.
  *   bytes = 2 (K and V) x layers x kv_heads x head_dim x bytes_per_element x tokens x batch */
 
-int64_t kv_cache_bytes(int layers, int kv_heads, int head_dim, int bytes_per_element, int64_t tokens, int64_t batch);
+int64_t llama_kv_cache_bytes(int layers, int kv_heads, int head_dim, int bytes_per_element, int64_t tokens, int64_t batch);
 /* The same for one token of one sequence, for a model's shape and element size. */
-int64_t kv_bytes_per_token(const LlamaConfig *config, int bytes_per_element);
+int64_t llama_kv_bytes_per_token(const LlamaConfig *config, int bytes_per_element);
 
 /* ----------------------------------------------------------------------------------
  * Weights. A matrix multiplication's weight is stored row-major, one row per output
@@ -105,7 +105,7 @@ typedef struct {
     LayerWeights *layers;         /* n_layers */
     const float *rms_final;       /* (dim) */
     float *rope_cos, *rope_sin;   /* (seq_len, head_dim / 2): RoPE's rotations, precomputed */
-    /* where the bytes live (freed by free_transformer) */
+    /* where the bytes live (freed by llama_free_transformer) */
     float *fp32_storage;          /* generated FP32 weights, laid out as a version-1 file body */
     void *mapping;                /* a memory-mapped checkpoint */
     size_t mapping_bytes;
@@ -115,26 +115,26 @@ typedef struct {
 } Transformer;
 
 /* Seeded weights for any valid shape: the same seed gives the same bits on any machine. */
-int build_transformer_generated(Transformer *t, const LlamaConfig *config, uint64_t seed, char *error, size_t error_size);
+int llama_build_transformer_generated(Transformer *t, const LlamaConfig *config, uint64_t seed, char *error, size_t error_size);
 /* A llama2.c checkpoint, memory-mapped: version 0 (legacy 28-byte header; a negative
  * vocab_size means an untied classifier) or version 1 (256-byte "ak42" header). */
-int build_transformer_from_checkpoint(Transformer *t, const char *path, char *error, size_t error_size);
+int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, char *error, size_t error_size);
 /* Converts an FP32 transformer to weight-only INT8 in place (group_size values per scale,
  * halved until it divides every row; 64 like runq.c). The FP32 bytes are released. */
-int quantize_transformer(Transformer *t, int group_size, char *error, size_t error_size);
-void free_transformer(Transformer *t);
+int llama_quantize_transformer(Transformer *t, int group_size, char *error, size_t error_size);
+void llama_free_transformer(Transformer *t);
 
 /* Writes an FP32 transformer as a llama2.c checkpoint, version 0 or 1. */
-int write_checkpoint(const Transformer *t, const char *path, int version, char *error, size_t error_size);
+int llama_write_checkpoint(const Transformer *t, const char *path, int version, char *error, size_t error_size);
 /* Reads only a checkpoint's header: its shape and version (for the performance model). */
-int read_checkpoint_config(const char *path, LlamaConfig *config, int *version, char *error, size_t error_size);
+int llama_read_checkpoint_config(const char *path, LlamaConfig *config, int *version, char *error, size_t error_size);
 
 /* Bytes of weights a forward pass may read, for a shape in a format: FP32 is 4 bytes a
  * parameter; INT8 is 1 byte a matrix parameter plus a 4-byte scale per group, with the
  * norm vectors kept in FP32. */
-int64_t weights_bytes_of(const LlamaConfig *config, WeightFormat format, int group_size);
-/* The group size quantize_transformer uses for a shape when asked for `wanted`. */
-int int8_group_size(const LlamaConfig *config, int wanted);
+int64_t llama_weights_bytes_of(const LlamaConfig *config, WeightFormat format, int group_size);
+/* The group size llama_quantize_transformer uses for a shape when asked for `wanted`. */
+int llama_int8_group_size(const LlamaConfig *config, int wanted);
 
 /* ----------------------------------------------------------------------------------
  * A session: the KV cache for `batch` sequences of up to `capacity` tokens each, the
@@ -175,30 +175,30 @@ typedef struct {
 } Session;
 
 /* Rows of a session's forward step: min(LLAMA_MAX_STEP_ROWS, batch x capacity). */
-int step_rows_of(int batch, int capacity);
-/* Bytes of a session's activation buffers (the same sum build_session allocates; the
+int llama_step_rows_of(int batch, int capacity);
+/* Bytes of a session's activation buffers (the same sum llama_build_session allocates; the
  * performance model uses it). */
-int64_t activation_bytes_of(const LlamaConfig *config, int batch, int capacity, int threads);
+int64_t llama_activation_bytes_of(const LlamaConfig *config, int batch, int capacity, int threads);
 
 /* capacity <= seq_len; batch >= 1; threads >= 1 (1 = no extra threads). Refuses a batch
  * or a capacity whose KV cache does not fit in this machine's memory, saying how much it needs. */
-int build_session(Session *s, const Transformer *t, int batch, int capacity, int threads, char *error, size_t error_size);
-void free_session(Session *s);
+int llama_build_session(Session *s, const Transformer *t, int batch, int capacity, int threads, char *error, size_t error_size);
+void llama_free_session(Session *s);
 /* Forgets a sequence's tokens (its slot can take a new sequence). */
-void reset_sequence(Session *s, int sequence);
+void llama_reset_sequence(Session *s, int sequence);
 
 /* Appends `n` prompt tokens to sequence `sequence` (matrix-matrix work, in steps of up to
  * max_rows rows) and returns the logits of the last one (vocab_size floats, valid until
  * the next call), or NULL with the reason in `error`. */
-const float *prefill(Session *s, int sequence, const int *tokens, int n, char *error, size_t error_size);
+const float *llama_prefill(Session *s, int sequence, const int *tokens, int n, char *error, size_t error_size);
 /* Prefills several sequences at once: sequence i gets tokens[i][0..lengths[i]). Rows of
  * all sequences share each step. Returns logits (count, vocab_size): row i is the last
  * token of sequence i. */
-const float *prefill_batch(Session *s, const int *sequences, const int *const *tokens, const int *lengths, int count,
+const float *llama_prefill_batch(Session *s, const int *sequences, const int *const *tokens, const int *lengths, int count,
                            char *error, size_t error_size);
 /* One decode step for `count` sequences, each at its own position: token i is appended to
  * sequence sequences[i]. Returns logits (count, vocab_size), row i for sequence i. */
-const float *decode_batch(Session *s, const int *sequences, const int *tokens, int count, char *error, size_t error_size);
+const float *llama_decode_batch(Session *s, const int *sequences, const int *tokens, int count, char *error, size_t error_size);
 
 /* ----------------------------------------------------------------------------------
  * Sampling: greedy (temperature 0) or from softmax(logits / temperature), seeded. */
@@ -210,17 +210,17 @@ typedef struct {
     int vocab_size;
 } Sampler;
 
-void build_sampler(Sampler *sampler, int vocab_size, float temperature, uint64_t seed);
-void free_sampler(Sampler *sampler);
-int sample(Sampler *sampler, const float *logits);
-int argmax(const float *values, int n);
+void llama_build_sampler(Sampler *sampler, int vocab_size, float temperature, uint64_t seed);
+void llama_free_sampler(Sampler *sampler);
+int llama_sample(Sampler *sampler, const float *logits);
+int llama_argmax(const float *values, int n);
 
 /* ----------------------------------------------------------------------------------
  * The seeded generator (xorshift64*, seeded through splitmix64): weights, prompts, sampling. */
 
-uint64_t seed_generator(uint64_t seed);
-uint32_t random_u32(uint64_t *state);
-float random_unit(uint64_t *state);   /* uniform in [0, 1) */
+uint64_t llama_seed_generator(uint64_t seed);
+uint32_t llama_random_u32(uint64_t *state);
+float llama_random_unit(uint64_t *state);   /* uniform in [0, 1) */
 
 #ifdef __cplusplus
 }

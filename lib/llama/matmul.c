@@ -246,7 +246,7 @@ static void matmul_int8(float *out, const float *x, int rows, const WeightMatrix
 /* ----------------------------------------------------------------------------------
  * The entry point */
 
-void matmul(float *out, const float *x, int rows, const WeightMatrix *w, int first_output, int last_output)
+void llama_matmul(float *out, const float *x, int rows, const WeightMatrix *w, int first_output, int last_output)
 {
     if (w->format == WEIGHTS_INT8) matmul_int8(out, x, rows, w, first_output, last_output);
     else matmul_fp32(out, x, rows, w, first_output, last_output);

@@ -12,7 +12,7 @@
 
 #include "llama.h"
 
-void matmul(float *out, const float *x, int rows, const WeightMatrix *w, int first_output, int last_output);
+void llama_matmul(float *out, const float *x, int rows, const WeightMatrix *w, int first_output, int last_output);
 
 /* Outputs are computed in tiles of this many; a thread's share starts on a multiple of it. */
 #define MATMUL_OUTPUT_TILE 4

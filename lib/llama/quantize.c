@@ -17,7 +17,7 @@
 /* ----------------------------------------------------------------------------------
  * One matrix */
 
-void quantize_rows(int8_t *values, float *scales, const float *weights, int64_t count, int group_size)
+void llama_quantize_rows(int8_t *values, float *scales, const float *weights, int64_t count, int group_size)
 {
     for (int64_t group = 0; group < count / group_size; group++) {
         const float *w = weights + group * group_size;
@@ -30,7 +30,7 @@ void quantize_rows(int8_t *values, float *scales, const float *weights, int64_t 
     }
 }
 
-void dequantize_row(float *out, const WeightMatrix *m, int row)
+void llama_dequantize_row(float *out, const WeightMatrix *m, int row)
 {
     if (m->format == WEIGHTS_FP32) {
         memcpy(out, m->fp32 + (size_t)row * (size_t)m->cols, (size_t)m->cols * sizeof(float));
@@ -48,31 +48,31 @@ static const TensorKind matrix_kinds[] = {TENSOR_EMBEDDING, TENSOR_WQ, TENSOR_WK
                                           TENSOR_W1, TENSOR_W2, TENSOR_W3, TENSOR_CLASSIFIER};
 static const TensorKind vector_kinds[] = {TENSOR_RMS_ATTENTION, TENSOR_RMS_FFN, TENSOR_RMS_FINAL};
 
-int quantize_transformer(Transformer *t, int wanted_group_size, char *error, size_t error_size)
+int llama_quantize_transformer(Transformer *t, int wanted_group_size, char *error, size_t error_size)
 {
     const LlamaConfig *c = &t->config;
     if (t->format != WEIGHTS_FP32) {
         snprintf(error, error_size, "the model is already INT8");
         return -1;
     }
-    int group_size = int8_group_size(c, wanted_group_size);
-    int64_t matrices = matrix_parameter_count(c), vectors = parameter_count(c) - matrices;
-    int8_t *values = allocate_weight_memory((size_t)matrices);
+    int group_size = llama_int8_group_size(c, wanted_group_size);
+    int64_t matrices = llama_matrix_parameter_count(c), vectors = llama_parameter_count(c) - matrices;
+    int8_t *values = llama_allocate_weight_memory((size_t)matrices);
     float *scales = malloc((size_t)(matrices / group_size + vectors) * sizeof(float));
     if (!values || !scales) {
         free(values);
         free(scales);
-        snprintf(error, error_size, "out of memory: INT8 weights need %.2f GB", weights_bytes_of(c, WEIGHTS_INT8, group_size) * 1e-9);
+        snprintf(error, error_size, "out of memory: INT8 weights need %.2f GB", llama_weights_bytes_of(c, WEIGHTS_INT8, group_size) * 1e-9);
         return -1;
     }
     int64_t value_offset = 0, scale_offset = 0;
     for (size_t k = 0; k < sizeof matrix_kinds / sizeof matrix_kinds[0]; k++) {
         TensorKind kind = matrix_kinds[k];
-        if (!tensor_present(c, kind)) continue;
-        for (int layer = 0; layer < (tensor_is_per_layer(kind) ? c->n_layers : 1); layer++) {
-            WeightMatrix *m = matrix_slot(t, kind, layer);
+        if (!llama_tensor_present(c, kind)) continue;
+        for (int layer = 0; layer < (llama_tensor_is_per_layer(kind) ? c->n_layers : 1); layer++) {
+            WeightMatrix *m = llama_matrix_slot(t, kind, layer);
             int64_t count = (int64_t)m->rows * m->cols;
-            quantize_rows(values + value_offset, scales + scale_offset, m->fp32, count, group_size);
+            llama_quantize_rows(values + value_offset, scales + scale_offset, m->fp32, count, group_size);
             *m = (WeightMatrix){.rows = m->rows, .cols = m->cols, .format = WEIGHTS_INT8, .int8 = values + value_offset,
                                 .scales = scales + scale_offset, .group_size = group_size};
             value_offset += count;
@@ -82,10 +82,10 @@ int quantize_transformer(Transformer *t, int wanted_group_size, char *error, siz
     if (c->shared_classifier) t->classifier = t->token_embedding;
     /* the norm vectors stay FP32; copy them beside the scales so the FP32 block can go */
     for (size_t k = 0; k < sizeof vector_kinds / sizeof vector_kinds[0]; k++)
-        for (int layer = 0; layer < (tensor_is_per_layer(vector_kinds[k]) ? c->n_layers : 1); layer++) {
+        for (int layer = 0; layer < (llama_tensor_is_per_layer(vector_kinds[k]) ? c->n_layers : 1); layer++) {
             float *copy = scales + scale_offset;
-            memcpy(copy, get_tensor(t, vector_kinds[k], layer), (size_t)c->dim * sizeof(float));
-            set_tensor(t, vector_kinds[k], layer, copy);
+            memcpy(copy, llama_get_tensor(t, vector_kinds[k], layer), (size_t)c->dim * sizeof(float));
+            llama_set_tensor(t, vector_kinds[k], layer, copy);
             scale_offset += c->dim;
         }
     free(t->fp32_storage);
@@ -98,6 +98,6 @@ int quantize_transformer(Transformer *t, int wanted_group_size, char *error, siz
     t->scale_storage = scales;
     t->format = WEIGHTS_INT8;
     t->group_size = group_size;
-    t->weights_bytes = weights_bytes_of(c, WEIGHTS_INT8, group_size);
+    t->weights_bytes = llama_weights_bytes_of(c, WEIGHTS_INT8, group_size);
     return 0;
 }

@@ -6,8 +6,8 @@
 #include "llama.h"
 
 /* count values of `weights` -> values and one scale per group (count % group_size == 0) */
-void quantize_rows(int8_t *values, float *scales, const float *weights, int64_t count, int group_size);
+void llama_quantize_rows(int8_t *values, float *scales, const float *weights, int64_t count, int group_size);
 /* row `row` of m as FP32 (m->cols floats) */
-void dequantize_row(float *out, const WeightMatrix *m, int row);
+void llama_dequantize_row(float *out, const WeightMatrix *m, int row);
 
 #endif

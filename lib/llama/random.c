@@ -4,7 +4,7 @@
  * the same bits on every machine. */
 #include "llama.h"
 
-uint64_t seed_generator(uint64_t seed)
+uint64_t llama_seed_generator(uint64_t seed)
 {
     uint64_t z = seed + 0x9E3779B97F4A7C15ull;   /* splitmix64 */
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -13,7 +13,7 @@ uint64_t seed_generator(uint64_t seed)
     return z ? z : 1;                            /* xorshift's state must not be 0 */
 }
 
-uint32_t random_u32(uint64_t *state)
+uint32_t llama_random_u32(uint64_t *state)
 {
     *state ^= *state >> 12;
     *state ^= *state << 25;
@@ -21,7 +21,7 @@ uint32_t random_u32(uint64_t *state)
     return (uint32_t)((*state * 0x2545F4914F6CDD1Dull) >> 32);
 }
 
-float random_unit(uint64_t *state)
+float llama_random_unit(uint64_t *state)
 {
-    return (float)(random_u32(state) >> 8) / 16777216.0f;   /* 24 random bits: exact in a float */
+    return (float)(llama_random_u32(state) >> 8) / 16777216.0f;   /* 24 random bits: exact in a float */
 }

@@ -7,21 +7,21 @@
 
 #include "blocks.h"
 
-void build_sampler(Sampler *sampler, int vocab_size, float temperature, uint64_t seed)
+void llama_build_sampler(Sampler *sampler, int vocab_size, float temperature, uint64_t seed)
 {
     sampler->temperature = temperature;
-    sampler->state = seed_generator(seed);
+    sampler->state = llama_seed_generator(seed);
     sampler->vocab_size = vocab_size;
     sampler->probabilities = malloc((size_t)vocab_size * sizeof(float));
 }
 
-void free_sampler(Sampler *sampler)
+void llama_free_sampler(Sampler *sampler)
 {
     free(sampler->probabilities);
     sampler->probabilities = NULL;
 }
 
-int argmax(const float *values, int n)
+int llama_argmax(const float *values, int n)
 {
     int best = 0;
     for (int i = 1; i < n; i++)
@@ -29,15 +29,15 @@ int argmax(const float *values, int n)
     return best;
 }
 
-int sample(Sampler *sampler, const float *logits)
+int llama_sample(Sampler *sampler, const float *logits)
 {
     int n = sampler->vocab_size;
-    if (sampler->temperature <= 0.0f || !sampler->probabilities) return argmax(logits, n);
+    if (sampler->temperature <= 0.0f || !sampler->probabilities) return llama_argmax(logits, n);
     float *p = sampler->probabilities;
     for (int i = 0; i < n; i++) p[i] = logits[i] / sampler->temperature;
-    softmax(p, n);
+    llama_softmax(p, n);
     /* invert the cumulative distribution at a uniform draw */
-    float draw = random_unit(&sampler->state), cumulative = 0.0f;
+    float draw = llama_random_unit(&sampler->state), cumulative = 0.0f;
     for (int i = 0; i < n; i++) {
         cumulative += p[i];
         if (draw < cumulative) return i;

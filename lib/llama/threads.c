@@ -6,7 +6,9 @@
  * for `pending` to reach zero. All atomics are sequentially consistent: the proof that no
  * wake-up is lost (a worker either sees the new generation before sleeping or is counted
  * in `sleeping` before the publisher looks) relies on it. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "threads.h"
 
 #include <pthread.h>
@@ -79,7 +81,7 @@ static void publish(ThreadPool *pool)
     }
 }
 
-ThreadPool *build_thread_pool(int threads)
+ThreadPool *llama_build_thread_pool(int threads)
 {
     if (threads < 2) return NULL;
     ThreadPool *pool = calloc(1, sizeof *pool);
@@ -94,14 +96,14 @@ ThreadPool *build_thread_pool(int threads)
         if (pthread_create(&pool->workers[t], NULL, run_worker, start) != 0) {
             free(start);
             pool->threads = t;   /* stop the ones started, then give up */
-            free_thread_pool(pool);
+            llama_free_thread_pool(pool);
             return NULL;
         }
     }
     return pool;
 }
 
-void free_thread_pool(ThreadPool *pool)
+void llama_free_thread_pool(ThreadPool *pool)
 {
     if (!pool) return;
     atomic_store(&pool->stopping, 1);
@@ -113,7 +115,7 @@ void free_thread_pool(ThreadPool *pool)
     free(pool);
 }
 
-void run_parallel(ThreadPool *pool, ParallelTask task, void *context)
+void llama_run_parallel(ThreadPool *pool, ParallelTask task, void *context)
 {
     if (!pool) {
         task(context, 0, 1);
@@ -128,7 +130,7 @@ void run_parallel(ThreadPool *pool, ParallelTask task, void *context)
         if (spin % 64 == 63) sched_yield();
 }
 
-void share_of(int count, int grain, int thread, int threads, int *first, int *last)
+void llama_share_of(int count, int grain, int thread, int threads, int *first, int *last)
 {
     int units = (count + grain - 1) / grain;
     int begin = (int)((long long)units * thread / threads), end = (int)((long long)units * (thread + 1) / threads);

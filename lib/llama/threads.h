@@ -10,13 +10,13 @@
 typedef void (*ParallelTask)(void *context, int thread, int threads);
 
 /* threads >= 2 (the calling thread is one of them); NULL when out of resources. */
-ThreadPool *build_thread_pool(int threads);
-void free_thread_pool(ThreadPool *pool);
+ThreadPool *llama_build_thread_pool(int threads);
+void llama_free_thread_pool(ThreadPool *pool);
 /* Runs task on every thread of the pool (or once, on the caller, when pool is NULL) and
  * returns when all shares are done. */
-void run_parallel(ThreadPool *pool, ParallelTask task, void *context);
+void llama_run_parallel(ThreadPool *pool, ParallelTask task, void *context);
 
 /* The share [*first, *last) of `count` items for one thread, in whole multiples of `grain`. */
-void share_of(int count, int grain, int thread, int threads, int *first, int *last);
+void llama_share_of(int count, int grain, int thread, int threads, int *first, int *last);
 
 #endif

@@ -1,7 +1,9 @@
 /* weights.c — where a model's tensors live: the order of each llama2.c file version,
  * pointers laid over a block of FP32 values (a mapped file or generated memory), seeded
- * generation of weights for any shape, RoPE's table, and free_transformer. */
+ * generation of weights for any shape, RoPE's table, and llama_free_transformer. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "weights.h"
 
 #include <math.h>
@@ -25,17 +27,17 @@ static const int version1_order[] = {
     TENSOR_CLASSIFIER, -1,
 };
 
-const int *tensor_order(int version) { return version == 0 ? version0_order : version1_order; }
+const int *llama_tensor_order(int version) { return version == 0 ? version0_order : version1_order; }
 
-int tensor_is_per_layer(TensorKind kind)
+int llama_tensor_is_per_layer(TensorKind kind)
 {
     return kind == TENSOR_RMS_ATTENTION || kind == TENSOR_RMS_FFN || (kind >= TENSOR_WQ && kind <= TENSOR_WO) ||
            (kind >= TENSOR_W1 && kind <= TENSOR_W3);
 }
 
-void tensor_shape(const LlamaConfig *c, TensorKind kind, int *rows, int *cols)
+void llama_tensor_shape(const LlamaConfig *c, TensorKind kind, int *rows, int *cols)
 {
-    int kv_dim = kv_dim_of(c);
+    int kv_dim = llama_kv_dim_of(c);
     switch (kind) {
     case TENSOR_EMBEDDING: case TENSOR_CLASSIFIER: *rows = c->vocab_size; *cols = c->dim; return;
     case TENSOR_RMS_ATTENTION: case TENSOR_RMS_FFN: case TENSOR_RMS_FINAL: *rows = 1; *cols = c->dim; return;
@@ -43,19 +45,19 @@ void tensor_shape(const LlamaConfig *c, TensorKind kind, int *rows, int *cols)
     case TENSOR_WK: case TENSOR_WV: *rows = kv_dim; *cols = c->dim; return;
     case TENSOR_W1: case TENSOR_W3: *rows = c->hidden_dim; *cols = c->dim; return;
     case TENSOR_W2: *rows = c->dim; *cols = c->hidden_dim; return;
-    case TENSOR_ROPE_COS: case TENSOR_ROPE_SIN: *rows = c->seq_len; *cols = head_dim_of(c) / 2; return;
+    case TENSOR_ROPE_COS: case TENSOR_ROPE_SIN: *rows = c->seq_len; *cols = llama_head_dim_of(c) / 2; return;
     default: *rows = *cols = 0; return;
     }
 }
 
-int64_t tensor_kind_floats(const LlamaConfig *c, TensorKind kind)
+int64_t llama_tensor_kind_floats(const LlamaConfig *c, TensorKind kind)
 {
     int rows, cols;
-    tensor_shape(c, kind, &rows, &cols);
-    return (int64_t)rows * cols * (tensor_is_per_layer(kind) ? c->n_layers : 1);
+    llama_tensor_shape(c, kind, &rows, &cols);
+    return (int64_t)rows * cols * (llama_tensor_is_per_layer(kind) ? c->n_layers : 1);
 }
 
-int tensor_present(const LlamaConfig *c, TensorKind kind)
+int llama_tensor_present(const LlamaConfig *c, TensorKind kind)
 {
     return kind != TENSOR_CLASSIFIER || !c->shared_classifier;
 }
@@ -63,7 +65,7 @@ int tensor_present(const LlamaConfig *c, TensorKind kind)
 /* ----------------------------------------------------------------------------------
  * Where each tensor sits in a Transformer */
 
-WeightMatrix *matrix_slot(Transformer *t, TensorKind kind, int layer)
+WeightMatrix *llama_matrix_slot(Transformer *t, TensorKind kind, int layer)
 {
     switch (kind) {
     case TENSOR_EMBEDDING: return &t->token_embedding;
@@ -79,12 +81,12 @@ WeightMatrix *matrix_slot(Transformer *t, TensorKind kind, int layer)
     }
 }
 
-void set_tensor(Transformer *t, TensorKind kind, int layer, const float *data)
+void llama_set_tensor(Transformer *t, TensorKind kind, int layer, const float *data)
 {
-    WeightMatrix *matrix = matrix_slot(t, kind, layer);
+    WeightMatrix *matrix = llama_matrix_slot(t, kind, layer);
     if (matrix) {
         int rows, cols;
-        tensor_shape(&t->config, kind, &rows, &cols);
+        llama_tensor_shape(&t->config, kind, &rows, &cols);
         *matrix = (WeightMatrix){.rows = rows, .cols = cols, .format = WEIGHTS_FP32, .fp32 = data};
         if (kind == TENSOR_EMBEDDING && t->config.shared_classifier) t->classifier = *matrix;
         return;
@@ -97,7 +99,7 @@ void set_tensor(Transformer *t, TensorKind kind, int layer, const float *data)
     }
 }
 
-const float *get_tensor(const Transformer *t, TensorKind kind, int layer)
+const float *llama_get_tensor(const Transformer *t, TensorKind kind, int layer)
 {
     switch (kind) {
     case TENSOR_RMS_ATTENTION: return t->layers[layer].rms_attention;
@@ -105,19 +107,19 @@ const float *get_tensor(const Transformer *t, TensorKind kind, int layer)
     case TENSOR_RMS_FINAL: return t->rms_final;
     case TENSOR_ROPE_COS: return t->rope_cos;
     case TENSOR_ROPE_SIN: return t->rope_sin;
-    default: return matrix_slot((Transformer *)t, kind, layer)->fp32;
+    default: return llama_matrix_slot((Transformer *)t, kind, layer)->fp32;
     }
 }
 
-int64_t lay_out_tensors(Transformer *t, const LlamaConfig *c, int version, const float *body)
+int64_t llama_lay_out_tensors(Transformer *t, const LlamaConfig *c, int version, const float *body)
 {
     int64_t offset = 0;
-    for (const int *kind = tensor_order(version); *kind >= 0; kind++) {
-        if (!tensor_present(c, *kind)) continue;
-        int rows, cols, layers = tensor_is_per_layer(*kind) ? c->n_layers : 1;
-        tensor_shape(c, *kind, &rows, &cols);
+    for (const int *kind = llama_tensor_order(version); *kind >= 0; kind++) {
+        if (!llama_tensor_present(c, *kind)) continue;
+        int rows, cols, layers = llama_tensor_is_per_layer(*kind) ? c->n_layers : 1;
+        llama_tensor_shape(c, *kind, &rows, &cols);
         for (int layer = 0; layer < layers; layer++) {
-            if (body) set_tensor(t, *kind, layer, body + offset);
+            if (body) llama_set_tensor(t, *kind, layer, body + offset);
             offset += (int64_t)rows * cols;
         }
     }
@@ -127,7 +129,7 @@ int64_t lay_out_tensors(Transformer *t, const LlamaConfig *c, int version, const
 /* ----------------------------------------------------------------------------------
  * Memory, and what every Transformer needs beside its weights */
 
-void *allocate_weight_memory(size_t bytes)
+void *llama_allocate_weight_memory(size_t bytes)
 {
     const size_t large_page = 2u << 20;
     void *memory = NULL;
@@ -136,18 +138,18 @@ void *allocate_weight_memory(size_t bytes)
     return memory;
 }
 
-int prepare_transformer(Transformer *t, const LlamaConfig *c, char *error, size_t error_size)
+int llama_prepare_transformer(Transformer *t, const LlamaConfig *c, char *error, size_t error_size)
 {
     memset(t, 0, sizeof *t);
     t->config = *c;
     t->format = WEIGHTS_FP32;
-    int half = head_dim_of(c) / 2;
+    int half = llama_head_dim_of(c) / 2;
     t->layers = calloc((size_t)c->n_layers, sizeof *t->layers);
     t->rope_cos = malloc((size_t)c->seq_len * (size_t)half * sizeof(float));
     t->rope_sin = malloc((size_t)c->seq_len * (size_t)half * sizeof(float));
     if (!t->layers || !t->rope_cos || !t->rope_sin) {
         snprintf(error, error_size, "out of memory preparing a model with %d layers and seq_len %d", c->n_layers, c->seq_len);
-        free_transformer(t);
+        llama_free_transformer(t);
         return -1;
     }
     /* RoPE rotates pair i of every head by the angle position * 10000^(-2i / head_dim);
@@ -158,7 +160,7 @@ int prepare_transformer(Transformer *t, const LlamaConfig *c, char *error, size_
             t->rope_cos[(size_t)position * half + i] = (float)cos(angle);
             t->rope_sin[(size_t)position * half + i] = (float)sin(angle);
         }
-    t->weights_bytes = weights_bytes_of(c, WEIGHTS_FP32, 1);
+    t->weights_bytes = llama_weights_bytes_of(c, WEIGHTS_FP32, 1);
     return 0;
 }
 
@@ -171,29 +173,29 @@ int prepare_transformer(Transformer *t, const LlamaConfig *c, char *error, size_
 
 static void fill_uniform(float *values, int64_t count, float half_width, float center, uint64_t seed)
 {
-    uint64_t state = seed_generator(seed);
-    for (int64_t i = 0; i < count; i++) values[i] = center + half_width * (2.0f * random_unit(&state) - 1.0f);
+    uint64_t state = llama_seed_generator(seed);
+    for (int64_t i = 0; i < count; i++) values[i] = center + half_width * (2.0f * llama_random_unit(&state) - 1.0f);
 }
 
-int build_transformer_generated(Transformer *t, const LlamaConfig *c, uint64_t seed, char *error, size_t error_size)
+int llama_build_transformer_generated(Transformer *t, const LlamaConfig *c, uint64_t seed, char *error, size_t error_size)
 {
-    if (validate_config(c, error, error_size) != 0) return -1;
-    if (prepare_transformer(t, c, error, error_size) != 0) return -1;
-    int64_t floats = lay_out_tensors(t, c, 1, NULL);
-    t->fp32_storage = allocate_weight_memory((size_t)floats * sizeof(float));
+    if (llama_validate_config(c, error, error_size) != 0) return -1;
+    if (llama_prepare_transformer(t, c, error, error_size) != 0) return -1;
+    int64_t floats = llama_lay_out_tensors(t, c, 1, NULL);
+    t->fp32_storage = llama_allocate_weight_memory((size_t)floats * sizeof(float));
     if (!t->fp32_storage) {
         snprintf(error, error_size, "out of memory: the weights need %.2f GB", floats * 4e-9);
-        free_transformer(t);
+        llama_free_transformer(t);
         return -1;
     }
-    lay_out_tensors(t, c, 1, t->fp32_storage);
+    llama_lay_out_tensors(t, c, 1, t->fp32_storage);
     for (int kind = 0; kind < TENSOR_KINDS; kind++) {
-        if (!tensor_present(c, kind) || kind == TENSOR_ROPE_COS || kind == TENSOR_ROPE_SIN) continue;
-        int rows, cols, layers = tensor_is_per_layer(kind) ? c->n_layers : 1;
-        tensor_shape(c, kind, &rows, &cols);
+        if (!llama_tensor_present(c, kind) || kind == TENSOR_ROPE_COS || kind == TENSOR_ROPE_SIN) continue;
+        int rows, cols, layers = llama_tensor_is_per_layer(kind) ? c->n_layers : 1;
+        llama_tensor_shape(c, kind, &rows, &cols);
         for (int layer = 0; layer < layers; layer++) {
-            float *values = (float *)get_tensor(t, kind, layer);
-            uint64_t stream = seed_generator(seed) ^ ((uint64_t)kind << 40) ^ (uint64_t)layer;
+            float *values = (float *)llama_get_tensor(t, kind, layer);
+            uint64_t stream = llama_seed_generator(seed) ^ ((uint64_t)kind << 40) ^ (uint64_t)layer;
             int64_t count = (int64_t)rows * cols;
             if (kind == TENSOR_RMS_ATTENTION || kind == TENSOR_RMS_FFN || kind == TENSOR_RMS_FINAL)
                 fill_uniform(values, count, 0.25f, 1.0f, stream);
@@ -209,7 +211,7 @@ int build_transformer_generated(Transformer *t, const LlamaConfig *c, uint64_t s
 /* ----------------------------------------------------------------------------------
  * Freeing */
 
-void free_transformer(Transformer *t)
+void llama_free_transformer(Transformer *t)
 {
     if (!t) return;
     if (t->mapping) munmap(t->mapping, t->mapping_bytes);

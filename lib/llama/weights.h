@@ -27,30 +27,30 @@ typedef enum {
 
 /* The kinds in a file version's order, ending with -1. The classifier is listed; it is
  * skipped when the classifier is tied. */
-const int *tensor_order(int version);
+const int *llama_tensor_order(int version);
 
-int tensor_is_per_layer(TensorKind kind);
+int llama_tensor_is_per_layer(TensorKind kind);
 /* rows and columns of one tensor of this kind (one layer's, for per-layer kinds) */
-void tensor_shape(const LlamaConfig *config, TensorKind kind, int *rows, int *cols);
+void llama_tensor_shape(const LlamaConfig *config, TensorKind kind, int *rows, int *cols);
 /* floats of every tensor of this kind together (all layers) */
-int64_t tensor_kind_floats(const LlamaConfig *config, TensorKind kind);
+int64_t llama_tensor_kind_floats(const LlamaConfig *config, TensorKind kind);
 /* Does this version's file hold this kind for this config? */
-int tensor_present(const LlamaConfig *config, TensorKind kind);
+int llama_tensor_present(const LlamaConfig *config, TensorKind kind);
 
 /* Points the FP32 tensor (kind, layer) of t at `data` / reads where it points. */
-void set_tensor(Transformer *t, TensorKind kind, int layer, const float *data);
-const float *get_tensor(const Transformer *t, TensorKind kind, int layer);
+void llama_set_tensor(Transformer *t, TensorKind kind, int layer, const float *data);
+const float *llama_get_tensor(const Transformer *t, TensorKind kind, int layer);
 /* The matrix slot of a matrix kind (embedding, classifier, wq ... w3); NULL for vectors. */
-WeightMatrix *matrix_slot(Transformer *t, TensorKind kind, int layer);
+WeightMatrix *llama_matrix_slot(Transformer *t, TensorKind kind, int layer);
 
 /* Lays FP32 tensors over a file body of `version`, consecutively from `body`. Returns the
  * number of floats the body must hold. With body == NULL it only counts. */
-int64_t lay_out_tensors(Transformer *t, const LlamaConfig *config, int version, const float *body);
+int64_t llama_lay_out_tensors(Transformer *t, const LlamaConfig *config, int version, const float *body);
 
 /* Allocates the per-layer table and computes RoPE's rotations; 0 or -1 (out of memory). */
-int prepare_transformer(Transformer *t, const LlamaConfig *config, char *error, size_t error_size);
+int llama_prepare_transformer(Transformer *t, const LlamaConfig *config, char *error, size_t error_size);
 
 /* Memory for weights, aligned for large pages (fewer TLB misses while streaming them). */
-void *allocate_weight_memory(size_t bytes);
+void *llama_allocate_weight_memory(size_t bytes);
 
 #endif

@@ -25,11 +25,11 @@ static void say(Advice *a, const char *format, ...)
 static Estimate again(const ModelShape *m, const Hardware *h, Workload w)
 {
     Estimate e;
-    estimate(m, h, &w, &e);
+    perfmodel_estimate(m, h, &w, &e);
     return e;
 }
 
-int suggest_next_steps(const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e, char lines[][256], int max)
+int perfmodel_suggest_next_steps(const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e, char lines[][256], int max)
 {
     Advice a = {lines, 0, max};
     double gb = 1e-9;

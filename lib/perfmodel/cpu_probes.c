@@ -4,7 +4,9 @@
  * of them scalar: the read kernel keeps 4 independent vector sums (one would be bound by
  * the add's latency, not by memory), and the FMA probe keeps `chains` vector accumulators
  * in registers. Results are kept alive through a volatile sink so that no loop is removed. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "cpu_probes.h"
 
 #include <stdlib.h>
@@ -26,15 +28,15 @@ static double seconds_now(void)
 /* ----------------------------------------------------------------------------------
  * STREAM */
 
-const char *stream_kernel_name(StreamKernel kernel)
+const char *perfmodel_stream_kernel_name(StreamKernel kernel)
 {
     static const char *names[] = {"read", "copy", "scale", "add", "triad"};
     return kernel >= STREAM_READ && kernel <= STREAM_TRIAD ? names[kernel] : "unknown";
 }
 
-int stream_arrays(StreamKernel kernel) { return kernel == STREAM_READ ? 1 : kernel <= STREAM_SCALE ? 2 : 3; }
+int perfmodel_stream_arrays(StreamKernel kernel) { return kernel == STREAM_READ ? 1 : kernel <= STREAM_SCALE ? 2 : 3; }
 
-int stream_bytes_per_element(StreamKernel kernel) { return 4 * stream_arrays(kernel); }
+int perfmodel_stream_bytes_per_element(StreamKernel kernel) { return 4 * perfmodel_stream_arrays(kernel); }
 
 static void run_stream(StreamKernel kernel, float *a, float *b, float *c, size_t n)
 {
@@ -71,9 +73,9 @@ static float *allocate_array(size_t n)
     return memory;
 }
 
-double stream_bandwidth(StreamKernel kernel, size_t working_set_bytes, int repeats)
+double perfmodel_stream_bandwidth(StreamKernel kernel, size_t working_set_bytes, int repeats)
 {
-    int arrays = stream_arrays(kernel);
+    int arrays = perfmodel_stream_arrays(kernel);
     size_t n = working_set_bytes / (size_t)arrays / sizeof(float);
     if (n < 4 * LANES) n = 4 * LANES;
     float *a = allocate_array(n), *b = arrays > 1 ? allocate_array(n) : a, *c = arrays > 1 ? allocate_array(n) : a;
@@ -93,7 +95,7 @@ double stream_bandwidth(StreamKernel kernel, size_t working_set_bytes, int repea
     }
     free(a);
     if (arrays > 1) free(b), free(c);
-    return (double)n * stream_bytes_per_element(kernel) / best;
+    return (double)n * perfmodel_stream_bytes_per_element(kernel) / best;
 }
 
 /* ----------------------------------------------------------------------------------
@@ -162,14 +164,14 @@ static double best_flop_rate(double (*run)(int parameter, long iterations), int 
     return best;
 }
 
-double fma_flops(int chains, double seconds, int repeats)
+double perfmodel_fma_flops(int chains, double seconds, int repeats)
 {
     if (chains < 1) chains = 1;
     if (chains > 16) chains = 16;
     return best_flop_rate(run_chains_any, chains, 1 << 16, seconds, repeats);
 }
 
-double peak_fp32_flops(void) { return fma_flops(16, 0.05, 3); }
+double perfmodel_peak_fp32_flops(void) { return perfmodel_fma_flops(16, 0.05, 3); }
 
 /* ----------------------------------------------------------------------------------
  * The compute ceiling of weight-only INT8 on a CPU: every FMA first converts 16 weights
@@ -195,9 +197,9 @@ static double run_dequantizing_chains(int unused, long iterations)
     return 2.0 * LANES * CHAINS * (double)iterations;
 }
 
-double dequantizing_fma_flops(double seconds, int repeats)
+double perfmodel_dequantizing_fma_flops(double seconds, int repeats)
 {
     return best_flop_rate(run_dequantizing_chains, 0, 1 << 14, seconds, repeats);
 }
 
-int simd_float_lanes(void) { return LANES; }
+int perfmodel_simd_float_lanes(void) { return LANES; }

@@ -24,31 +24,31 @@ extern "C" {
  *   triad  a[i] = b[i] + q*c[i] 12 */
 typedef enum { STREAM_READ, STREAM_COPY, STREAM_SCALE, STREAM_ADD, STREAM_TRIAD } StreamKernel;
 
-const char *stream_kernel_name(StreamKernel kernel);
-int stream_arrays(StreamKernel kernel);            /* arrays the kernel touches: 1, 2 or 3 */
-int stream_bytes_per_element(StreamKernel kernel); /* as in the table above */
+const char *perfmodel_stream_kernel_name(StreamKernel kernel);
+int perfmodel_stream_arrays(StreamKernel kernel);            /* arrays the kernel touches: 1, 2 or 3 */
+int perfmodel_stream_bytes_per_element(StreamKernel kernel); /* as in the table above */
 
 /* Bytes per second of `kernel` over a working set of `working_set_bytes` (split among its
  * arrays), best of `repeats` timed passes after one untimed pass. A working set larger than
  * the last-level cache measures DRAM; a smaller one measures the cache that holds it.
  * Returns a negative value when the memory cannot be allocated. */
-double stream_bandwidth(StreamKernel kernel, size_t working_set_bytes, int repeats);
+double perfmodel_stream_bandwidth(StreamKernel kernel, size_t working_set_bytes, int repeats);
 
 /* FP32 FLOP/s of `chains` independent chains of vector FMAs (1 to 16), best of `repeats`
  * runs of about `seconds` each. One chain is bound by the FMA's latency; enough chains
  * (latency x FMA pipes, about 8 on current cores) reach the peak. */
-double fma_flops(int chains, double seconds, int repeats);
+double perfmodel_fma_flops(int chains, double seconds, int repeats);
 
-/* The peak: fma_flops with 16 chains. */
-double peak_fp32_flops(void);
+/* The peak: perfmodel_fma_flops with 16 chains. */
+double perfmodel_peak_fp32_flops(void);
 
 /* FP32 FLOP/s of FMAs whose weight operand is first converted from int8, the inner loop
  * of a weight-only INT8 matrix multiplication (8 chains, weights in L1): the compute
  * ceiling of INT8 decode on this core, below the FMA peak by the cost of the conversion. */
-double dequantizing_fma_flops(double seconds, int repeats);
+double perfmodel_dequantizing_fma_flops(double seconds, int repeats);
 
 /* Floats in one SIMD register as this library was compiled (16 with AVX-512, else 8). */
-int simd_float_lanes(void);
+int perfmodel_simd_float_lanes(void);
 
 #ifdef __cplusplus
 }

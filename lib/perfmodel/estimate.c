@@ -30,13 +30,13 @@ static int quant_group(const ModelShape *m)
 /* bytes of `matrix` matrix parameters stored as `type` */
 static double matrix_bytes(const ModelShape *m, double matrix, DataType type)
 {
-    if (!quantized(type)) return matrix * dtype_bytes(type);
-    return matrix * dtype_bytes(type) + 4.0 * floor(matrix / quant_group(m));
+    if (!quantized(type)) return matrix * perfmodel_dtype_bytes(type);
+    return matrix * perfmodel_dtype_bytes(type) + 4.0 * floor(matrix / quant_group(m));
 }
 
 static double vector_bytes(const ModelShape *m, DataType type)
 {
-    return (double)vector_parameters(m) * (quantized(type) ? 4.0 : dtype_bytes(type));
+    return (double)vector_parameters(m) * (quantized(type) ? 4.0 : perfmodel_dtype_bytes(type));
 }
 
 /* Matrix weights a forward step over `tokens` token rows reads: every layer's attention
@@ -47,7 +47,7 @@ static double step_matrix_parameters(const ModelShape *m, double tokens)
 {
     double expert = 3.0 * m->hidden * (double)m->intermediate;
     double experts_touched = m->experts == 1 ? 1.0 : m->experts * (1.0 - pow(1.0 - (double)m->experts_per_token / m->experts, tokens));
-    double attention = (double)active_layer_matrix_parameters(m) - m->experts_per_token * expert;
+    double attention = (double)perfmodel_active_layer_matrix_parameters(m) - m->experts_per_token * expert;
     double layer_matrices = attention + experts_touched * expert;
     double table = (double)m->vocab * m->hidden;
     double lookups = m->tied_embeddings ? 0.0 : fmin(tokens, m->vocab) * m->hidden;
@@ -76,7 +76,7 @@ static double budget(const ModelShape *m, const Workload *w, const Estimate *e, 
     LlamaConfig config = engine_config(m, context);
     int batch_for_buffers = batch > (1 << 30) ? (1 << 30) : (int)batch;
     return e->weights_bytes + (double)batch * context * e->kv_bytes_per_token +
-           (double)activation_bytes_of(&config, batch_for_buffers, context, 1);
+           (double)llama_activation_bytes_of(&config, batch_for_buffers, context, 1);
 }
 
 static int64_t largest_batch(const ModelShape *m, const Workload *w, const Estimate *e)
@@ -129,7 +129,7 @@ static double conversion_rate(const Hardware *h, DataType weights)
 /* ----------------------------------------------------------------------------------
  * The estimate */
 
-int validate_workload(const ModelShape *m, const Workload *w, char *error, size_t error_size)
+int perfmodel_validate_workload(const ModelShape *m, const Workload *w, char *error, size_t error_size)
 {
     if (w->batch < 1 || w->prompt < 1 || w->gen < 1) {
         snprintf(error, error_size, "batch, prompt and gen must each be at least 1 (got %d, %d, %d)", w->batch, w->prompt, w->gen);
@@ -157,7 +157,7 @@ static double roofline_time(double flops, double converted_weights, double bytes
     return fmax(compute, memory);
 }
 
-void estimate(const ModelShape *m, const Hardware *h, const Workload *w, Estimate *e)
+void perfmodel_estimate(const ModelShape *m, const Hardware *h, const Workload *w, Estimate *e)
 {
     *e = (Estimate){0};
     double batch = w->batch, prompt = w->prompt, gen = w->gen;
@@ -165,11 +165,11 @@ void estimate(const ModelShape *m, const Hardware *h, const Workload *w, Estimat
     double classifier = (double)m->vocab * m->hidden;
 
     /* memory */
-    e->weights_bytes = matrix_bytes(m, (double)(shape_parameters(m) - vector_parameters(m)), w->weights) + vector_bytes(m, w->weights);
-    e->kv_bytes_per_token = (double)kv_cache_bytes(m->layers, m->kv_heads, m->head_dim, 1, 1, 1) * dtype_bytes(w->kv);
+    e->weights_bytes = matrix_bytes(m, (double)(perfmodel_shape_parameters(m) - vector_parameters(m)), w->weights) + vector_bytes(m, w->weights);
+    e->kv_bytes_per_token = (double)llama_kv_cache_bytes(m->layers, m->kv_heads, m->head_dim, 1, 1, 1) * perfmodel_dtype_bytes(w->kv);
     e->kv_bytes_total = batch * (prompt + gen) * e->kv_bytes_per_token;
     LlamaConfig config = engine_config(m, w->prompt + w->gen);
-    e->activation_bytes = (double)activation_bytes_of(&config, w->batch, w->prompt + w->gen, 1);
+    e->activation_bytes = (double)llama_activation_bytes_of(&config, w->batch, w->prompt + w->gen, 1);
     e->total_bytes = e->weights_bytes + e->kv_bytes_total + e->activation_bytes;
     e->capacity_bytes = h->memory_bytes;
     e->fits = e->total_bytes <= e->capacity_bytes;
@@ -185,7 +185,7 @@ void estimate(const ModelShape *m, const Hardware *h, const Workload *w, Estimat
      * positions (QK and AV: 4 FLOPs per head dimension per position); logits for the last
      * token of each prompt. In steps of LLAMA_MAX_STEP_ROWS rows, each reading the weights. */
     double rows = batch * prompt, steps = ceil(rows / LLAMA_MAX_STEP_ROWS);
-    e->prefill_flops = batch * (prompt * 2.0 * m->layers * (double)active_layer_matrix_parameters(m) + 2.0 * classifier +
+    e->prefill_flops = batch * (prompt * 2.0 * m->layers * (double)perfmodel_active_layer_matrix_parameters(m) + 2.0 * classifier +
                                 2.0 * attention_width * prompt * (prompt + 1.0));
     double step_rows = fmin(rows, LLAMA_MAX_STEP_ROWS);
     e->prefill_bytes = steps * step_weight_bytes(m, w->weights, step_rows) + 2.0 * rows * e->kv_bytes_per_token;
@@ -195,7 +195,7 @@ void estimate(const ModelShape *m, const Hardware *h, const Workload *w, Estimat
     /* decode: step i of the gen - 1 steps attends prompt + i positions; the mean step
      * attends prompt + gen / 2 (with gen = 1 there is no step: the next one is shown) */
     e->decode_context = w->gen > 1 ? prompt + gen / 2.0 : prompt + 1.0;
-    e->decode_step_flops = batch * (2.0 * m->layers * (double)active_layer_matrix_parameters(m) + 2.0 * classifier +
+    e->decode_step_flops = batch * (2.0 * m->layers * (double)perfmodel_active_layer_matrix_parameters(m) + 2.0 * classifier +
                                     4.0 * attention_width * e->decode_context);
     e->decode_step_bytes = step_weight_bytes(m, w->weights, batch) +
                            batch * (e->decode_context + 1.0) * e->kv_bytes_per_token;   /* read all, write one */

@@ -1,7 +1,9 @@
 /* model_shape.c — the model side of the performance model: data types, a model's shape
  * from data/models.csv or from the engine's config, and its parameters counted tensor by
  * tensor (the count the tests hold against the table's published totals). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "perfmodel.h"
 
 #include <math.h>
@@ -19,10 +21,10 @@ static const struct { const char *name; double bytes; } dtypes[DTYPE_COUNT] = {
     [DTYPE_FP8] = {"fp8", 1},   [DTYPE_INT8] = {"int8", 1}, [DTYPE_INT4] = {"int4", 0.5},
 };
 
-const char *dtype_name(DataType type) { return type < DTYPE_COUNT ? dtypes[type].name : "unknown"; }
-double dtype_bytes(DataType type) { return type < DTYPE_COUNT ? dtypes[type].bytes : NAN; }
+const char *perfmodel_dtype_name(DataType type) { return type < DTYPE_COUNT ? dtypes[type].name : "unknown"; }
+double perfmodel_dtype_bytes(DataType type) { return type < DTYPE_COUNT ? dtypes[type].bytes : NAN; }
 
-int parse_dtype(const char *name, DataType *type)
+int perfmodel_parse_dtype(const char *name, DataType *type)
 {
     for (int t = 0; t < DTYPE_COUNT; t++)
         if (strcasecmp(name, dtypes[t].name) == 0) {
@@ -37,26 +39,26 @@ int parse_dtype(const char *name, DataType *type)
 
 static int whole_number(const table *t, int row, const char *column)
 {
-    double value = table_number(t, row, column);
+    double value = lab_table_number(t, row, column);
     return isnan(value) ? 0 : (int)value;
 }
 
-int load_model_shape(const char *name, ModelShape *shape, char *error, size_t error_size)
+int perfmodel_load_model_shape(const char *name, ModelShape *shape, char *error, size_t error_size)
 {
-    table *t = table_read(data_path("models.csv"), error, error_size);
+    table *t = lab_table_read(lab_data_path("models.csv"), error, error_size);
     if (!t) return -1;
     int row = -1;
     for (int r = 0; r < t->rows && row < 0; r++)
-        if (strcasecmp(table_text(t, r, "name"), name) == 0) row = r;
+        if (strcasecmp(lab_table_text(t, r, "name"), name) == 0) row = r;
     if (row < 0) {
         int used = snprintf(error, error_size, "unknown model '%s'; data/models.csv has:", name);
         for (int r = 0; r < t->rows && used > 0 && (size_t)used < error_size; r++)
-            used += snprintf(error + used, error_size - (size_t)used, " %s", table_text(t, r, "name"));
-        table_free(t);
+            used += snprintf(error + used, error_size - (size_t)used, " %s", lab_table_text(t, r, "name"));
+        lab_table_free(t);
         return -1;
     }
     memset(shape, 0, sizeof *shape);
-    snprintf(shape->name, sizeof shape->name, "%s", table_text(t, row, "name"));
+    snprintf(shape->name, sizeof shape->name, "%s", lab_table_text(t, row, "name"));
     shape->layers = whole_number(t, row, "layers");
     shape->hidden = whole_number(t, row, "hidden_size");
     shape->heads = whole_number(t, row, "attention_heads");
@@ -68,15 +70,15 @@ int load_model_shape(const char *name, ModelShape *shape, char *error, size_t er
     shape->experts_per_token = whole_number(t, row, "experts_per_token");
     shape->qkv_bias = whole_number(t, row, "qkv_bias");
     shape->tied_embeddings = whole_number(t, row, "tied_embeddings");
-    shape->listed_parameters = (int64_t)table_number(t, row, "parameters");
+    shape->listed_parameters = (int64_t)lab_table_number(t, row, "parameters");
     shape->max_context = 0;   /* the table has no context-length column */
-    table_free(t);
+    lab_table_free(t);
     if (shape->experts < 1) shape->experts = 1;
     if (shape->experts_per_token < 1) shape->experts_per_token = 1;
     return 0;
 }
 
-void shape_from_config(const LlamaConfig *c, const char *name, ModelShape *shape)
+void perfmodel_shape_from_config(const LlamaConfig *c, const char *name, ModelShape *shape)
 {
     memset(shape, 0, sizeof *shape);
     snprintf(shape->name, sizeof shape->name, "%s", name);
@@ -84,7 +86,7 @@ void shape_from_config(const LlamaConfig *c, const char *name, ModelShape *shape
     shape->hidden = c->dim;
     shape->heads = c->n_heads;
     shape->kv_heads = c->n_kv_heads;
-    shape->head_dim = head_dim_of(c);
+    shape->head_dim = llama_head_dim_of(c);
     shape->intermediate = c->hidden_dim;
     shape->vocab = c->vocab_size;
     shape->experts = shape->experts_per_token = 1;
@@ -106,14 +108,14 @@ static int64_t expert_parameters(const ModelShape *m) { return 3 * (int64_t)m->h
 
 static int64_t router_parameters(const ModelShape *m) { return m->experts > 1 ? (int64_t)m->experts * m->hidden : 0; }
 
-int64_t shape_parameters(const ModelShape *m)
+int64_t perfmodel_shape_parameters(const ModelShape *m)
 {
     int64_t per_layer = attention_parameters(m) + m->experts * expert_parameters(m) + router_parameters(m) + 2 * (int64_t)m->hidden;
     int64_t embeddings = (int64_t)m->vocab * m->hidden * (m->tied_embeddings ? 1 : 2);
     return embeddings + m->layers * per_layer + m->hidden;
 }
 
-int64_t active_layer_matrix_parameters(const ModelShape *m)
+int64_t perfmodel_active_layer_matrix_parameters(const ModelShape *m)
 {
     return attention_parameters(m) + m->experts_per_token * expert_parameters(m) + router_parameters(m);
 }

@@ -35,10 +35,10 @@ extern "C" {
 typedef enum { DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8, DTYPE_INT8, DTYPE_INT4, DTYPE_COUNT } DataType;
 
 /* "fp32", "fp16", ...; parse returns -1 for an unknown name */
-const char *dtype_name(DataType type);
-int parse_dtype(const char *name, DataType *type);
+const char *perfmodel_dtype_name(DataType type);
+int perfmodel_parse_dtype(const char *name, DataType *type);
 /* bytes of one element (INT4: 0.5) */
-double dtype_bytes(DataType type);
+double perfmodel_dtype_bytes(DataType type);
 
 /* Quantized weight formats (INT8, INT4) keep one FP32 scale per QUANT_GROUP values of a
  * row and their norm vectors in FP32, as the engine's INT8 does (lib/llama/quantize.c). */
@@ -57,15 +57,15 @@ typedef struct {
 } ModelShape;
 
 /* A row of models.csv by name (case-insensitive). -1 with the known names in `error`. */
-int load_model_shape(const char *name, ModelShape *shape, char *error, size_t error_size);
+int perfmodel_load_model_shape(const char *name, ModelShape *shape, char *error, size_t error_size);
 /* The shape of an engine model (a checkpoint's header or a named shape). */
-void shape_from_config(const LlamaConfig *config, const char *name, ModelShape *shape);
+void perfmodel_shape_from_config(const LlamaConfig *config, const char *name, ModelShape *shape);
 
 /* Parameters from the shape: embeddings (and the classifier when untied); per layer Q, K,
  * V, O (and Q/K/V biases), every expert's gated MLP and the router, two norms; a final norm. */
-int64_t shape_parameters(const ModelShape *m);
+int64_t perfmodel_shape_parameters(const ModelShape *m);
 /* Parameters in the matrices of one layer that one token multiplies by (its experts only). */
-int64_t active_layer_matrix_parameters(const ModelShape *m);
+int64_t perfmodel_active_layer_matrix_parameters(const ModelShape *m);
 
 /* ----------------------------------------------------------------------------------
  * The hardware */
@@ -84,12 +84,12 @@ typedef struct {
 } Hardware;
 
 /* A row of gpus.csv by key or name (case-insensitive). -1 with the known keys in `error`. */
-int load_gpu(const char *name, Hardware *hardware, char *error, size_t error_size);
+int perfmodel_load_gpu(const char *name, Hardware *hardware, char *error, size_t error_size);
 /* This machine: bandwidth by STREAM's read kernel over `working_set_bytes` (the bytes a
  * decode step reads, so the cache level they land in is the one measured), peak FLOP/s
  * by the FMA-chain probe (and by the dequantizing probe for INT8 and INT4 weights),
  * capacity = physical memory. One core. */
-void measure_cpu(Hardware *hardware, size_t working_set_bytes);
+void perfmodel_measure_cpu(Hardware *hardware, size_t working_set_bytes);
 
 /* ----------------------------------------------------------------------------------
  * The workload and the estimate */
@@ -102,7 +102,7 @@ typedef struct {
 typedef struct {
     /* memory budget */
     double weights_bytes;
-    double kv_bytes_per_token;      /* one token of one sequence */
+    double kv_bytes_per_token;            /* one token of one sequence */
     double kv_bytes_total;          /* batch x (prompt + gen) tokens */
     double activation_bytes;
     double total_bytes, capacity_bytes;
@@ -125,21 +125,21 @@ typedef struct {
 
 /* Refuses a workload that cannot be run (batch or lengths < 1, a context longer than the
  * model's) with the reason. */
-int validate_workload(const ModelShape *m, const Workload *w, char *error, size_t error_size);
-void estimate(const ModelShape *m, const Hardware *h, const Workload *w, Estimate *e);
+int perfmodel_validate_workload(const ModelShape *m, const Workload *w, char *error, size_t error_size);
+void perfmodel_estimate(const ModelShape *m, const Hardware *h, const Workload *w, Estimate *e);
 
 /* ----------------------------------------------------------------------------------
  * Reporting */
 
 /* The checklist's next steps for this estimate, one line each (up to `max` lines). */
-int suggest_next_steps(const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e, char lines[][256],
+int perfmodel_suggest_next_steps(const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e, char lines[][256],
                        int max);
 /* `name: value unit` lines */
-void print_estimate_text(FILE *out, const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e);
-/* One JSON object with exactly the fields weights_bytes, kv_bytes_per_token, kv_bytes_total,
+void perfmodel_print_estimate_text(FILE *out, const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e);
+/* One JSON object with exactly the fields weights_bytes, llama_kv_bytes_per_token, kv_bytes_total,
  * fits, max_batch, prefill_flops, prefill_time_s, decode_step_bytes, decode_step_time_s,
  * ttft_s, tpot_s, tokens_per_s, prefill_bound, decode_bound, ridge_flop_per_byte. */
-void print_estimate_json(FILE *out, const Estimate *e);
+void perfmodel_print_estimate_json(FILE *out, const Estimate *e);
 
 #ifdef __cplusplus
 }

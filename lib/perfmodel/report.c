@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-void print_estimate_text(FILE *out, const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e)
+void perfmodel_print_estimate_text(FILE *out, const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e)
 {
     fprintf(out, "model: %s (%d layers, hidden %d, %d heads, %d kv heads, head_dim %d, intermediate %d, vocab %d%s%s)\n",
             m->name, m->layers, m->hidden, m->heads, m->kv_heads, m->head_dim, m->intermediate, m->vocab,
@@ -13,9 +13,9 @@ void print_estimate_text(FILE *out, const ModelShape *m, const Hardware *h, cons
         fprintf(out, "hardware: %s, bandwidth measured over %.0f MB\n", h->name, h->bandwidth_working_set * 1e-6);
     else
         fprintf(out, "hardware: %s\n", h->name);
-    fprintf(out, "workload: weights %s, kv %s, batch %d, prompt %d tokens, gen %d tokens\n", dtype_name(w->weights),
-            dtype_name(w->kv), w->batch, w->prompt, w->gen);
-    fprintf(out, "parameters: %lld\n", (long long)shape_parameters(m));
+    fprintf(out, "workload: weights %s, kv %s, batch %d, prompt %d tokens, gen %d tokens\n", perfmodel_dtype_name(w->weights),
+            perfmodel_dtype_name(w->kv), w->batch, w->prompt, w->gen);
+    fprintf(out, "parameters: %lld\n", (long long)perfmodel_shape_parameters(m));
     fprintf(out, "weights_bytes: %.0f bytes\n", e->weights_bytes);
     fprintf(out, "kv_bytes_per_token: %.0f bytes\n", e->kv_bytes_per_token);
     fprintf(out, "kv_bytes_total: %.0f bytes\n", e->kv_bytes_total);
@@ -41,11 +41,11 @@ void print_estimate_text(FILE *out, const ModelShape *m, const Hardware *h, cons
     fprintf(out, "tpot: %.4g ms\n", e->tpot_s * 1e3);
     fprintf(out, "tokens_per_s: %.4g tokens/s\n", e->tokens_per_s);
     char lines[8][256];
-    int count = suggest_next_steps(m, h, w, e, lines, 8);
+    int count = perfmodel_suggest_next_steps(m, h, w, e, lines, 8);
     for (int i = 0; i < count; i++) fprintf(out, "next_step: %s\n", lines[i]);
 }
 
-void print_estimate_json(FILE *out, const Estimate *e)
+void perfmodel_print_estimate_json(FILE *out, const Estimate *e)
 {
     fprintf(out,
             "{\"weights_bytes\": %.0f, \"kv_bytes_per_token\": %.0f, \"kv_bytes_total\": %.0f, \"fits\": %s, "

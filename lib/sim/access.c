@@ -1,6 +1,6 @@
 /* access.c — every load and store of a .cu file comes here first, and is checked.
  *
- * tools/simcc compiles .cu files with clang's -fsanitize-coverage=trace-loads,trace-stores,
+ * lib/sim/tools/simcc compiles .cu files with clang's -fsanitize-coverage=trace-loads,trace-stores,
  * which calls __sanitizer_cov_loadN(address) / __sanitizer_cov_storeN(address) before each
  * access (this file is compiled without the flag, so the runtime itself is not watched).
  * Inside a kernel an address is one of:

@@ -4,8 +4,8 @@
  * per block, block and grid extents, 48 KiB of shared memory per block without opting in)
  * come from the CUDA C++ Programming Guide, "Technical Specifications per Compute Capability". */
 #include "device.h"
+#include "gpu_table.h"
 #include "internal.h"
-#include "table.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,63 +18,48 @@
 
 static sim_device_limits device;
 static char device_name[160];
-static table *gpus;
 
-/* data/gpus.csv: $LAB_DATA_DIR, else the book's data folder this library was built from. */
-static table *gpu_table(void)
+/* The row of data/gpus.csv for `key` ($LAB_DATA_DIR, else the book's data folder this library
+ * was built from): 1 when found, 0 when the table has no such GPU; a missing table ends the run. */
+static int read_gpu(const char *key, sim_gpu_row *row)
 {
-    if (gpus) return gpus;
     char path[1024], error[512];
     const char *dir = getenv("LAB_DATA_DIR");
     snprintf(path, sizeof path, "%s/gpus.csv", dir && *dir ? dir : SIM_DATA_DIR);
-    gpus = table_read(path, error, sizeof error);
-    if (!gpus) {
-        fprintf(stderr, "sim: %s\n     the simulator needs the book's GPU table (set LAB_DATA_DIR to its data folder)\n",
-                error);
-        exit(2);
-    }
-    return gpus;
-}
-
-static int find_gpu(const char *key)
-{
-    table *t = gpu_table();
-    int row = table_find(t, "key", key);
-    if (row >= 0) return row;
-    fprintf(stderr, "sim: SIM_GPU=%s is not a GPU of %s; the known ones are:", key, t->path);
-    for (int r = 0; r < t->rows; r++) fprintf(stderr, " %s", table_text(t, r, "key"));
-    fputc('\n', stderr);
-    exit(2);
+    int found = sim_gpu_table_read(path, key, row, error, sizeof error);
+    if (found < 0) sim_fatal("%s\n     the simulator needs the book's GPU table (set LAB_DATA_DIR to its data folder)", error);
+    return found;
 }
 
 static void load_device(void)
 {
     const char *key = getenv("SIM_GPU");
     if (!key || !*key) key = "h100-sxm";
-    table *t = gpu_table();
-    int row = find_gpu(key);
-    snprintf(device_name, sizeof device_name, "%s (simulated on the CPU)", table_text(t, row, "name"));
-    double capability = table_number(t, row, "compute_capability");
+    static sim_gpu_row row;
+    if (!read_gpu(key, &row)) sim_fatal("SIM_GPU=%s is not a GPU of %s; the known ones are:%s", key, row.path, row.known_keys);
+    const sim_gpu_row *t = &row;
+    snprintf(device_name, sizeof device_name, "%s (simulated on the CPU)", sim_gpu_text(t, "name"));
+    double capability = sim_gpu_number(t, "compute_capability");
     device = (sim_device_limits){
         .name = device_name,
         .major = (int)capability,
         .minor = (int)lround((capability - floor(capability)) * 10),
-        .multiprocessor_count = (int)table_number(t, row, "sms"),
+        .multiprocessor_count = (int)sim_gpu_number(t, "sms"),
         .max_threads_per_block = 1024,
         .max_block_dim = {1024, 1024, 64},
         .max_grid_dim = {2147483647, 65535, 65535},
         .shared_per_block = 48 * 1024,
-        .shared_per_block_optin = (size_t)table_number(t, row, "shared_memory_per_block_kib") * 1024,
-        .shared_per_multiprocessor = (size_t)table_number(t, row, "shared_memory_per_sm_kib") * 1024,
-        .shared_reserved_per_block = (size_t)table_number(t, row, "shared_memory_reserved_per_block_bytes"),
+        .shared_per_block_optin = (size_t)sim_gpu_number(t, "shared_memory_per_block_kib") * 1024,
+        .shared_per_multiprocessor = (size_t)sim_gpu_number(t, "shared_memory_per_sm_kib") * 1024,
+        .shared_reserved_per_block = (size_t)sim_gpu_number(t, "shared_memory_reserved_per_block_bytes"),
         .registers_per_block = 65536,
-        .registers_per_multiprocessor = (int)table_number(t, row, "registers_per_sm"),
-        .max_threads_per_multiprocessor = (int)table_number(t, row, "max_threads_per_sm"),
-        .max_blocks_per_multiprocessor = (int)table_number(t, row, "max_blocks_per_sm"),
+        .registers_per_multiprocessor = (int)sim_gpu_number(t, "registers_per_sm"),
+        .max_threads_per_multiprocessor = (int)sim_gpu_number(t, "max_threads_per_sm"),
+        .max_blocks_per_multiprocessor = (int)sim_gpu_number(t, "max_blocks_per_sm"),
         /* Memory sizes are sold in binary gigabytes: an "80 GB" H100 has 80 GiB. */
-        .total_global_memory = (size_t)(table_number(t, row, "memory_gb") * 1073741824.0),
-        .l2_cache_bytes = (size_t)(table_number(t, row, "l2_cache_mib") * 1048576.0),
-        .clock_khz = (int)(table_number(t, row, "boost_clock_mhz") * 1000),
+        .total_global_memory = (size_t)(sim_gpu_number(t, "memory_gb") * 1073741824.0),
+        .l2_cache_bytes = (size_t)(sim_gpu_number(t, "l2_cache_mib") * 1048576.0),
+        .clock_khz = (int)(sim_gpu_number(t, "boost_clock_mhz") * 1000),
         .memory_clock_khz = 0,
         .memory_bus_width_bits = 0,
     };
@@ -88,10 +73,16 @@ const sim_device_limits *sim_device(void)
 
 int sim_gpu_rates(const char *key, double *peak_flops, double *bandwidth)
 {
-    table *t = gpu_table();
-    int row = table_find(t, "key", key);
-    if (row < 0) return 0;
-    *peak_flops = table_number(t, row, "fp32_tflops") * 1e12;
-    *bandwidth = table_number(t, row, "memory_bandwidth_gb_per_s") * 1e9;
+    static sim_gpu_row row;   /* the metrics ask for the same GPU on every launch: read it once */
+    static char cached_key[64];
+    static int cached_found;
+    if (strcmp(cached_key, key) != 0) {
+        cached_found = read_gpu(key, &row);
+        snprintf(cached_key, sizeof cached_key, "%s", key);
+    }
+    if (!cached_found) return 0;
+    const sim_gpu_row *t = &row;
+    *peak_flops = sim_gpu_number(t, "fp32_tflops") * 1e12;
+    *bandwidth = sim_gpu_number(t, "memory_bandwidth_gb_per_s") * 1e9;
     return 1;
 }

@@ -7,7 +7,10 @@
 #include "sim.h"
 #include "runtime.h"
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 static cudaError_t last_error = cudaSuccess;
 static cudaError_t sticky_error = cudaSuccess;
@@ -79,4 +82,32 @@ const char *cudaGetErrorString(cudaError_t error)
     for (size_t i = 0; i < sizeof error_table / sizeof error_table[0]; i++)
         if (error_table[i].code == error) return error_table[i].text;
     return "unrecognized error code";
+}
+
+/* Makes room for one more element of an array that grows by doubling (from `first`): 0, or -1
+ * when the memory cannot be had, the array left as it was. Every growing array of the simulator
+ * grows through here, so none forgets the check. */
+int sim_grow(void **array, size_t *capacity, size_t count, size_t element_bytes, size_t first)
+{
+    if (count < *capacity) return 0;
+    size_t wanted = *capacity ? 2 * *capacity : first;
+    if (wanted < *capacity || wanted > (size_t)-1 / element_bytes) return -1;
+    void *grown = realloc(*array, wanted * element_bytes);
+    if (!grown) return -1;
+    *array = grown;
+    *capacity = wanted;
+    return 0;
+}
+
+/* The simulator's one way to give up: "sim: " and the reason on stderr, then exit status 2.
+ * For what no CUDA program could recover from (a missing GPU table, a simulator limit). */
+void sim_fatal(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fputs("sim: ", stderr);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
+    exit(2);
 }

@@ -6,17 +6,17 @@
 
 #if defined(__x86_64__) && !defined(SIM_FIBER_UCONTEXT)
 
-void fiber_switch_stack(void **save_sp, void *load_sp);
-void fiber_start_trampoline(void);
+void sim_fiber_switch_stack(void **save_sp, void *load_sp);
+void sim_fiber_start_trampoline(void);
 
 /* The first switch into a fiber pops six callee-saved registers and returns, so the
  * new stack is laid out as that switch expects:
  *     sp -> r15 r14 r13 r12(entry) rbx rbp  [return address: trampoline]  <aligned top>  */
-void fiber_prepare(fiber *f, void *stack, size_t size, void (*entry)(void))
+void sim_fiber_prepare(fiber *f, void *stack, size_t size, void (*entry)(void))
 {
     uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
     void **sp = (void **)(top - 16);       /* keep 16 bytes of red zone above */
-    *--sp = (void *)fiber_start_trampoline;
+    *--sp = (void *)sim_fiber_start_trampoline;
     *--sp = 0;                             /* rbp */
     *--sp = 0;                             /* rbx */
     *--sp = (void *)entry;                 /* r12: the trampoline calls it */
@@ -26,14 +26,14 @@ void fiber_prepare(fiber *f, void *stack, size_t size, void (*entry)(void))
     f->stack_pointer = sp;
 }
 
-void fiber_switch(fiber *from, fiber *to)
+void sim_fiber_switch(fiber *from, fiber *to)
 {
-    fiber_switch_stack(&from->stack_pointer, to->stack_pointer);
+    sim_fiber_switch_stack(&from->stack_pointer, to->stack_pointer);
 }
 
 #else
 
-void fiber_prepare(fiber *f, void *stack, size_t size, void (*entry)(void))
+void sim_fiber_prepare(fiber *f, void *stack, size_t size, void (*entry)(void))
 {
     getcontext(&f->context);
     f->context.uc_stack.ss_sp = stack;
@@ -42,7 +42,7 @@ void fiber_prepare(fiber *f, void *stack, size_t size, void (*entry)(void))
     makecontext(&f->context, entry, 0);
 }
 
-void fiber_switch(fiber *from, fiber *to)
+void sim_fiber_switch(fiber *from, fiber *to)
 {
     swapcontext(&from->context, &to->context);
 }

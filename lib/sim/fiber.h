@@ -1,7 +1,7 @@
 /* fiber.h — the smallest possible coroutine: a stack pointer and a switch.
  *
  * Every simulated CUDA thread runs as a fiber on its own stack. A fiber runs until it
- * calls fiber_switch() to hand the CPU to another one; nothing preempts it. On x86-64
+ * calls sim_fiber_switch() to hand the CPU to another one; nothing preempts it. On x86-64
  * the switch is eight instructions (fiber_x86_64.S); elsewhere it falls back to
  * ucontext, which is correct but about ten times slower (it makes a system call to
  * save the signal mask on every switch). */
@@ -19,9 +19,9 @@ typedef struct fiber { ucontext_t context; } fiber;
 
 /* Prepares `f` to start running `entry` on the stack [stack, stack + size) the first
  * time it is switched to. `entry` must never return: it ends by switching away. */
-void fiber_prepare(fiber *f, void *stack, size_t size, void (*entry)(void));
+void sim_fiber_prepare(fiber *f, void *stack, size_t size, void (*entry)(void));
 
 /* Saves the running context in `from` and resumes `to`. */
-void fiber_switch(fiber *from, fiber *to);
+void sim_fiber_switch(fiber *from, fiber *to);
 
 #endif

@@ -2,14 +2,14 @@
  *
  * A switch only has to preserve what the ABI says a call preserves: the six
  * callee-saved registers and the stack pointer. Everything else the compiler already
- * assumes is clobbered by the call to fiber_switch. */
+ * assumes is clobbered by the call to sim_fiber_switch. */
 #if defined(__x86_64__) && !defined(SIM_FIBER_UCONTEXT)
     .text
 
-/* void fiber_switch_stack(void **save_sp, void *load_sp) */
-    .globl  fiber_switch_stack
-    .type   fiber_switch_stack, @function
-fiber_switch_stack:
+/* void sim_fiber_switch_stack(void **save_sp, void *load_sp) */
+    .globl  sim_fiber_switch_stack
+    .type   sim_fiber_switch_stack, @function
+sim_fiber_switch_stack:
     pushq   %rbp
     pushq   %rbx
     pushq   %r12
@@ -25,19 +25,19 @@ fiber_switch_stack:
     popq    %rbx
     popq    %rbp
     ret
-    .size   fiber_switch_stack, .-fiber_switch_stack
+    .size   sim_fiber_switch_stack, .-sim_fiber_switch_stack
 
 /* A new fiber "returns" here from its first switch; %r12 holds its entry function.
  * The stack is 16-byte aligned at this point, as a call requires. */
-    .globl  fiber_start_trampoline
-    .type   fiber_start_trampoline, @function
-fiber_start_trampoline:
+    .globl  sim_fiber_start_trampoline
+    .type   sim_fiber_start_trampoline, @function
+sim_fiber_start_trampoline:
     .cfi_startproc
     .cfi_undefined rip
     xorl    %ebp, %ebp
     callq   *%r12
     ud2
     .cfi_endproc
-    .size   fiber_start_trampoline, .-fiber_start_trampoline
+    .size   sim_fiber_start_trampoline, .-sim_fiber_start_trampoline
 #endif
     .section .note.GNU-stack,"",@progbits

@@ -91,6 +91,10 @@ cudaError_t sim_launch_now(const sim_launch_request *r);
 /* The running thread has stopped (barrier, collective): run another lane or the scheduler. */
 void sim_block_running_thread(worker *w, cuda_thread *self);
 void sim_describe_place(worker *w);
+/* Room for element `count` of a doubling array (errors.c): 0, or -1 with the array untouched. */
+int sim_grow(void **array, size_t *capacity, size_t count, size_t element_bytes, size_t first);
+/* Prints "sim: <reason>" and exits with status 2 (errors.c): the one way the simulator gives up. */
+__attribute__((noreturn, format(printf, 1, 2))) void sim_fatal(const char *format, ...);
 __attribute__((noreturn)) void sim_abort_launch(worker *w, cudaError_t error);
 
 /* shared.c */

@@ -88,13 +88,8 @@ cudaError_t cudaMalloc(void **pointer, size_t bytes)
         fprintf(stderr, "sim: cudaMalloc of %zu bytes: the host cannot provide the memory\n", bytes);
         return sim_record_error(cudaErrorMemoryAllocation);
     }
-    if (allocation_count == allocation_capacity) {
-        size_t capacity = allocation_capacity ? 2 * allocation_capacity : 64;
-        allocation *grown = realloc(allocations, capacity * sizeof *grown);
-        if (!grown) return sim_record_error(cudaErrorMemoryAllocation);
-        allocations = grown;
-        allocation_capacity = capacity;
-    }
+    if (sim_grow((void **)&allocations, &allocation_capacity, allocation_count, sizeof *allocations, 64))
+        return sim_record_error(cudaErrorMemoryAllocation);
     void *memory = (void *)region_next;
     region_next += pages + GAP;
     memset(memory, 0xff, bytes);

@@ -11,7 +11,6 @@
  * a group is one warp-level step, and its size is how many lanes were active in it. */
 #include "internal.h"
 #include "device.h"
-#include "table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +39,7 @@ static int asked_by_program;         /* sim_metrics_enable(1) */
 int sim_metrics_counting;
 static sim_launch_metrics current;
 static sim_launch_metrics *history;
-static int history_count, history_capacity;
+static size_t history_count, history_capacity;
 static double next_flops;
 
 /* SIM_REPORT=1 in the environment: count and print every launch, whatever the program asks. */
@@ -78,11 +77,8 @@ static uint64_t site_key(metrics_state *m, note_kind kind, const void *site, uns
 
 static void add_note(metrics_state *m, uint64_t key, uint64_t unit, uint32_t bytes)
 {
-    if (m->note_count == m->note_capacity) {
-        m->note_capacity = m->note_capacity ? 2 * m->note_capacity : 4096;
-        m->notes = realloc(m->notes, m->note_capacity * sizeof *m->notes);
-        if (!m->notes) sim_kernel_fail(cudaErrorMemoryAllocation, "out of memory counting metrics");
-    }
+    if (sim_grow((void **)&m->notes, &m->note_capacity, m->note_count, sizeof *m->notes, 4096))
+        sim_kernel_fail(cudaErrorMemoryAllocation, "out of memory counting metrics");
     m->notes[m->note_count++] = (note){key, unit, bytes};
 }
 
@@ -203,20 +199,18 @@ void sim_metrics_end_launch(int failed)
     w->metrics->note_count = 0;
     forget_sites(w->metrics);
     if (failed) return;
-    if (history_count == history_capacity) {
-        history_capacity = history_capacity ? 2 * history_capacity : 64;
-        history = realloc(history, (size_t)history_capacity * sizeof *history);
-    }
+    if (sim_grow((void **)&history, &history_capacity, history_count, sizeof *history, 64))
+        sim_fatal("out of memory keeping the metrics of %zu launches", history_count);
     history[history_count++] = current;
     if (report_requested()) sim_metrics_print(stderr, &current);
 }
 
-int sim_metrics_count(void) { return history_count; }
+int sim_metrics_count(void) { return (int)history_count; }
 
 const sim_launch_metrics *sim_metrics_get(int index)
 {
-    if (index < 0) index += history_count;
-    return index >= 0 && index < history_count ? &history[index] : NULL;
+    if (index < 0) index += (int)history_count;
+    return index >= 0 && (size_t)index < history_count ? &history[index] : NULL;
 }
 
 void sim_metrics_clear(void) { history_count = 0; }

@@ -9,8 +9,10 @@
  * has moved on). Interval numbers are never reused, so the shadow needs no clearing. */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 typedef struct shadow_word {
@@ -26,10 +28,7 @@ static shadow_word *shadow_of(worker *w)
     if (!w->shadow) {
         void *p = mmap(NULL, SHARED_ARENA_BYTES / 4 * sizeof(shadow_word), PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED) {
-            perror("sim: cannot map the race detector's shadow memory");
-            exit(EXIT_FAILURE);
-        }
+        if (p == MAP_FAILED) sim_fatal("cannot map the race detector's shadow memory: %s", strerror(errno));
         w->shadow = p;
     }
     return (shadow_word *)w->shadow;

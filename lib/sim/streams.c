@@ -41,10 +41,8 @@ static struct sim_stream *global_capture;     /* the stream capturing now, if an
 
 static void append_node(struct sim_graph *g, graph_node node)
 {
-    if (g->count == g->capacity) {
-        g->capacity = g->capacity ? 2 * g->capacity : 16;
-        g->nodes = realloc(g->nodes, g->capacity * sizeof *g->nodes);
-    }
+    if (sim_grow((void **)&g->nodes, &g->capacity, g->count, sizeof *g->nodes, 16))
+        sim_fatal("out of memory recording a graph of %zu nodes", g->count);
     g->nodes[g->count++] = node;
 }
 

@@ -13,6 +13,7 @@
 #include "device.h"
 #include "runtime.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,10 +30,7 @@ __thread worker *sim_current_worker;
 static void *map_or_die(size_t bytes)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-        perror("sim: cannot map memory for CUDA thread stacks");
-        exit(EXIT_FAILURE);
-    }
+    if (p == MAP_FAILED) sim_fatal("cannot map memory for CUDA thread stacks: %s", strerror(errno));
     return p;
 }
 
@@ -48,10 +46,7 @@ static worker *get_worker(void)
 {
     if (sim_current_worker) return sim_current_worker;
     worker *w = calloc(1, sizeof *w);
-    if (!w) {
-        fputs("sim: out of memory creating a worker\n", stderr);
-        exit(EXIT_FAILURE);
-    }
+    if (!w) sim_fatal("out of memory creating a worker");
     w->stack_stride = STACK_BYTES + GUARD_BYTES;
     w->stack_region = map_or_die(w->stack_stride * MAX_THREADS_PER_BLOCK);
     for (int i = 0; i < MAX_THREADS_PER_BLOCK; i++)
@@ -191,10 +186,10 @@ static void switch_to_lane(worker *w, fiber *from, cuda_thread *next)
     if (next->state == NOT_STARTED) {
         next->stack = w->free_stacks[--w->free_stack_count];
         next->stack_low = (uintptr_t)stack_base(w, next->stack);
-        fiber_prepare(&next->context, stack_base(w, next->stack), usable_stack_bytes(next->stack), cuda_thread_main);
+        sim_fiber_prepare(&next->context, stack_base(w, next->stack), usable_stack_bytes(next->stack), cuda_thread_main);
     }
     become_running(w, next);
-    fiber_switch(from, &next->context);
+    sim_fiber_switch(from, &next->context);
 }
 
 /* `self` has just stopped at a barrier or a collective: run another lane, or the scheduler. */
@@ -205,7 +200,7 @@ void sim_block_running_thread(worker *w, cuda_thread *self)
         switch_to_lane(w, &self->context, next);
     } else {
         w->running = NULL;
-        fiber_switch(&self->context, &w->scheduler);
+        sim_fiber_switch(&self->context, &w->scheduler);
     }
 }
 
@@ -230,7 +225,7 @@ static void cuda_thread_main(void)
             switch_to_lane(w, &self->context, next);
         } else {
             w->running = NULL;
-            fiber_switch(&self->context, &w->scheduler);
+            sim_fiber_switch(&self->context, &w->scheduler);
         }
         __builtin_unreachable();
     }

@@ -4,7 +4,7 @@
  *   simulate_scheduler: N warps share one issue slot. Each cycle the scheduler issues one
  *   instruction from one ready warp, or from none when no warp is ready. A warp issues c
  *   instructions in a row (its round), the c-th being a load; it then waits L cycles and is
- *   ready again (lab.h draws the timeline). Count the cycles that issued, after the warm-up.
+ *   ready again (driver/lab.h draws the timeline). Count the cycles that issued, after the warm-up.
  *
  * Rules: plain C; at most one instruction per cycle; the model is deterministic (no rand()).
  * Which warp issues, when several are ready:

@@ -18,11 +18,11 @@
 Test(compare, nan_and_infinity_never_pass, .timeout = 5)
 {
     float want[3] = {1, 2, 3}, got[3] = {1, NAN, 3};
-    cr_assert_eq(compare_floats("x", got, want, 3, 1e30, 1e30).mismatches, 1, "NaN passed a huge tolerance");
+    cr_assert_eq(lab_compare_floats("x", got, want, 3, 1e30, 1e30).mismatches, 1, "NaN passed a huge tolerance");
     got[1] = INFINITY;
-    cr_assert_eq(compare_floats("x", got, want, 3, 1e30, 1e30).mismatches, 1, "inf passed a huge tolerance");
+    cr_assert_eq(lab_compare_floats("x", got, want, 3, 1e30, 1e30).mismatches, 1, "inf passed a huge tolerance");
     float nan_reference[1] = {NAN}, zero[1] = {0};
-    comparison c = compare_floats("x", zero, nan_reference, 1, 1, 1);
+    comparison c = lab_compare_floats("x", zero, nan_reference, 1, 1, 1);
     cr_assert_eq(c.mismatches, 1, "a NaN reference must fail: the test itself is wrong");
     cr_assert(strstr(c.message, "the test itself is wrong"), "%s", c.message);
 }
@@ -30,23 +30,23 @@ Test(compare, nan_and_infinity_never_pass, .timeout = 5)
 Test(compare, poisoned_elements_are_reported_as_never_written, .timeout = 5)
 {
     float got[4] = {1, 2, 3, 4}, want[4] = {1, 2, 3, 4};
-    poison(&got[2], sizeof(float));
-    cr_assert(float_is_poison(got[2]));
-    comparison c = compare_floats("out", got, want, 4, 0, 0);
+    lab_poison(&got[2], sizeof(float));
+    cr_assert(lab_float_is_poison(got[2]));
+    comparison c = lab_compare_floats("out", got, want, 4, 0, 0);
     cr_assert_eq(c.mismatches, 1);
     cr_assert_eq(c.first_mismatch, 2);
     cr_assert(strstr(c.message, "out[2] was never written"), "%s", c.message);
     int ints[2] = {7, 0}, ints_want[2] = {7, 9};
-    poison(&ints[1], sizeof(int));
-    cr_assert(strstr(compare_ints("n", ints, ints_want, 2).message, "n[1] was never written"));
+    lab_poison(&ints[1], sizeof(int));
+    cr_assert(strstr(lab_compare_ints("n", ints, ints_want, 2).message, "n[1] was never written"));
 }
 
 Test(compare, tolerance_scales_with_magnitude, .timeout = 5)
 {
     double want[2] = {1e6, 1e-6}, got[2] = {1e6 + 0.5, 1e-6 + 0.5e-12};
-    cr_assert_eq(compare_doubles("x", got, want, 2, 1e-6, 0).mismatches, 0, "within 1e-6 relative");
+    cr_assert_eq(lab_compare_doubles("x", got, want, 2, 1e-6, 0).mismatches, 0, "within 1e-6 relative");
     got[0] = 1e6 + 2;
-    comparison c = compare_doubles("x", got, want, 2, 1e-6, 0);
+    comparison c = lab_compare_doubles("x", got, want, 2, 1e-6, 0);
     cr_assert_eq(c.mismatches, 1);
     cr_assert(strstr(c.message, "x[0] = 1000002"), "%s", c.message);
 }
@@ -55,7 +55,7 @@ Test(compare, message_shows_three_and_counts_the_rest, .timeout = 5)
 {
     float got[10], want[10];
     for (int i = 0; i < 10; i++) got[i] = (float)i, want[i] = (float)i + 1;
-    comparison c = compare_floats("y", got, want, 10, 0, 0);
+    comparison c = lab_compare_floats("y", got, want, 10, 0, 0);
     cr_assert_eq(c.mismatches, 10);
     cr_assert(strstr(c.message, "y[2]") && !strstr(c.message, "y[3] ="), "%s", c.message);
     cr_assert(strstr(c.message, "10 of 10 elements of y wrong"), "%s", c.message);
@@ -75,16 +75,16 @@ Test(table, reads_quoted_fields_by_column_name, .timeout = 5)
 {
     char *path = temporary_file("name,value,source\n\"A, quoted\",2.5,\"says \"\"hi\"\"\"\nB,,x\n");
     char error[256] = "";
-    table *t = table_read(path, error, sizeof error);
+    table *t = lab_table_read(path, error, sizeof error);
     cr_assert_not_null(t, "%s", error);
     cr_assert_eq(t->rows, 2);
-    cr_assert_str_eq(table_text(t, 0, "name"), "A, quoted");
-    cr_assert_str_eq(table_text(t, 0, "source"), "says \"hi\"");
-    cr_assert_float_eq(table_number(t, 0, "value"), 2.5, 0);
-    cr_assert(isnan(table_number(t, 1, "value")), "an empty cell is NaN: not applicable");
-    cr_assert_eq(table_find(t, "name", "B"), 1);
-    cr_assert_eq(table_find(t, "name", "C"), -1);
-    table_free(t);
+    cr_assert_str_eq(lab_table_text(t, 0, "name"), "A, quoted");
+    cr_assert_str_eq(lab_table_text(t, 0, "source"), "says \"hi\"");
+    cr_assert_float_eq(lab_table_number(t, 0, "value"), 2.5, 0);
+    cr_assert(isnan(lab_table_number(t, 1, "value")), "an empty cell is NaN: not applicable");
+    cr_assert_eq(lab_table_find(t, "name", "B"), 1);
+    cr_assert_eq(lab_table_find(t, "name", "C"), -1);
+    lab_table_free(t);
     remove(path);
 }
 
@@ -98,20 +98,20 @@ Test(table, malformed_files_are_refused_with_the_line, .timeout = 5)
     for (int i = 0; i < 3; i++) {
         char *path = temporary_file(cases[i].contents);
         char error[256] = "";
-        cr_assert_null(table_read(path, error, sizeof error), "case %d was accepted", i);
+        cr_assert_null(lab_table_read(path, error, sizeof error), "case %d was accepted", i);
         cr_assert(strstr(error, cases[i].expected), "case %d: \"%s\" lacks \"%s\"", i, error, cases[i].expected);
         remove(path);
     }
     char error[256];
-    cr_assert_null(table_read("/nonexistent/file.csv", error, sizeof error));
+    cr_assert_null(lab_table_read("/nonexistent/file.csv", error, sizeof error));
     cr_assert(strstr(error, "cannot read /nonexistent/file.csv"), "%s", error);
 }
 
 Test(table, a_cell_that_is_not_a_number_stops_the_program, .timeout = 5, .exit_code = 1)
 {
     char *path = temporary_file("x\nabc\n");
-    table *t = table_read_or_exit(path);
-    table_number(t, 0, "x");
+    table *t = lab_table_read_or_exit(path);
+    lab_table_number(t, 0, "x");
 }
 
 Test(results, writes_header_and_rows, .timeout = 5)
@@ -120,10 +120,10 @@ Test(results, writes_header_and_rows, .timeout = 5)
     char *dir = strndup(path, strlen("/tmp/harness-results-XXXXXX"));
     cr_assert_not_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/out.csv", dir);
-    results r = results_open(path, "n,time_ms");
-    results_row(&r, "%d,%.1f", 3, 1.5);
-    results_row(&r, "\"a, b\",%d", 2);
-    results_close(&r);
+    results r = lab_results_open(path, "n,time_ms");
+    lab_results_row(&r, "%d,%.1f", 3, 1.5);
+    lab_results_row(&r, "\"a, b\",%d", 2);
+    lab_results_close(&r);
     char text[128] = "";
     FILE *f = fopen(path, "r");
     size_t n = fread(text, 1, sizeof text - 1, f);
@@ -136,8 +136,8 @@ Test(results, writes_header_and_rows, .timeout = 5)
 
 Test(results, a_row_of_the_wrong_width_is_a_driver_bug, .timeout = 5, .exit_code = 1)
 {
-    results r = results_open("/tmp/harness-results-width.csv", "a,b");
-    results_row(&r, "1,2,3");
+    results r = lab_results_open("/tmp/harness-results-width.csv", "a,b");
+    lab_results_row(&r, "1,2,3");
 }
 
 static void sleep_a_little(void *context)
@@ -151,7 +151,7 @@ static void sleep_a_little(void *context)
 Test(timer, median_of_repeats, .timeout = 5)
 {
     int calls = 0;
-    double seconds = median_seconds(sleep_a_little, &calls, 5);
+    double seconds = lab_median_seconds(sleep_a_little, &calls, 5);
     cr_assert_eq(calls, 6, "one warm-up run and five timed runs, got %d", calls);
     cr_assert(seconds >= 0.002 && seconds < 0.05, "a 2 ms sleep measured as %g s", seconds);
 }

@@ -7,9 +7,11 @@
  * orders the verdict as the tests are written; tabs and newlines inside the texts are
  * written as \t and \n. The hint is the test's .description.
  *
- * Under the grader (tools/grade) LAB_REPORT is /dev/fd/N, a pipe only this runner process may
+ * Under the grader (tools/grader/grade) LAB_REPORT is /dev/fd/N, a pipe only this runner process may
  * write: see report_channel below. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
 #include <fcntl.h>

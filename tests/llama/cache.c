@@ -20,14 +20,14 @@ static char error[512];
 static void build(Transformer *t, const char *shape, uint64_t seed)
 {
     LlamaConfig c;
-    cr_assert(named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
-    cr_assert(build_transformer_generated(t, &c, seed, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_generated(t, &c, seed, error, sizeof error) == 0, "%s", error);
 }
 
 static void random_tokens(int *tokens, int n, int vocab, uint64_t seed)
 {
-    uint64_t state = seed_generator(seed);
-    for (int i = 0; i < n; i++) tokens[i] = (int)(random_u32(&state) % (uint32_t)vocab);
+    uint64_t state = llama_seed_generator(seed);
+    for (int i = 0; i < n; i++) tokens[i] = (int)(llama_random_u32(&state) % (uint32_t)vocab);
 }
 
 static float *copy_logits(const float *logits, int count, int vocab)
@@ -47,28 +47,28 @@ Test(cache, cached_decode_equals_recomputing_from_scratch, .timeout = 30)
     int vocab = t.config.vocab_size, n = 30, tokens[30];
     random_tokens(tokens, n, vocab, 4);
     Session cached;
-    cr_assert(build_session(&cached, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
-    cr_assert(prefill(&cached, 0, tokens, 1, error, sizeof error), "%s", error);
+    cr_assert(llama_build_session(&cached, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_prefill(&cached, 0, tokens, 1, error, sizeof error), "%s", error);
     double *expected = malloc((size_t)n * vocab * sizeof(double));
     reference_forward(&t, tokens, n, expected);
     for (int p = 1; p < n; p++) {
-        float *step = copy_logits(decode_batch(&cached, (int[]){0}, &tokens[p], 1, error, sizeof error), 1, vocab);
+        float *step = copy_logits(llama_decode_batch(&cached, (int[]){0}, &tokens[p], 1, error, sizeof error), 1, vocab);
         /* from scratch: a fresh session computes the whole prefix 0..p again */
         Session fresh;
-        cr_assert(build_session(&fresh, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
-        const float *recomputed = prefill(&fresh, 0, tokens, p + 1, error, sizeof error);
+        cr_assert(llama_build_session(&fresh, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
+        const float *recomputed = llama_prefill(&fresh, 0, tokens, p + 1, error, sizeof error);
         cr_assert(recomputed, "%s", error);
         cr_assert(memcmp(step, recomputed, (size_t)vocab * sizeof(float)) == 0,
                   "position %d: the cached decode step and a recomputation from scratch differ", p);
         double largest, difference = max_difference(step, expected + (size_t)p * vocab, vocab, &largest);
         cr_assert(difference <= 1e-5 * largest, "position %d: cached logits differ from double by %g", p, difference);
         free(step);
-        free_session(&fresh);
+        llama_free_session(&fresh);
     }
     cr_assert(cached.cache.length[0] == n, "the cache holds %d tokens after %d", cached.cache.length[0], n);
     free(expected);
-    free_session(&cached);
-    free_transformer(&t);
+    llama_free_session(&cached);
+    llama_free_transformer(&t);
 }
 
 Test(cache, a_prefill_cut_into_steps_equals_one_token_at_a_time, .timeout = 60)
@@ -77,20 +77,20 @@ Test(cache, a_prefill_cut_into_steps_equals_one_token_at_a_time, .timeout = 60)
     LlamaConfig c = {.dim = 32, .hidden_dim = 48, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2, .vocab_size = 50,
                      .seq_len = LLAMA_MAX_STEP_ROWS + 90, .shared_classifier = 1};
     Transformer t;
-    cr_assert(build_transformer_generated(&t, &c, 5, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_generated(&t, &c, 5, error, sizeof error) == 0, "%s", error);
     int n = c.seq_len, *tokens = malloc(n * sizeof(int));
     random_tokens(tokens, n, c.vocab_size, 6);
     Session chunked, stepwise;
-    cr_assert(build_session(&chunked, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
-    cr_assert(build_session(&stepwise, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
-    float *all_at_once = copy_logits(prefill(&chunked, 0, tokens, n, error, sizeof error), 1, c.vocab_size);
+    cr_assert(llama_build_session(&chunked, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&stepwise, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
+    float *all_at_once = copy_logits(llama_prefill(&chunked, 0, tokens, n, error, sizeof error), 1, c.vocab_size);
     const float *logits = NULL;
-    for (int p = 0; p < n; p++) logits = decode_batch(&stepwise, (int[]){0}, &tokens[p], 1, error, sizeof error);
+    for (int p = 0; p < n; p++) logits = llama_decode_batch(&stepwise, (int[]){0}, &tokens[p], 1, error, sizeof error);
     cr_assert(logits && memcmp(all_at_once, logits, c.vocab_size * sizeof(float)) == 0,
               "a %d-token prefill in steps of %d rows differs from decoding token by token", n, LLAMA_MAX_STEP_ROWS);
     free(all_at_once), free(tokens);
-    free_session(&chunked), free_session(&stepwise);
-    free_transformer(&t);
+    llama_free_session(&chunked), llama_free_session(&stepwise);
+    llama_free_transformer(&t);
 }
 
 /* ----------------------------------------------------------------------------------
@@ -110,17 +110,17 @@ Test(cache, batched_decode_equals_each_sequence_alone, .timeout = 30)
     /* the batch: all prompts in one prefill, then decode steps with the sequences listed in
      * a scrambled order (each at its own position) */
     Session batch;
-    cr_assert(build_session(&batch, &t, SEQUENCES, 24, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&batch, &t, SEQUENCES, 24, 1, error, sizeof error) == 0, "%s", error);
     const int *rows[SEQUENCES];
     int sequences[SEQUENCES], batch_lengths[SEQUENCES];
     for (int i = 0; i < SEQUENCES; i++) sequences[i] = order[i], rows[i] = prompts[order[i]], batch_lengths[i] = lengths[order[i]];
-    float *batch_prefill = copy_logits(prefill_batch(&batch, sequences, rows, batch_lengths, SEQUENCES, error, sizeof error),
+    float *batch_prefill = copy_logits(llama_prefill_batch(&batch, sequences, rows, batch_lengths, SEQUENCES, error, sizeof error),
                                        SEQUENCES, vocab);
     float *batch_steps[STEPS];
     for (int step = 0; step < STEPS; step++) {
         int tokens[SEQUENCES];
         for (int i = 0; i < SEQUENCES; i++) tokens[i] = next[order[i]][step];
-        const float *logits = decode_batch(&batch, sequences, tokens, SEQUENCES, error, sizeof error);
+        const float *logits = llama_decode_batch(&batch, sequences, tokens, SEQUENCES, error, sizeof error);
         cr_assert(logits, "%s", error);
         batch_steps[step] = copy_logits(logits, SEQUENCES, vocab);
     }
@@ -128,22 +128,22 @@ Test(cache, batched_decode_equals_each_sequence_alone, .timeout = 30)
     for (int i = 0; i < SEQUENCES; i++) {
         int sequence = order[i];
         Session alone;
-        cr_assert(build_session(&alone, &t, 1, 24, 1, error, sizeof error) == 0, "%s", error);
-        const float *logits = prefill(&alone, 0, prompts[sequence], lengths[sequence], error, sizeof error);
+        cr_assert(llama_build_session(&alone, &t, 1, 24, 1, error, sizeof error) == 0, "%s", error);
+        const float *logits = llama_prefill(&alone, 0, prompts[sequence], lengths[sequence], error, sizeof error);
         cr_assert(memcmp(logits, batch_prefill + (size_t)i * vocab, vocab * sizeof(float)) == 0,
                   "sequence %d: its prompt's logits differ between the batch and alone", sequence);
         for (int step = 0; step < STEPS; step++) {
-            logits = decode_batch(&alone, (int[]){0}, &next[sequence][step], 1, error, sizeof error);
+            logits = llama_decode_batch(&alone, (int[]){0}, &next[sequence][step], 1, error, sizeof error);
             cr_assert(memcmp(logits, batch_steps[step] + (size_t)i * vocab, vocab * sizeof(float)) == 0,
                       "sequence %d (prompt of %d tokens), decode step %d: the batch and alone differ", sequence,
                       lengths[sequence], step);
         }
-        free_session(&alone);
+        llama_free_session(&alone);
     }
     for (int step = 0; step < STEPS; step++) free(batch_steps[step]);
     free(batch_prefill);
-    free_session(&batch);
-    free_transformer(&t);
+    llama_free_session(&batch);
+    llama_free_transformer(&t);
 }
 
 Test(cache, two_threads_equal_one, .timeout = 30)
@@ -153,23 +153,23 @@ Test(cache, two_threads_equal_one, .timeout = 30)
     int vocab = t.config.vocab_size, tokens[40];
     random_tokens(tokens, 40, vocab, 10);
     Session one, two;
-    cr_assert(build_session(&one, &t, 2, 40, 1, error, sizeof error) == 0, "%s", error);
-    cr_assert(build_session(&two, &t, 2, 40, 2, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&one, &t, 2, 40, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&two, &t, 2, 40, 2, error, sizeof error) == 0, "%s", error);
     for (int sequence = 0; sequence < 2; sequence++) {
-        float *a = copy_logits(prefill(&one, sequence, tokens, 30 + sequence, error, sizeof error), 1, vocab);
-        const float *b = prefill(&two, sequence, tokens, 30 + sequence, error, sizeof error);
+        float *a = copy_logits(llama_prefill(&one, sequence, tokens, 30 + sequence, error, sizeof error), 1, vocab);
+        const float *b = llama_prefill(&two, sequence, tokens, 30 + sequence, error, sizeof error);
         cr_assert(memcmp(a, b, vocab * sizeof(float)) == 0, "sequence %d: prefill on 2 threads differs from 1", sequence);
         free(a);
     }
     for (int step = 0; step < 5; step++) {
         int sequences[2] = {0, 1}, next[2] = {tokens[step], tokens[step + 1]};
-        float *a = copy_logits(decode_batch(&one, sequences, next, 2, error, sizeof error), 2, vocab);
-        const float *b = decode_batch(&two, sequences, next, 2, error, sizeof error);
+        float *a = copy_logits(llama_decode_batch(&one, sequences, next, 2, error, sizeof error), 2, vocab);
+        const float *b = llama_decode_batch(&two, sequences, next, 2, error, sizeof error);
         cr_assert(memcmp(a, b, 2 * vocab * sizeof(float)) == 0, "decode step %d on 2 threads differs from 1", step);
         free(a);
     }
-    free_session(&one), free_session(&two);
-    free_transformer(&t);
+    llama_free_session(&one), llama_free_session(&two);
+    llama_free_transformer(&t);
 }
 
 Test(cache, a_batch_larger_than_one_step_equals_its_halves, .timeout = 30)
@@ -182,13 +182,13 @@ Test(cache, a_batch_larger_than_one_step_equals_its_halves, .timeout = 30)
     random_tokens(tokens, COUNT, vocab, 15);
     for (int i = 0; i < COUNT; i++) sequences[i] = i;
     Session whole, halves;
-    cr_assert(build_session(&whole, &t, COUNT, 4, 1, error, sizeof error) == 0, "%s", error);
-    cr_assert(build_session(&halves, &t, COUNT, 4, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&whole, &t, COUNT, 4, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&halves, &t, COUNT, 4, 1, error, sizeof error) == 0, "%s", error);
     for (int step = 0; step < 3; step++) {
-        const float *all = decode_batch(&whole, sequences, tokens, COUNT, error, sizeof error);
+        const float *all = llama_decode_batch(&whole, sequences, tokens, COUNT, error, sizeof error);
         cr_assert(all, "%s", error);
-        float *first = copy_logits(decode_batch(&halves, sequences, tokens, COUNT / 2, error, sizeof error), COUNT / 2, vocab);
-        const float *second = decode_batch(&halves, sequences + COUNT / 2, tokens + COUNT / 2, COUNT - COUNT / 2, error, sizeof error);
+        float *first = copy_logits(llama_decode_batch(&halves, sequences, tokens, COUNT / 2, error, sizeof error), COUNT / 2, vocab);
+        const float *second = llama_decode_batch(&halves, sequences + COUNT / 2, tokens + COUNT / 2, COUNT - COUNT / 2, error, sizeof error);
         cr_assert(second, "%s", error);
         cr_assert(memcmp(all, first, (size_t)(COUNT / 2) * vocab * sizeof(float)) == 0 &&
                   memcmp(all + (size_t)(COUNT / 2) * vocab, second, (size_t)(COUNT - COUNT / 2) * vocab * sizeof(float)) == 0,
@@ -198,8 +198,8 @@ Test(cache, a_batch_larger_than_one_step_equals_its_halves, .timeout = 30)
     }
     cr_assert(whole.cache.length[COUNT - 1] == 3 && halves.cache.length[0] == 3);
     free(sequences), free(tokens);
-    free_session(&whole), free_session(&halves);
-    free_transformer(&t);
+    llama_free_session(&whole), llama_free_session(&halves);
+    llama_free_transformer(&t);
 }
 
 /* ----------------------------------------------------------------------------------
@@ -212,7 +212,7 @@ Test(cache, grouped_query_equals_multi_head_with_repeated_kv_heads, .timeout = 3
     build(&mha, "tiny-mha", 12);  /* the same shape with 6 KV heads */
     const LlamaConfig *c = &gqa.config;
     cr_assert(c->n_kv_heads < c->n_heads && mha.config.n_kv_heads == c->n_heads && mha.config.dim == c->dim);
-    int head_dim = head_dim_of(c), group = c->n_heads / c->n_kv_heads, dim = c->dim;
+    int head_dim = llama_head_dim_of(c), group = c->n_heads / c->n_kv_heads, dim = c->dim;
     /* copy every weight of the GQA model into the MHA model, repeating KV head h / group
      * as KV head h */
     memcpy((float *)mha.token_embedding.fp32, gqa.token_embedding.fp32, (size_t)c->vocab_size * dim * sizeof(float));
@@ -236,19 +236,19 @@ Test(cache, grouped_query_equals_multi_head_with_repeated_kv_heads, .timeout = 3
     int tokens[30];
     random_tokens(tokens, 30, c->vocab_size, 13);
     Session a, b;
-    cr_assert(build_session(&a, &gqa, 1, 30, 1, error, sizeof error) == 0, "%s", error);
-    cr_assert(build_session(&b, &mha, 1, 30, 1, error, sizeof error) == 0, "%s", error);
-    float *x = copy_logits(prefill(&a, 0, tokens, 20, error, sizeof error), 1, c->vocab_size);
-    cr_assert(memcmp(x, prefill(&b, 0, tokens, 20, error, sizeof error), c->vocab_size * sizeof(float)) == 0,
+    cr_assert(llama_build_session(&a, &gqa, 1, 30, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&b, &mha, 1, 30, 1, error, sizeof error) == 0, "%s", error);
+    float *x = copy_logits(llama_prefill(&a, 0, tokens, 20, error, sizeof error), 1, c->vocab_size);
+    cr_assert(memcmp(x, llama_prefill(&b, 0, tokens, 20, error, sizeof error), c->vocab_size * sizeof(float)) == 0,
               "after the prompt, GQA and MHA with repeated KV heads differ");
     for (int p = 20; p < 30; p++) {
-        memcpy(x, decode_batch(&a, (int[]){0}, &tokens[p], 1, error, sizeof error), c->vocab_size * sizeof(float));
-        cr_assert(memcmp(x, decode_batch(&b, (int[]){0}, &tokens[p], 1, error, sizeof error), c->vocab_size * sizeof(float)) == 0,
+        memcpy(x, llama_decode_batch(&a, (int[]){0}, &tokens[p], 1, error, sizeof error), c->vocab_size * sizeof(float));
+        cr_assert(memcmp(x, llama_decode_batch(&b, (int[]){0}, &tokens[p], 1, error, sizeof error), c->vocab_size * sizeof(float)) == 0,
                   "position %d: GQA and MHA with repeated KV heads differ", p);
     }
     free(x);
-    free_session(&a), free_session(&b);
-    free_transformer(&gqa), free_transformer(&mha);
+    llama_free_session(&a), llama_free_session(&b);
+    llama_free_transformer(&gqa), llama_free_transformer(&mha);
 }
 
 /* ----------------------------------------------------------------------------------
@@ -257,23 +257,23 @@ Test(cache, grouped_query_equals_multi_head_with_repeated_kv_heads, .timeout = 3
 Test(cache, size_is_the_books_formula, .timeout = 10)
 {
     /* Llama-2-7B: 2 x 32 layers x 32 KV heads x 128 x 2 bytes (FP16) x 4096 tokens = 2 GiB */
-    cr_assert(kv_cache_bytes(32, 32, 128, 2, 4096, 1) == 2147483648LL, "Llama-2-7B, 4096 FP16 tokens: %lld bytes",
-              (long long)kv_cache_bytes(32, 32, 128, 2, 4096, 1));
+    cr_assert(llama_kv_cache_bytes(32, 32, 128, 2, 4096, 1) == 2147483648LL, "Llama-2-7B, 4096 FP16 tokens: %lld bytes",
+              (long long)llama_kv_cache_bytes(32, 32, 128, 2, 4096, 1));
     /* Llama-2-70B's 8 KV heads: an eighth of the multi-head size per layer */
-    cr_assert(kv_cache_bytes(80, 8, 128, 2, 1, 1) == 327680, "Llama-2-70B: %lld bytes a token",
-              (long long)kv_cache_bytes(80, 8, 128, 2, 1, 1));
+    cr_assert(llama_kv_cache_bytes(80, 8, 128, 2, 1, 1) == 327680, "Llama-2-70B: %lld bytes a token",
+              (long long)llama_kv_cache_bytes(80, 8, 128, 2, 1, 1));
     /* a session allocates exactly the formula's bytes */
     Transformer t;
     build(&t, "tiny", 1);
     Session s;
-    cr_assert(build_session(&s, &t, 3, 17, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&s, &t, 3, 17, 1, error, sizeof error) == 0, "%s", error);
     const LlamaConfig *c = &t.config;
-    int64_t formula = kv_cache_bytes(c->n_layers, c->n_kv_heads, head_dim_of(c), 4, 17, 3);
+    int64_t formula = llama_kv_cache_bytes(c->n_layers, c->n_kv_heads, llama_head_dim_of(c), 4, 17, 3);
     int64_t allocated = 2 * (int64_t)s.cache.batch * c->n_layers * s.cache.capacity * s.cache.kv_dim * (int64_t)sizeof(float);
     cr_assert(allocated == formula && formula == 2 * 2 * 2 * 8 * 4 * 17 * 3, "session: %lld bytes, formula %lld",
               (long long)allocated, (long long)formula);
-    cr_assert(kv_bytes_per_token(c, 4) * 17 * 3 == formula);
-    cr_assert(s.activation_bytes == activation_bytes_of(c, 3, 17, 1));
-    free_session(&s);
-    free_transformer(&t);
+    cr_assert(llama_kv_bytes_per_token(c, 4) * 17 * 3 == formula);
+    cr_assert(s.activation_bytes == llama_activation_bytes_of(c, 3, 17, 1));
+    llama_free_session(&s);
+    llama_free_transformer(&t);
 }

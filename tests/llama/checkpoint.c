@@ -56,47 +56,47 @@ static void *read_bytes(const char *path, long *size)
 static void check_round_trip(int version, int tied)
 {
     LlamaConfig c;
-    cr_assert(named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
     c.shared_classifier = tied;
     Transformer original, loaded;
-    cr_assert(build_transformer_generated(&original, &c, 31, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_generated(&original, &c, 31, error, sizeof error) == 0, "%s", error);
     const char *first = strdup(path_of("first.bin")), *second = strdup(path_of("second.bin"));
-    cr_assert(write_checkpoint(&original, first, version, error, sizeof error) == 0, "%s", error);
-    cr_assert(build_transformer_from_checkpoint(&loaded, first, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_write_checkpoint(&original, first, version, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_from_checkpoint(&loaded, first, error, sizeof error) == 0, "%s", error);
     cr_assert(memcmp(&loaded.config, &c, sizeof c) == 0, "version %d, %s: the shape read back differs", version,
               tied ? "tied" : "untied");
     cr_assert(loaded.mapping != NULL, "the weights are memory-mapped, not copied");
     /* every tensor bit for bit */
     for (int kind = 0; kind < TENSOR_KINDS; kind++) {
-        if (!tensor_present(&c, kind) || kind == TENSOR_ROPE_COS || kind == TENSOR_ROPE_SIN) continue;
+        if (!llama_tensor_present(&c, kind) || kind == TENSOR_ROPE_COS || kind == TENSOR_ROPE_SIN) continue;
         int rows, cols;
-        tensor_shape(&c, kind, &rows, &cols);
-        for (int layer = 0; layer < (tensor_is_per_layer(kind) ? c.n_layers : 1); layer++)
-            cr_assert(memcmp(get_tensor(&original, kind, layer), get_tensor(&loaded, kind, layer),
+        llama_tensor_shape(&c, kind, &rows, &cols);
+        for (int layer = 0; layer < (llama_tensor_is_per_layer(kind) ? c.n_layers : 1); layer++)
+            cr_assert(memcmp(llama_get_tensor(&original, kind, layer), llama_get_tensor(&loaded, kind, layer),
                              (size_t)rows * cols * sizeof(float)) == 0,
                       "version %d: tensor kind %d of layer %d differs after the round trip", version, kind, layer);
     }
     cr_assert(tied == (loaded.classifier.fp32 == loaded.token_embedding.fp32), "the classifier is %s the embedding",
               tied ? "not" : "wrongly");
     /* written again from the mapped copy: the same file, byte for byte */
-    cr_assert(write_checkpoint(&loaded, second, version, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_write_checkpoint(&loaded, second, version, error, sizeof error) == 0, "%s", error);
     long size1, size2;
     void *a = read_bytes(first, &size1), *b = read_bytes(second, &size2);
     cr_assert(size1 == size2 && memcmp(a, b, (size_t)size1) == 0, "version %d: re-writing the loaded model changes the file", version);
-    int64_t floats = (int64_t)(version == 0 ? 28 : 256) / 4 + lay_out_tensors(NULL, &c, version, NULL);
+    int64_t floats = (int64_t)(version == 0 ? 28 : 256) / 4 + llama_lay_out_tensors(NULL, &c, version, NULL);
     cr_assert(size1 == 4 * floats, "version %d file: %ld bytes, expected %lld", version, size1, (long long)(4 * floats));
     /* the same logits from the file as from memory */
     Session s1, s2;
-    cr_assert(build_session(&s1, &original, 1, 8, 1, error, sizeof error) == 0 &&
-              build_session(&s2, &loaded, 1, 8, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&s1, &original, 1, 8, 1, error, sizeof error) == 0 &&
+              llama_build_session(&s2, &loaded, 1, 8, 1, error, sizeof error) == 0, "%s", error);
     int tokens[8] = {1, 5, 9, 2, 60, 7, 3, 95};
     float *x = malloc(c.vocab_size * sizeof(float));
-    memcpy(x, prefill(&s1, 0, tokens, 8, error, sizeof error), c.vocab_size * sizeof(float));
-    cr_assert(memcmp(x, prefill(&s2, 0, tokens, 8, error, sizeof error), c.vocab_size * sizeof(float)) == 0,
+    memcpy(x, llama_prefill(&s1, 0, tokens, 8, error, sizeof error), c.vocab_size * sizeof(float));
+    cr_assert(memcmp(x, llama_prefill(&s2, 0, tokens, 8, error, sizeof error), c.vocab_size * sizeof(float)) == 0,
               "version %d: logits from the file differ from the generated model's", version);
     free(x), free(a), free(b), free((void *)first), free((void *)second);
-    free_session(&s1), free_session(&s2);
-    free_transformer(&original), free_transformer(&loaded);
+    llama_free_session(&s1), llama_free_session(&s2);
+    llama_free_transformer(&original), llama_free_transformer(&loaded);
 }
 
 Test(checkpoint, version0_round_trip_untied, .init = make_directory, .fini = remove_directory, .timeout = 20) { check_round_trip(0, 0); }
@@ -108,8 +108,8 @@ Test(checkpoint, version1_round_trip_tied, .init = make_directory, .fini = remov
 Test(checkpoint, headers_are_read_as_llama2c_writes_them, .init = make_directory, .fini = remove_directory, .timeout = 10)
 {
     LlamaConfig c;
-    cr_assert(named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
-    int64_t body = 4 * lay_out_tensors(NULL, &c, 1, NULL);   /* untied */
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
+    int64_t body = 4 * llama_lay_out_tensors(NULL, &c, 1, NULL);   /* untied */
     unsigned char *file = calloc(1, 256 + (size_t)body);
     uint32_t magic = 0x616b3432;   /* "ak42" */
     int32_t fields[8] = {1, c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size, c.seq_len};
@@ -119,15 +119,15 @@ Test(checkpoint, headers_are_read_as_llama2c_writes_them, .init = make_directory
     write_bytes(path_of("v1.bin"), file, 256 + (size_t)body);
     LlamaConfig read;
     int version;
-    cr_assert(read_checkpoint_config(path_of("v1.bin"), &read, &version, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_read_checkpoint_config(path_of("v1.bin"), &read, &version, error, sizeof error) == 0, "%s", error);
     cr_assert(version == 1 && memcmp(&read, &c, sizeof c) == 0, "version 1 header misread");
     /* version 0: a negative vocab_size means an untied classifier */
     int32_t legacy[7] = {c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, -c.vocab_size, c.seq_len};
-    int64_t legacy_body = 4 * lay_out_tensors(NULL, &c, 0, NULL);
+    int64_t legacy_body = 4 * llama_lay_out_tensors(NULL, &c, 0, NULL);
     unsigned char *old = calloc(1, 28 + (size_t)legacy_body);
     memcpy(old, legacy, sizeof legacy);
     write_bytes(path_of("v0.bin"), old, 28 + (size_t)legacy_body);
-    cr_assert(read_checkpoint_config(path_of("v0.bin"), &read, &version, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_read_checkpoint_config(path_of("v0.bin"), &read, &version, error, sizeof error) == 0, "%s", error);
     cr_assert(version == 0 && read.vocab_size == c.vocab_size && read.shared_classifier == 0, "version 0 header misread");
     free(file), free(old);
 }
@@ -146,8 +146,8 @@ static float marker(int index, int layer) { return (float)(100 * index + layer +
 static void check_export_order(int version)
 {
     LlamaConfig c;
-    cr_assert(named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);   /* untied */
-    size_t dim = c.dim, hidden = c.hidden_dim, kv = (size_t)kv_dim_of(&c), vocab = c.vocab_size, half = head_dim_of(&c) / 2;
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);   /* untied */
+    size_t dim = c.dim, hidden = c.hidden_dim, kv = (size_t)llama_kv_dim_of(&c), vocab = c.vocab_size, half = llama_head_dim_of(&c) / 2;
     ExportedTensor v0[] = {{"tok_embeddings", 0, vocab * dim}, {"attention_norm", 1, dim}, {"wq", 1, dim * dim},
                            {"wk", 1, kv * dim}, {"wv", 1, kv * dim}, {"wo", 1, dim * dim}, {"ffn_norm", 1, dim},
                            {"w1", 1, hidden * dim}, {"w2", 1, dim * hidden}, {"w3", 1, hidden * dim}, {"norm", 0, dim},
@@ -173,7 +173,7 @@ static void check_export_order(int version)
             for (size_t k = 0; k < order[i].floats; k++) *values++ = marker(i, layer);
     write_bytes(path_of("exported.bin"), file, header + 4 * total);
     Transformer t;
-    cr_assert(build_transformer_from_checkpoint(&t, path_of("exported.bin"), error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_from_checkpoint(&t, path_of("exported.bin"), error, sizeof error) == 0, "%s", error);
     for (int i = 0; i < count; i++)
         for (int layer = 0; layer < (order[i].per_layer ? c.n_layers : 1); layer++) {
             const char *name = order[i].name;
@@ -195,7 +195,7 @@ static void check_export_order(int version)
             cr_assert(where[0] == marker(i, layer) && where[order[i].floats - 1] == marker(i, layer),
                       "version %d: %s of layer %d reads %g, expected its marker %g", version, name, layer, where[0], marker(i, layer));
         }
-    free_transformer(&t);
+    llama_free_transformer(&t);
     free(file);
 }
 
@@ -216,10 +216,10 @@ static void expect_refusal(const char *path, const char *message)
 {
     Transformer t;
     error[0] = 0;
-    cr_assert(build_transformer_from_checkpoint(&t, path, error, sizeof error) != 0, "%s was accepted", path);
+    cr_assert(llama_build_transformer_from_checkpoint(&t, path, error, sizeof error) != 0, "%s was accepted", path);
     cr_assert(strstr(error, message), "refusing %s, the message should say '%s'; it says: %s", path, message, error);
     LlamaConfig c;
-    cr_assert(read_checkpoint_config(path, &c, NULL, error, sizeof error) != 0, "%s: its header was accepted", path);
+    cr_assert(llama_read_checkpoint_config(path, &c, NULL, error, sizeof error) != 0, "%s: its header was accepted", path);
 }
 
 static void write_shape(const char *name, int32_t dim, int32_t hidden, int32_t layers, int32_t heads, int32_t kv_heads,
@@ -241,11 +241,11 @@ Test(checkpoint, bad_files_are_refused_with_their_reason, .init = make_directory
 
     /* a good file, then the same cut short and with bytes added */
     LlamaConfig c;
-    cr_assert(named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
     Transformer t;
-    cr_assert(build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
-    cr_assert(write_checkpoint(&t, path_of("good.bin"), 1, error, sizeof error) == 0, "%s", error);
-    cr_assert(write_checkpoint(&t, path_of("good0.bin"), 0, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_write_checkpoint(&t, path_of("good.bin"), 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_write_checkpoint(&t, path_of("good0.bin"), 0, error, sizeof error) == 0, "%s", error);
     long size;
     unsigned char *bytes = read_bytes(path_of("good.bin"), &size);
     write_bytes(path_of("short.bin"), bytes, (size_t)size - 1);
@@ -284,52 +284,52 @@ Test(checkpoint, bad_files_are_refused_with_their_reason, .init = make_directory
     write_shape("huge.bin", 48, 112, 2, 6, 2, 96, 1 << 30);
     expect_refusal(path_of("huge.bin"), "seq_len");
     free(bytes), free(bytes0), free(longer);
-    free_transformer(&t);
+    llama_free_transformer(&t);
 }
 
 Test(checkpoint, impossible_shapes_and_formats_are_refused, .timeout = 10)
 {
     LlamaConfig c = {.dim = 48, .hidden_dim = 112, .n_layers = 2, .n_heads = 6, .n_kv_heads = 12, .vocab_size = 96, .seq_len = 40};
     Transformer t;
-    cr_assert(build_transformer_generated(&t, &c, 1, error, sizeof error) != 0 && strstr(error, "n_kv_heads 12 does not divide"),
+    cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) != 0 && strstr(error, "n_kv_heads 12 does not divide"),
               "more KV heads than heads: %s", error);
-    cr_assert(named_shape("7B", &c, error, sizeof error) != 0 && strstr(error, "15M, 42M, 110M"), "unknown shape: %s", error);
-    cr_assert(named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
-    cr_assert(build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
-    cr_assert(write_checkpoint(&t, "/nonexistent-directory/x.bin", 1, error, sizeof error) != 0 && strstr(error, "cannot create"),
+    cr_assert(llama_named_shape("7B", &c, error, sizeof error) != 0 && strstr(error, "15M, 42M, 110M"), "unknown shape: %s", error);
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_write_checkpoint(&t, "/nonexistent-directory/x.bin", 1, error, sizeof error) != 0 && strstr(error, "cannot create"),
               "an unwritable path: %s", error);
-    cr_assert(write_checkpoint(&t, "/tmp/x.bin", 2, error, sizeof error) != 0 && strstr(error, "version 2 cannot be written"),
+    cr_assert(llama_write_checkpoint(&t, "/tmp/x.bin", 2, error, sizeof error) != 0 && strstr(error, "version 2 cannot be written"),
               "%s", error);
-    cr_assert(quantize_transformer(&t, 64, error, sizeof error) == 0, "%s", error);
-    cr_assert(write_checkpoint(&t, "/tmp/x.bin", 1, error, sizeof error) != 0 && strstr(error, "INT8"), "%s", error);
-    free_transformer(&t);
+    cr_assert(llama_quantize_transformer(&t, 64, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_write_checkpoint(&t, "/tmp/x.bin", 1, error, sizeof error) != 0 && strstr(error, "INT8"), "%s", error);
+    llama_free_transformer(&t);
 }
 
 /* Sessions and calls that cannot be served are refused the same way */
 Test(checkpoint, requests_that_do_not_fit_are_refused, .timeout = 10)
 {
     LlamaConfig c;
-    cr_assert(named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
     Transformer t;
-    cr_assert(build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
     Session s;
-    cr_assert(build_session(&s, &t, 1, c.seq_len + 1, 1, error, sizeof error) != 0 && strstr(error, "seq_len is 40"),
+    cr_assert(llama_build_session(&s, &t, 1, c.seq_len + 1, 1, error, sizeof error) != 0 && strstr(error, "seq_len is 40"),
               "a context longer than seq_len: %s", error);
-    cr_assert(build_session(&s, &t, 1 << 28, c.seq_len, 1, error, sizeof error) != 0 && strstr(error, "does not fit"),
+    cr_assert(llama_build_session(&s, &t, 1 << 28, c.seq_len, 1, error, sizeof error) != 0 && strstr(error, "does not fit"),
               "a batch whose KV cache exceeds the machine's memory: %s", error);
-    cr_assert(build_session(&s, &t, 0, 8, 1, error, sizeof error) != 0 && strstr(error, "batch >= 1"), "batch 0: %s", error);
-    cr_assert(build_session(&s, &t, 2, 8, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&s, &t, 0, 8, 1, error, sizeof error) != 0 && strstr(error, "batch >= 1"), "batch 0: %s", error);
+    cr_assert(llama_build_session(&s, &t, 2, 8, 1, error, sizeof error) == 0, "%s", error);
     int tokens[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, bad[1] = {96};
-    cr_assert(!prefill(&s, 0, tokens, 9, error, sizeof error) && strstr(error, "would hold 9 tokens"), "%s", error);
-    cr_assert(!prefill(&s, 2, tokens, 1, error, sizeof error) && strstr(error, "sequence 2 does not exist"), "%s", error);
-    cr_assert(!prefill(&s, 0, bad, 1, error, sizeof error) && strstr(error, "outside the vocabulary"), "%s", error);
-    cr_assert(!decode_batch(&s, (int[]){1, 1}, tokens, 2, error, sizeof error) && strstr(error, "appears twice"), "%s", error);
-    cr_assert(!decode_batch(&s, (int[]){0, 1}, tokens, 3, error, sizeof error) && strstr(error, "holds 1 to 2"), "%s", error);
+    cr_assert(!llama_prefill(&s, 0, tokens, 9, error, sizeof error) && strstr(error, "would hold 9 tokens"), "%s", error);
+    cr_assert(!llama_prefill(&s, 2, tokens, 1, error, sizeof error) && strstr(error, "sequence 2 does not exist"), "%s", error);
+    cr_assert(!llama_prefill(&s, 0, bad, 1, error, sizeof error) && strstr(error, "outside the vocabulary"), "%s", error);
+    cr_assert(!llama_decode_batch(&s, (int[]){1, 1}, tokens, 2, error, sizeof error) && strstr(error, "appears twice"), "%s", error);
+    cr_assert(!llama_decode_batch(&s, (int[]){0, 1}, tokens, 3, error, sizeof error) && strstr(error, "holds 1 to 2"), "%s", error);
     cr_assert(s.cache.length[0] == 0 && s.cache.length[1] == 0, "a refused call must not change the cache");
-    cr_assert(prefill(&s, 0, tokens, 8, error, sizeof error), "%s", error);
-    cr_assert(!decode_batch(&s, (int[]){0}, tokens, 1, error, sizeof error) && strstr(error, "would hold 9"), "a full sequence: %s", error);
-    reset_sequence(&s, 0);
-    cr_assert(decode_batch(&s, (int[]){0}, tokens, 1, error, sizeof error) && s.cache.length[0] == 1, "after a reset: %s", error);
-    free_session(&s);
-    free_transformer(&t);
+    cr_assert(llama_prefill(&s, 0, tokens, 8, error, sizeof error), "%s", error);
+    cr_assert(!llama_decode_batch(&s, (int[]){0}, tokens, 1, error, sizeof error) && strstr(error, "would hold 9"), "a full sequence: %s", error);
+    llama_reset_sequence(&s, 0);
+    cr_assert(llama_decode_batch(&s, (int[]){0}, tokens, 1, error, sizeof error) && s.cache.length[0] == 1, "after a reset: %s", error);
+    llama_free_session(&s);
+    llama_free_transformer(&t);
 }

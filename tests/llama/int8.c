@@ -21,7 +21,7 @@ Test(int8, no_value_moves_more_than_half_a_scale, .timeout = 10)
     fill_random(w, COUNT, 0.1f, 1);
     w[5] = 3.0f;                                      /* an outlier: its group's scale grows, the others' do not */
     memset(w + 2 * GROUP, 0, GROUP * sizeof(float));  /* an all-zero group: scale 0, no division by it */
-    quantize_rows(q, scales, w, COUNT, GROUP);
+    llama_quantize_rows(q, scales, w, COUNT, GROUP);
     for (int g = 0; g < COUNT / GROUP; g++) {
         float largest = 0;
         for (int i = 0; i < GROUP; i++) largest = fmaxf(largest, fabsf(w[g * GROUP + i]));
@@ -51,9 +51,9 @@ Test(int8, kernel_matches_double_on_the_dequantized_weights, .timeout = 20)
                 int8_t *q = malloc((size_t)outputs * k);
                 fill_random(w, outputs * k, 1.0f, 5 + r + c);
                 fill_random(x, n * k, 1.0f, 9 + g);
-                quantize_rows(q, scales, w, (int64_t)outputs * k, group);
+                llama_quantize_rows(q, scales, w, (int64_t)outputs * k, group);
                 WeightMatrix m = {.rows = outputs, .cols = k, .format = WEIGHTS_INT8, .int8 = q, .scales = scales, .group_size = group};
-                matmul(out, x, n, &m, 0, outputs);
+                llama_matmul(out, x, n, &m, 0, outputs);
                 for (int row = 0; row < n; row++)
                     for (int i = 0; i < outputs; i++) {
                         double expected = 0, magnitude = 0;
@@ -77,21 +77,21 @@ Test(int8, kernel_matches_double_on_the_dequantized_weights, .timeout = 20)
 static void check_int8_model(const char *shape, int n)
 {
     LlamaConfig c;
-    cr_assert(named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
     Transformer fp32, int8;
-    cr_assert(build_transformer_generated(&fp32, &c, 21, error, sizeof error) == 0, "%s", error);
-    cr_assert(build_transformer_generated(&int8, &c, 21, error, sizeof error) == 0, "%s", error);
-    cr_assert(quantize_transformer(&int8, 64, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_generated(&fp32, &c, 21, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_generated(&int8, &c, 21, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_quantize_transformer(&int8, 64, error, sizeof error) == 0, "%s", error);
     cr_assert(int8.format == WEIGHTS_INT8 && int8.fp32_storage == NULL, "the FP32 bytes are released");
     int *tokens = malloc(n * sizeof(int));
-    uint64_t state = seed_generator(22);
-    for (int i = 0; i < n; i++) tokens[i] = (int)(random_u32(&state) % (uint32_t)c.vocab_size);
+    uint64_t state = llama_seed_generator(22);
+    for (int i = 0; i < n; i++) tokens[i] = (int)(llama_random_u32(&state) % (uint32_t)c.vocab_size);
     Session a, b;
-    cr_assert(build_session(&a, &fp32, 1, n, 1, error, sizeof error) == 0, "%s", error);
-    cr_assert(build_session(&b, &int8, 1, n, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&a, &fp32, 1, n, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&b, &int8, 1, n, 1, error, sizeof error) == 0, "%s", error);
     float *exact = malloc(c.vocab_size * sizeof(float));
-    memcpy(exact, prefill(&a, 0, tokens, n, error, sizeof error), c.vocab_size * sizeof(float));
-    const float *quantized = prefill(&b, 0, tokens, n, error, sizeof error);
+    memcpy(exact, llama_prefill(&a, 0, tokens, n, error, sizeof error), c.vocab_size * sizeof(float));
+    const float *quantized = llama_prefill(&b, 0, tokens, n, error, sizeof error);
     double largest = 0, difference = 0;
     for (int i = 0; i < c.vocab_size; i++) {
         largest = fmax(largest, fabs(exact[i]));
@@ -107,8 +107,8 @@ static void check_int8_model(const char *shape, int n)
     cr_assert(reference_difference <= 1e-5 * reference_largest, "%s: INT8 logits differ from double on the same weights by %g",
               shape, reference_difference);
     free(tokens), free(exact), free(expected);
-    free_session(&a), free_session(&b);
-    free_transformer(&fp32), free_transformer(&int8);
+    llama_free_session(&a), llama_free_session(&b);
+    llama_free_transformer(&fp32), llama_free_transformer(&int8);
 }
 
 Test(int8, logits_within_tolerance_of_fp32_tiny, .timeout = 30) { check_int8_model("tiny", 30); }
@@ -117,20 +117,20 @@ Test(int8, logits_within_tolerance_of_fp32_260K, .timeout = 60) { check_int8_mod
 Test(int8, bytes_are_a_quarter_plus_the_scales, .timeout = 30)
 {
     LlamaConfig c;
-    cr_assert(named_shape("15M", &c, error, sizeof error) == 0, "%s", error);
-    int64_t matrices = matrix_parameter_count(&c), norms = parameter_count(&c) - matrices;
-    cr_assert(parameter_count(&c) == 15191712, "llama2.c's stories15M has 15 191 712 parameters, counted %lld",
-              (long long)parameter_count(&c));
-    cr_assert(weights_bytes_of(&c, WEIGHTS_FP32, 64) == 4 * parameter_count(&c));
-    cr_assert(weights_bytes_of(&c, WEIGHTS_INT8, 64) == matrices + 4 * (matrices / 64) + 4 * norms);
+    cr_assert(llama_named_shape("15M", &c, error, sizeof error) == 0, "%s", error);
+    int64_t matrices = llama_matrix_parameter_count(&c), norms = llama_parameter_count(&c) - matrices;
+    cr_assert(llama_parameter_count(&c) == 15191712, "llama2.c's stories15M has 15 191 712 parameters, counted %lld",
+              (long long)llama_parameter_count(&c));
+    cr_assert(llama_weights_bytes_of(&c, WEIGHTS_FP32, 64) == 4 * llama_parameter_count(&c));
+    cr_assert(llama_weights_bytes_of(&c, WEIGHTS_INT8, 64) == matrices + 4 * (matrices / 64) + 4 * norms);
     /* the 260K shape's dim 64 and hidden 172: 172 = 4 x 43, so the group halves to 4 */
-    cr_assert(named_shape("260K", &c, error, sizeof error) == 0, "%s", error);
-    cr_assert(int8_group_size(&c, 64) == 4, "260K: group %d", int8_group_size(&c, 64));
+    cr_assert(llama_named_shape("260K", &c, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_int8_group_size(&c, 64) == 4, "260K: group %d", llama_int8_group_size(&c, 64));
     Transformer t;
-    cr_assert(build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
-    cr_assert(quantize_transformer(&t, 64, error, sizeof error) == 0, "%s", error);
-    cr_assert(t.group_size == 4 && t.weights_bytes == weights_bytes_of(&c, WEIGHTS_INT8, 4), "260K INT8: group %d, %lld bytes",
+    cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_quantize_transformer(&t, 64, error, sizeof error) == 0, "%s", error);
+    cr_assert(t.group_size == 4 && t.weights_bytes == llama_weights_bytes_of(&c, WEIGHTS_INT8, 4), "260K INT8: group %d, %lld bytes",
               t.group_size, (long long)t.weights_bytes);
-    cr_assert(quantize_transformer(&t, 64, error, sizeof error) != 0 && strstr(error, "already INT8"), "quantizing twice: %s", error);
-    free_transformer(&t);
+    cr_assert(llama_quantize_transformer(&t, 64, error, sizeof error) != 0 && strstr(error, "already INT8"), "quantizing twice: %s", error);
+    llama_free_transformer(&t);
 }

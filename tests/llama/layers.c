@@ -26,7 +26,7 @@ Test(blocks, rmsnorm_matches_double, .timeout = 10)
         float *x = malloc(n * sizeof(float)), *w = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float));
         fill_random(x, n, 3.0f, 10 + s);
         fill_random(w, n, 1.0f, 20 + s);
-        rmsnorm(out, x, w, n);
+        llama_rmsnorm(out, x, w, n);
         double sum = 0;
         for (int i = 0; i < n; i++) sum += (double)x[i] * x[i];
         double inverse_rms = 1.0 / sqrt(sum / n + 1e-5);
@@ -35,7 +35,7 @@ Test(blocks, rmsnorm_matches_double, .timeout = 10)
             cr_assert(fabs(out[i] - expected) <= 1e-5 * (fabs(expected) + 1e-3), "size %d, element %d: %g, double gives %g",
                       n, i, out[i], expected);
         }
-        rmsnorm(x, x, w, n);   /* in place, as the classifier's final norm may be */
+        llama_rmsnorm(x, x, w, n);   /* in place, as the classifier's final norm may be */
         cr_assert(memcmp(x, out, n * sizeof(float)) == 0, "size %d: in-place rmsnorm differs", n);
         free(x), free(w), free(out);
     }
@@ -45,15 +45,15 @@ Test(blocks, rope_rotates_each_pair_by_its_angle, .timeout = 10)
 {
     LlamaConfig c;
     char error[256];
-    cr_assert(named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
     Transformer t;
-    cr_assert(build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
-    int head_dim = head_dim_of(&c), size = c.dim;
+    cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
+    int head_dim = llama_head_dim_of(&c), size = c.dim;
     float v[64], original[64];
     for (int position = 0; position < c.seq_len; position += 13) {
         fill_random(original, size, 1.0f, position);
         memcpy(v, original, sizeof v);
-        rope(v, size, head_dim, t.rope_cos + position * head_dim / 2, t.rope_sin + position * head_dim / 2);
+        llama_rope(v, size, head_dim, t.rope_cos + position * head_dim / 2, t.rope_sin + position * head_dim / 2);
         for (int head = 0; head < size; head += head_dim)
             for (int i = 0; i < head_dim / 2; i++) {
                 double angle = position * pow(10000.0, -2.0 * i / head_dim), a = original[head + 2 * i], b = original[head + 2 * i + 1];
@@ -63,13 +63,13 @@ Test(blocks, rope_rotates_each_pair_by_its_angle, .timeout = 10)
                           v[head + 2 * i + 1], x, y);
             }
     }
-    free_transformer(&t);
+    llama_free_transformer(&t);
 }
 
 Test(blocks, softmax_matches_double_without_overflow, .timeout = 10)
 {
     float x[5] = {1e4f, -1e4f, 9999.0f, 0.0f, 1e4f};
-    softmax(x, 5);
+    llama_softmax(x, 5);
     double e = exp(-1.0), total = 2 + e;
     double expected[5] = {1 / total, 0, e / total, 0, 1 / total};
     for (int i = 0; i < 5; i++)
@@ -79,7 +79,7 @@ Test(blocks, softmax_matches_double_without_overflow, .timeout = 10)
     double largest = -1e30, sum = 0, copy[300];
     for (int i = 0; i < 300; i++) copy[i] = y[i], largest = fmax(largest, y[i]);
     for (int i = 0; i < 300; i++) sum += exp(copy[i] - largest);
-    softmax(y, 300);
+    llama_softmax(y, 300);
     for (int i = 0; i < 300; i++) {
         double p = exp(copy[i] - largest) / sum;
         cr_assert(fabs(y[i] - p) <= 1e-6 * p + 1e-12, "p[%d] = %g, double gives %g", i, y[i], p);
@@ -98,7 +98,7 @@ Test(blocks, attention_head_matches_double, .timeout = 10)
             fill_random(q, head_dim, 2.0f, 1 + d);
             fill_random(keys, length * stride, 2.0f, 2 + d);
             fill_random(values, length * stride, 1.0f, 3 + d);
-            attend(out, q, keys, values, length, stride, head_dim, scores);
+            llama_attend(out, q, keys, values, length, stride, head_dim, scores);
             double weights[70], largest = -1e30, sum = 0;
             for (int t = 0; t < length; t++) {
                 double dot = 0;
@@ -123,7 +123,7 @@ Test(blocks, swiglu_matches_double, .timeout = 10)
     fill_random(gate, 100, 8.0f, 1);
     fill_random(up, 100, 2.0f, 2);
     memcpy(original, gate, sizeof gate);
-    swiglu(gate, up, 100);
+    llama_swiglu(gate, up, 100);
     for (int i = 0; i < 100; i++) {
         double g = original[i], expected = g / (1 + exp(-g)) * up[i];
         cr_assert(fabs(gate[i] - expected) <= 1e-6 * (fabs(expected) + 1), "element %d: %g, double gives %g", i, gate[i], expected);
@@ -142,7 +142,7 @@ static void check_matmul(int rows, int cols, int outputs, int first, int last)
     fill_random(x, rows * cols, 1.0f, cols * 1000 + outputs);
     for (int i = 0; i < rows * outputs; i++) out[i] = NAN;   /* every output in [first, last) must be written */
     WeightMatrix m = {.rows = outputs, .cols = cols, .format = WEIGHTS_FP32, .fp32 = w};
-    matmul(out, x, rows, &m, first, last);
+    llama_matmul(out, x, rows, &m, first, last);
     for (int r = 0; r < rows; r++)
         for (int i = 0; i < outputs; i++) {
             float got = out[(size_t)r * outputs + i];
@@ -161,7 +161,7 @@ static void check_matmul(int rows, int cols, int outputs, int first, int last)
     free(w), free(x), free(out);
 }
 
-Test(matmul, fp32_matches_double_for_every_tile_shape, .timeout = 30)
+Test(llama_matmul, fp32_matches_double_for_every_tile_shape, .timeout = 30)
 {
     int rows[] = {1, 2, 3, 4, 5, 8, 9, 67};
     int cols[] = {1, 15, 16, 17, 63, 64, 65, 80, 112, 288};
@@ -181,33 +181,33 @@ static void check_forward(const char *shape, int tied, int n)
 {
     LlamaConfig c;
     char error[256];
-    cr_assert(named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
     c.shared_classifier = tied;
     Transformer t;
-    cr_assert(build_transformer_generated(&t, &c, 7, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_generated(&t, &c, 7, error, sizeof error) == 0, "%s", error);
     Session s;
-    cr_assert(build_session(&s, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&s, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
     int tokens[64];
-    uint64_t state = seed_generator(99);
-    for (int i = 0; i < n; i++) tokens[i] = (int)(random_u32(&state) % (uint32_t)c.vocab_size);
+    uint64_t state = llama_seed_generator(99);
+    for (int i = 0; i < n; i++) tokens[i] = (int)(llama_random_u32(&state) % (uint32_t)c.vocab_size);
     double *expected = malloc((size_t)n * c.vocab_size * sizeof(double));
     reference_forward(&t, tokens, n, expected);
     /* the prompt minus its last token in one prefill, then the last token as a decode step:
      * both paths are held against the reference */
-    const float *logits = prefill(&s, 0, tokens, n - 1, error, sizeof error);
+    const float *logits = llama_prefill(&s, 0, tokens, n - 1, error, sizeof error);
     cr_assert(logits, "%s", error);
     double largest, difference = max_difference(logits, expected + (size_t)(n - 2) * c.vocab_size, c.vocab_size, &largest);
     cr_assert(difference <= 1e-5 * largest, "%s (%s classifier): prefill logits differ from double by %g (largest %g)", shape,
               tied ? "tied" : "untied", difference, largest);
-    logits = decode_batch(&s, (int[]){0}, &tokens[n - 1], 1, error, sizeof error);
+    logits = llama_decode_batch(&s, (int[]){0}, &tokens[n - 1], 1, error, sizeof error);
     cr_assert(logits, "%s", error);
     difference = max_difference(logits, expected + (size_t)(n - 1) * c.vocab_size, c.vocab_size, &largest);
     cr_assert(difference <= 1e-5 * largest, "%s (%s classifier): decode logits differ from double by %g (largest %g)", shape,
               tied ? "tied" : "untied", difference, largest);
     cr_assert(largest > 1.0, "%s: logits this small (%g) would make the comparison meaningless", shape, largest);
     free(expected);
-    free_session(&s);
-    free_transformer(&t);
+    llama_free_session(&s);
+    llama_free_transformer(&t);
 }
 
 Test(forward, grouped_query_untied_matches_double, .timeout = 30) { check_forward("tiny", 0, 40); }

@@ -17,23 +17,23 @@ static char error[2048];
 static ModelShape model(const char *name)
 {
     ModelShape m;
-    cr_assert(load_model_shape(name, &m, error, sizeof error) == 0, "%s", error);
+    cr_assert(perfmodel_load_model_shape(name, &m, error, sizeof error) == 0, "%s", error);
     return m;
 }
 
 static Hardware gpu(const char *name)
 {
     Hardware h;
-    cr_assert(load_gpu(name, &h, error, sizeof error) == 0, "%s", error);
+    cr_assert(perfmodel_load_gpu(name, &h, error, sizeof error) == 0, "%s", error);
     return h;
 }
 
 static Estimate run(const ModelShape *m, const Hardware *h, DataType weights, DataType kv, int batch, int prompt, int gen)
 {
     Workload w = {weights, kv, batch, prompt, gen};
-    cr_assert(validate_workload(m, &w, error, sizeof error) == 0, "%s", error);
+    cr_assert(perfmodel_validate_workload(m, &w, error, sizeof error) == 0, "%s", error);
     Estimate e;
-    estimate(m, h, &w, &e);
+    perfmodel_estimate(m, h, &w, &e);
     return e;
 }
 
@@ -43,15 +43,15 @@ static Estimate run(const ModelShape *m, const Hardware *h, DataType weights, Da
 Test(perfmodel, llama2_7b_has_6738415616_parameters_and_every_row_adds_up, .timeout = 10)
 {
     ModelShape m = model("Llama-2-7B");
-    cr_assert(shape_parameters(&m) == 6738415616LL, "Llama-2-7B: %lld parameters", (long long)shape_parameters(&m));
+    cr_assert(perfmodel_shape_parameters(&m) == 6738415616LL, "Llama-2-7B: %lld parameters", (long long)perfmodel_shape_parameters(&m));
     const char *names[] = {"Llama-2-7B", "Llama-2-13B", "Llama-2-70B", "Llama-3-8B", "Llama-3-70B", "Mistral-7B", "Qwen2-7B",
                            "Mixtral-8x7B"};
     for (int i = 0; i < 8; i++) {
         m = model(names[i]);
-        cr_assert(shape_parameters(&m) == m.listed_parameters, "%s: counted %lld, published %lld", names[i],
-                  (long long)shape_parameters(&m), (long long)m.listed_parameters);
+        cr_assert(perfmodel_shape_parameters(&m) == m.listed_parameters, "%s: counted %lld, published %lld", names[i],
+                  (long long)perfmodel_shape_parameters(&m), (long long)m.listed_parameters);
     }
-    cr_assert(load_model_shape("llama-2-7b", &m, error, sizeof error) == 0, "names match without case: %s", error);
+    cr_assert(perfmodel_load_model_shape("llama-2-7b", &m, error, sizeof error) == 0, "names match without case: %s", error);
 }
 
 Test(perfmodel, a_4096_token_fp16_kv_cache_of_llama2_7b_is_2_gib, .timeout = 10)
@@ -62,7 +62,7 @@ Test(perfmodel, a_4096_token_fp16_kv_cache_of_llama2_7b_is_2_gib, .timeout = 10)
     cr_assert(e.kv_bytes_per_token == 2.0 * 32 * 32 * 128 * 2, "%g bytes a token", e.kv_bytes_per_token);
     cr_assert(e.kv_bytes_total == 2147483648.0, "4096 tokens: %.0f bytes, not 2 GiB", e.kv_bytes_total);
     /* and in the engine's formula */
-    cr_assert(kv_cache_bytes(m.layers, m.kv_heads, m.head_dim, 2, 4096, 1) == 2147483648LL);
+    cr_assert(llama_kv_cache_bytes(m.layers, m.kv_heads, m.head_dim, 2, 4096, 1) == 2147483648LL);
 }
 
 Test(perfmodel, llama2_70b_fp16_on_h100_is_41_ms_a_token_and_does_not_fit, .timeout = 10)
@@ -84,7 +84,7 @@ Test(perfmodel, llama2_70b_fp16_on_h100_is_41_ms_a_token_and_does_not_fit, .time
     cr_assert(!e.fits && e.max_batch == 0, "138 GB of weights on one 80 GB card: fits=%d, max_batch=%lld", e.fits, (long long)e.max_batch);
     char lines[8][256];
     /* INT8 as the engine stores it: a byte a matrix weight and a 4-byte scale per 64 of them */
-    int count = suggest_next_steps(&m, &h, &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, &e, lines, 8);
+    int count = perfmodel_suggest_next_steps(&m, &h, &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, &e, lines, 8);
     cr_assert(count > 0 && strstr(lines[0], "exceed the memory") && strstr(lines[0], "int8: 73.3") && strstr(lines[0], "2 devices"),
               "the first step should be to quantize or split: %s", count ? lines[0] : "(none)");
     /* int8 fits one H100 */
@@ -160,31 +160,31 @@ Test(perfmodel, agrees_with_the_engine_on_every_byte, .timeout = 10)
     const char *shapes[] = {"15M", "110M", "260K", "tiny"};
     for (int i = 0; i < 4; i++) {
         LlamaConfig c;
-        cr_assert(named_shape(shapes[i], &c, error, sizeof error) == 0, "%s", error);
+        cr_assert(llama_named_shape(shapes[i], &c, error, sizeof error) == 0, "%s", error);
         ModelShape m;
-        shape_from_config(&c, shapes[i], &m);
-        cr_assert(shape_parameters(&m) == parameter_count(&c), "%s: parameters", shapes[i]);
+        perfmodel_shape_from_config(&c, shapes[i], &m);
+        cr_assert(perfmodel_shape_parameters(&m) == llama_parameter_count(&c), "%s: parameters", shapes[i]);
         Hardware h = {.is_cpu = 1, .bandwidth = 40e9, .fp32_flops = 200e9, .dequantizing_flops = 50e9, .memory_bytes = 16e9};
         int prompt = c.seq_len / 4, gen = c.seq_len / 4;
         for (int format = 0; format < 2; format++) {
             Estimate e = run(&m, &h, format ? DTYPE_INT8 : DTYPE_FP32, DTYPE_FP32, 3, prompt, gen);
-            int64_t engine = weights_bytes_of(&c, format ? WEIGHTS_INT8 : WEIGHTS_FP32, int8_group_size(&c, 64));
+            int64_t engine = llama_weights_bytes_of(&c, format ? WEIGHTS_INT8 : WEIGHTS_FP32, llama_int8_group_size(&c, 64));
             cr_assert(e.weights_bytes == (double)engine, "%s %s: model %.0f bytes, engine %lld", shapes[i], format ? "int8" : "fp32",
                       e.weights_bytes, (long long)engine);
-            cr_assert(e.kv_bytes_per_token == (double)kv_bytes_per_token(&c, 4), "%s: KV bytes per token", shapes[i]);
+            cr_assert(e.kv_bytes_per_token == (double)llama_kv_bytes_per_token(&c, 4), "%s: KV bytes per token", shapes[i]);
             cr_assert(e.peak_flops == 200e9 && e.conversion_rate == (format ? 25e9 : INFINITY),
                       "%s: INT8 on a CPU converts each weight (50 GFLOP/s of converting FMAs = 25 G weights/s)", shapes[i]);
-            cr_assert(e.activation_bytes == (double)activation_bytes_of(&c, 3, prompt + gen, 1), "%s: activations", shapes[i]);
+            cr_assert(e.activation_bytes == (double)llama_activation_bytes_of(&c, 3, prompt + gen, 1), "%s: activations", shapes[i]);
         }
         if (!strcmp(shapes[i], "15M")) {   /* INT8 on this CPU: converting each weight takes longer than reading it */
             Estimate e = run(&m, &h, DTYPE_INT8, DTYPE_FP32, 1, prompt, gen);
-            cr_assert(!strcmp(e.decode_bound, "compute") && e.decode_step_time_s == matrix_parameter_count(&c) / 25e9,
+            cr_assert(!strcmp(e.decode_bound, "compute") && e.decode_step_time_s == llama_matrix_parameter_count(&c) / 25e9,
                       "15M INT8: %s-bound, %g s", e.decode_bound, e.decode_step_time_s);
         }
         if (c.shared_classifier) {   /* tied: a decode step reads every weight once, and the KV cache */
             Estimate e = run(&m, &h, DTYPE_FP32, DTYPE_FP32, 1, prompt, gen);
-            double kv = (prompt + gen / 2.0 + 1) * kv_bytes_per_token(&c, 4);
-            cr_assert(e.decode_step_bytes == 4.0 * parameter_count(&c) + kv, "%s: decode bytes %.0f", shapes[i], e.decode_step_bytes);
+            double kv = (prompt + gen / 2.0 + 1) * llama_kv_bytes_per_token(&c, 4);
+            cr_assert(e.decode_step_bytes == 4.0 * llama_parameter_count(&c) + kv, "%s: decode bytes %.0f", shapes[i], e.decode_step_bytes);
         }
     }
 }
@@ -193,21 +193,21 @@ Test(perfmodel, refuses_unknown_names_and_impossible_workloads, .timeout = 10)
 {
     ModelShape m;
     Hardware h;
-    cr_assert(load_model_shape("Llama-9-1T", &m, error, sizeof error) != 0);
+    cr_assert(perfmodel_load_model_shape("Llama-9-1T", &m, error, sizeof error) != 0);
     cr_assert(strstr(error, "unknown model 'Llama-9-1T'") && strstr(error, "Llama-2-7B") && strstr(error, "Mixtral-8x7B"),
               "the error should list the known models: %s", error);
-    cr_assert(load_gpu("b200", &h, error, sizeof error) != 0);
+    cr_assert(perfmodel_load_gpu("b200", &h, error, sizeof error) != 0);
     cr_assert(strstr(error, "unknown hardware 'b200'") && strstr(error, "h100-sxm") && strstr(error, "t4") && strstr(error, "cpu"),
               "the error should list the known GPUs: %s", error);
     LlamaConfig c;
-    cr_assert(named_shape("15M", &c, error, sizeof error) == 0, "%s", error);
-    shape_from_config(&c, "15M", &m);
+    cr_assert(llama_named_shape("15M", &c, error, sizeof error) == 0, "%s", error);
+    perfmodel_shape_from_config(&c, "15M", &m);
     Workload w = {DTYPE_FP32, DTYPE_FP32, 1, 200, 100};
-    cr_assert(validate_workload(&m, &w, error, sizeof error) != 0 && strstr(error, "context of 256"), "%s", error);
+    cr_assert(perfmodel_validate_workload(&m, &w, error, sizeof error) != 0 && strstr(error, "context of 256"), "%s", error);
     w = (Workload){DTYPE_FP32, DTYPE_FP32, 0, 10, 10};
-    cr_assert(validate_workload(&m, &w, error, sizeof error) != 0 && strstr(error, "at least 1"), "%s", error);
+    cr_assert(perfmodel_validate_workload(&m, &w, error, sizeof error) != 0 && strstr(error, "at least 1"), "%s", error);
     DataType type;
-    cr_assert(parse_dtype("bf16", &type) == 0 && type == DTYPE_BF16 && parse_dtype("fp12", &type) != 0);
+    cr_assert(perfmodel_parse_dtype("bf16", &type) == 0 && type == DTYPE_BF16 && perfmodel_parse_dtype("fp12", &type) != 0);
 }
 
 Test(perfmodel, gpus_without_a_type_fall_back_and_say_so, .timeout = 10)
@@ -232,7 +232,7 @@ Test(perfmodel, json_has_exactly_the_fields, .timeout = 10)
     char *text = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
-    print_estimate_json(out, &e);
+    perfmodel_print_estimate_json(out, &e);
     fclose(out);
     const char *fields[] = {"weights_bytes", "kv_bytes_per_token", "kv_bytes_total", "fits", "max_batch", "prefill_flops",
                             "prefill_time_s", "decode_step_bytes", "decode_step_time_s", "ttft_s", "tpot_s", "tokens_per_s",
@@ -258,21 +258,21 @@ Test(perfmodel, json_has_exactly_the_fields, .timeout = 10)
 Test(perfmodel, cpu_probes_measure_plausible_rates, .timeout = 30)
 {
     for (int kernel = STREAM_READ; kernel <= STREAM_TRIAD; kernel++) {
-        double bandwidth = stream_bandwidth(kernel, 16u << 20, 3);
-        cr_assert(bandwidth > 1e9 && bandwidth < 5e12, "%s: %g bytes/s", stream_kernel_name(kernel), bandwidth);
+        double bandwidth = perfmodel_stream_bandwidth(kernel, 16u << 20, 3);
+        cr_assert(bandwidth > 1e9 && bandwidth < 5e12, "%s: %g bytes/s", perfmodel_stream_kernel_name(kernel), bandwidth);
     }
-    cr_assert(stream_bytes_per_element(STREAM_TRIAD) == 12 && stream_bytes_per_element(STREAM_READ) == 4);
-    double one = fma_flops(1, 0.02, 3), many = fma_flops(16, 0.02, 3);
+    cr_assert(perfmodel_stream_bytes_per_element(STREAM_TRIAD) == 12 && perfmodel_stream_bytes_per_element(STREAM_READ) == 4);
+    double one = perfmodel_fma_flops(1, 0.02, 3), many = perfmodel_fma_flops(16, 0.02, 3);
     /* one chain waits for each FMA's result; sixteen keep the pipelines full: at least twice
      * as fast on any core with pipelined FMAs, and no faster than lanes x 2 FLOPs x 4 FMA
      * units x 6 GHz allows */
     cr_assert(many > 2 * one, "16 chains %g FLOP/s, 1 chain %g", many, one);
-    cr_assert(one > 1e8 && many < simd_float_lanes() * 2.0 * 4 * 6e9, "implausible: %g and %g FLOP/s", one, many);
-    double dequantizing = dequantizing_fma_flops(0.02, 3);
+    cr_assert(one > 1e8 && many < perfmodel_simd_float_lanes() * 2.0 * 4 * 6e9, "implausible: %g and %g FLOP/s", one, many);
+    double dequantizing = perfmodel_dequantizing_fma_flops(0.02, 3);
     cr_assert(dequantizing > 1e8 && dequantizing < 1.2 * many, "converting int8 weights cannot beat plain FMAs: %g vs %g",
               dequantizing, many);
     Hardware h;
-    measure_cpu(&h, 4u << 20);
+    perfmodel_measure_cpu(&h, 4u << 20);
     cr_assert(h.is_cpu && h.bandwidth > 1e9 && h.fp32_flops > 1e9 && h.memory_bytes > 1e8 && h.bandwidth_working_set == 8u << 20,
               "measure_cpu: %g B/s, %g FLOP/s, %g bytes", h.bandwidth, h.fp32_flops, h.memory_bytes);
 }

@@ -15,7 +15,7 @@ static void reference_matmul(double *out, const double *x, int n, const WeightMa
 {
     float *row = malloc((size_t)w->cols * sizeof(float));
     for (int i = 0; i < w->rows; i++) {
-        dequantize_row(row, w, i);
+        llama_dequantize_row(row, w, i);
         for (int r = 0; r < n; r++) {
             double sum = 0.0;
             for (int j = 0; j < w->cols; j++) sum += x[(size_t)r * w->cols + j] * (double)row[j];
@@ -57,7 +57,7 @@ void reference_forward(const Transformer *t, const int *tokens, int n, double *l
     float *row = malloc((size_t)dim * sizeof(float));
 
     for (int p = 0; p < n; p++) {
-        dequantize_row(row, &t->token_embedding, tokens[p]);
+        llama_dequantize_row(row, &t->token_embedding, tokens[p]);
         for (int i = 0; i < dim; i++) x[(size_t)p * dim + i] = row[i];
     }
     for (int l = 0; l < c->n_layers; l++) {
@@ -119,6 +119,6 @@ double max_difference(const float *a, const double *b, int n, double *largest)
 
 void fill_random(float *x, int n, float scale, uint64_t seed)
 {
-    uint64_t state = seed_generator(seed);
-    for (int i = 0; i < n; i++) x[i] = scale * (2.0f * random_unit(&state) - 1.0f);
+    uint64_t state = llama_seed_generator(seed);
+    for (int i = 0; i < n; i++) x[i] = scale * (2.0f * llama_random_unit(&state) - 1.0f);
 }

@@ -10,10 +10,10 @@ Test(sampler, greedy_is_the_argmax, .timeout = 5)
 {
     float logits[5] = {0.5f, 3.0f, -1.0f, 3.0f, 2.9f};
     Sampler s;
-    build_sampler(&s, 5, 0.0f, 1);
-    cr_assert(sample(&s, logits) == 1, "greedy picked %d; the largest logit is at 1 (and again at 3: the first wins)", sample(&s, logits));
-    cr_assert(argmax(logits, 1) == 0);
-    free_sampler(&s);
+    llama_build_sampler(&s, 5, 0.0f, 1);
+    cr_assert(llama_sample(&s, logits) == 1, "greedy picked %d; the largest logit is at 1 (and again at 3: the first wins)", llama_sample(&s, logits));
+    cr_assert(llama_argmax(logits, 1) == 0);
+    llama_free_sampler(&s);
 }
 
 Test(sampler, a_seed_repeats_its_draws, .timeout = 5)
@@ -21,17 +21,17 @@ Test(sampler, a_seed_repeats_its_draws, .timeout = 5)
     float logits[50];
     for (int i = 0; i < 50; i++) logits[i] = sinf((float)i);
     Sampler a, b, c;
-    build_sampler(&a, 50, 1.0f, 42), build_sampler(&b, 50, 1.0f, 42), build_sampler(&c, 50, 1.0f, 43);
+    llama_build_sampler(&a, 50, 1.0f, 42), llama_build_sampler(&b, 50, 1.0f, 42), llama_build_sampler(&c, 50, 1.0f, 43);
     int same = 0, differs = 0;
     for (int i = 0; i < 200; i++) {
-        int x = sample(&a, logits), y = sample(&b, logits), z = sample(&c, logits);
+        int x = llama_sample(&a, logits), y = llama_sample(&b, logits), z = llama_sample(&c, logits);
         same += x == y;
         differs += x != z;
         cr_assert(x >= 0 && x < 50);
     }
     cr_assert(same == 200, "the same seed gave different tokens (%d of 200 equal)", same);
     cr_assert(differs > 100, "seeds 42 and 43 gave nearly the same tokens (%d of 200 differ)", differs);
-    free_sampler(&a), free_sampler(&b), free_sampler(&c);
+    llama_free_sampler(&a), llama_free_sampler(&b), llama_free_sampler(&c);
 }
 
 /* Pearson's chi-square over 8 outcomes (7 degrees of freedom): the critical value at
@@ -45,9 +45,9 @@ static double chi_square(float temperature, uint64_t seed)
     for (int i = 0; i < N; i++) total += expected[i] = exp(logits[i] / temperature);
     int counts[N] = {0};
     Sampler s;
-    build_sampler(&s, N, temperature, seed);
-    for (int d = 0; d < DRAWS; d++) counts[sample(&s, logits)]++;
-    free_sampler(&s);
+    llama_build_sampler(&s, N, temperature, seed);
+    for (int d = 0; d < DRAWS; d++) counts[llama_sample(&s, logits)]++;
+    llama_free_sampler(&s);
     double chi = 0;
     for (int i = 0; i < N; i++) {
         double e = expected[i] / total * DRAWS;
@@ -72,9 +72,9 @@ Test(sampler, the_generator_is_xorshift64_star, .timeout = 5)
     for (int i = 0; i < 5; i++) {
         copy ^= copy >> 12, copy ^= copy << 25, copy ^= copy >> 27;
         uint32_t expected = (uint32_t)((copy * 0x2545F4914F6CDD1Dull) >> 32);
-        cr_assert(random_u32(&state) == expected, "draw %d", i);
+        cr_assert(llama_random_u32(&state) == expected, "draw %d", i);
     }
-    cr_assert(seed_generator(0) != 0 && seed_generator(1) != seed_generator(2), "seeds map to distinct, non-zero states");
-    float u = random_unit(&state);
+    cr_assert(llama_seed_generator(0) != 0 && llama_seed_generator(1) != llama_seed_generator(2), "seeds map to distinct, non-zero states");
+    float u = llama_random_unit(&state);
     cr_assert(u >= 0.0f && u < 1.0f);
 }

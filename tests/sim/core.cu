@@ -1,7 +1,7 @@
 /* core.cu — tests of the simulator's core: built-in variables over odd grids, barriers
  * ordering shared-memory traffic, shared memory per block, launch-configuration errors,
  * memory-copy errors, faults inside kernels, and the error state CUDA keeps.
- * Built by tools/simcc like any program, so it also tests the launch rewriting. */
+ * Built by lib/sim/tools/simcc like any program, so it also tests the launch rewriting. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <cstring>

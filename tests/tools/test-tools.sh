@@ -30,7 +30,7 @@ tools/check 99 >/dev/null 2>&1 && bad "an unknown day exits 0"
 ok "an unknown day exits non-zero"
 expect_output "no DAY says how to give one" "Add DAY=NN" tools/check ""
 expect_output "a missing SRC folder is named" "SRC=/nonexistent: no such folder" tools/check 01 /nonexistent
-expect_output "a SRC folder without the edited files names the missing file" "has no flops.c (the files edited for day 01 are" tools/check 01 "$tmp"
+expect_output "a SRC folder without the edited files names the missing file" "has no vector_add.cu (the files edited for day 01 are" tools/check 01 "$tmp"
 expect_output "BACKEND is validated" "BACKEND must be sim or cuda" env BACKEND=tpu tools/check 01
 
 expect_output "progress lists thirty days" "of 30 days passed" tools/progress
@@ -52,11 +52,11 @@ grep -q 'sim::launcher(ns::kern<float, 2>, "ns::kern<float,2>", __FILE__, __LINE
 ok "cu2sim rewrites launches, not strings or comments, and keeps line numbers"
 printf '__global__ void k() { __shared__ int x = 3; }\n' > "$tmp/init.cu"
 expect_output "a __shared__ initializer is refused with the line" "init.cu:1: error: a __shared__ variable cannot have an initializer" build/tools/cu2sim "$tmp/init.cu"
-expect_output "simcc refuses an unknown option" "unknown option --frobnicate" tools/simcc --frobnicate x.cu
+expect_output "simcc refuses an unknown option" "unknown option --frobnicate" lib/sim/tools/simcc --frobnicate x.cu
 
 # hint and reset work on a clone, so that this checkout is never touched.
 git clone -q "$root" "$tmp/clone" 2>/dev/null || bad "cannot clone the repository"
-cp -r "$root/build" "$tmp/clone/build" 2>/dev/null
+mkdir -p "$tmp/clone/build" && cp -r "$root/build/lib" "$root/build/tools" "$root/build/config.mk" "$tmp/clone/build/" 2>/dev/null
 cd "$tmp/clone" || exit 2
 expect_output "the first hint" "Hint 1 of" tools/hint 01
 expect_output "the next hint" "Hint 2 of" tools/hint 01
@@ -65,3 +65,29 @@ expect_output "reset restores the lab" "restored" tools/reset 01
 git diff --quiet -- labs/01-why-gpu || bad "reset left labs/01-why-gpu changed"
 grep -rq "my work" backups/ || bad "reset lost the learner's file (no backup holds it)"
 ok "reset keeps a backup of the learner's files"
+
+# An edited driver: make check says so and checks with the driver as shipped, as the grader does
+# (tests/grader/hostile/edits-driver.patch is the same submission, graded: only flops/matmul fails).
+cp "$root/tests/grader/hostile/edits-driver.files/labs/01-why-gpu/driver/run.cu" labs/01-why-gpu/driver/run.cu
+cp "$root/solutions/01-why-gpu/vector_add.cu" labs/01-why-gpu/
+cp "$root/solutions/01-why-gpu/flops.c" labs/01-why-gpu/
+sed -i 's|return 2 \* m \* n \* k;|return m * n * k;|' labs/01-why-gpu/flops.c
+output=$(BACKEND=sim tools/check 01 2>&1)
+grep -q "note: you changed the driver: labs/01-why-gpu/driver/run.cu. A grader uses the driver as shipped, so this check does too" <<< "$output" ||
+    bad "an edited driver file is not reported:"$'\n'"$output"
+failing=$(grep -v '^passed' build/01-why-gpu/labs-sim/report.tsv | cut -f2 | tr '\n' ' ')
+[[ $failing == "flops/matmul " ]] || bad "with an edited driver, make check fails '$failing', the grader only 'flops/matmul '"
+ok "an edited driver file is reported, and make check uses the shipped one, as the grader does"
+git checkout -q -- labs/01-why-gpu
+
+# The verdict does not depend on what else is built: a solution with its own argmax, softmax and
+# matmul gives the same verdict before and after the engine's library (lib/llama) is built.
+cd "$root" || exit 2
+mkdir -p "$tmp/own-names" && cp solutions/03-sm-warps/* "$tmp/own-names/"
+printf '\nint argmax(const float *x, int n) { return n > 0 && x[0] > 0; }\nvoid matmul(void) {}\nvoid softmax(float *x) { (void)x; }\n' >> "$tmp/own-names/occupancy.c"
+rm -f "$tmp/clone/build/lib/libllama.a"
+(cd "$tmp/clone" && QUIET=1 BACKEND=sim tools/check 03 "$tmp/own-names" "$tmp/own-before") || bad "a solution with its own argmax fails make check"
+make -s -C "$tmp/clone" build/lib/libllama.a > /dev/null 2>&1 || bad "the engine's library does not build"
+(cd "$tmp/clone" && QUIET=1 BACKEND=sim tools/check 03 "$tmp/own-names" "$tmp/own-after") ||
+    bad "a solution with its own argmax fails make check once lib/llama is built"
+ok "a solution's own argmax, matmul and softmax pass make check before and after lib/llama is built"

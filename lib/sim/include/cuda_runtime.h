@@ -1,6 +1,6 @@
 /* cuda_runtime.h (simulator) — the CUDA names, for .cu files compiled as C++ for the CPU.
  *
- * tools/simcc compiles a .cu file with clang++ and includes this header first, as nvcc
+ * lib/sim/tools/simcc compiles a .cu file with clang++ and includes this header first, as nvcc
  * includes the real one. Together with the launch and __shared__ rewriting done by
  * tools/cu2sim, it lets the same source run on the simulator: the qualifiers vanish,
  * the built-in variables read the running CUDA thread's indices, __syncthreads() is a
@@ -10,7 +10,7 @@
 #define SIM_CUDA_RUNTIME_H
 
 #ifndef __cplusplus
-#error "the simulator compiles .cu files as C++: use tools/simcc, not a C compiler"
+#error "the simulator compiles .cu files as C++: use lib/sim/tools/simcc, not a C compiler"
 #endif
 
 #include <climits>

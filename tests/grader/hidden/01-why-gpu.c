@@ -14,10 +14,10 @@ Test(vector_add, n_257, .timeout = 20, .description = "HIDDEN-DETAIL: one block 
     float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n);
     float *c = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
     for (int i = 0; i < n; i++) a[i] = (float)i, b[i] = (float)(3 * i), want[i] = a[i] + b[i];
-    poison(c, sizeof(float) * n);
+    lab_poison(c, sizeof(float) * n);
     gpu_run run = gpu_vector_add(a, b, c, n);
     cr_assert(run.error == NULL, "n = 257: the run ended with the CUDA error \"%s\"", run.error);
-    comparison result = compare_floats("c", c, want, (size_t)n, 0, 0);
+    comparison result = lab_compare_floats("c", c, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "n = 257: %s", result.message);
     free(a), free(b), free(c), free(want);
 }

@@ -1,7 +1,7 @@
-/* block_sum.cu — an ordinary CUDA C program, not a lab: tools/simcc must build and run it
+/* block_sum.cu — an ordinary CUDA C program, not a lab: lib/sim/tools/simcc must build and run it
  * unchanged. Each block sums its slice of the input in shared memory (a tree of
  * __syncthreads()-separated steps); the host adds the block sums.
- *   tools/simcc -o block_sum tests/sim/programs/block_sum.cu && ./block_sum
+ *   lib/sim/tools/simcc -o block_sum tests/sim/programs/block_sum.cu && ./block_sum
  *   nvcc -o block_sum tests/sim/programs/block_sum.cu && ./block_sum      (on a GPU) */
 #include <cstdio>
 #include <cstdlib>

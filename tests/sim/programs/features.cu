@@ -1,6 +1,6 @@
 /* features.cu — an ordinary CUDA C program, not a lab, using warp shuffles, atomics,
- * cuBLAS and a captured CUDA graph. tools/simcc must build and run it unchanged:
- *   tools/simcc -o features tests/sim/programs/features.cu -lcublas && ./features
+ * cuBLAS and a captured CUDA graph. lib/sim/tools/simcc must build and run it unchanged:
+ *   lib/sim/tools/simcc -o features tests/sim/programs/features.cu -lcublas && ./features
  *   nvcc -o features tests/sim/programs/features.cu -lcublas && ./features     (on a GPU) */
 #include <cstdio>
 #include <cstdlib>

@@ -1,0 +1,84 @@
+# config.sh — the one description of how the book is built: the compilers, the flags of each
+# kind of file, and the libraries the build links, each with the Debian package that provides it
+# and a probe program that needs exactly what the build needs from it. Sourced by tools/setup
+# (which checks each dependency by building its probe), tools/build/build-lab, lib/sim/tools/simcc,
+# the test runners, and, through `tools/build/config.sh --make` (build/config.mk), the Makefile.
+# Add a flag or a library here and every part of the book gets it, together with its check.
+
+book_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+BOOK_CC=clang
+BOOK_CXX=clang++
+# Every C file of the book — libraries, drivers, tests and the learner's own files — gets the same
+# warnings, so a learner sees what the libraries' authors see.
+BOOK_WARNINGS="-Wall -Wextra -Wno-unused-parameter"
+BOOK_CFLAGS="-std=c11 -O2 -g $BOOK_WARNINGS -D_GNU_SOURCE"
+BOOK_CXXFLAGS="-std=c++17 -O2 -g $BOOK_WARNINGS -D_GNU_SOURCE"
+# The engine (lib/llama, lib/perfmodel) is built for this machine's CPU: its speed is measured.
+BOOK_NATIVE_CFLAGS="-std=c11 -O3 -g $BOOK_WARNINGS -D_GNU_SOURCE -pthread"
+# A .cu file on the simulator: -fsanitize-coverage makes every load and store call the simulator
+# first (lib/sim/access.c) and every basic block report itself (SIMT efficiency); -O1 without
+# vectorisation keeps one CUDA access one CPU access.
+SIM_CU_FLAGS="-std=c++17 -O1 -fno-vectorize -fno-slp-vectorize -fstack-clash-protection \
+-fsanitize-coverage=bb,trace-pc-guard,trace-loads,trace-stores -mllvm -sanitizer-coverage-prune-blocks=0 \
+-gdwarf-4 -Wall -Wno-unused-function -Wno-unused-variable -Wno-unused-parameter"
+# A .cu file on a real GPU (NVCC_ARCH overrides the architecture).
+NVCC_FLAGS="-O2 -lineinfo"
+
+# The libraries the build links. Each: the flags, the Debian package, and a probe (a C program
+# that uses the library the way the book does, compiled and linked with exactly these flags).
+OPENBLAS_LIBS="-lopenblas"
+CRITERION_LIBS="-lcriterion"
+SIM_RUNTIME_LIBS="$OPENBLAS_LIBS -lm -lpthread -ldl"
+CUDA_RUNTIME_LIBS="-lcublas"
+
+# name | Debian package | kind (library, tool) | probe
+book_dependencies=(
+    "clang|clang|tool|probe_c_compiler"
+    "clang++|clang|tool|probe_cxx_compiler"
+    "OpenBLAS|libopenblas-dev|library|probe_openblas"
+    "Criterion|libcriterion-dev|library|probe_criterion"
+    "gnuplot|gnuplot-nox|tool|probe_gnuplot"
+    "make|make|tool|probe_make"
+    "bubblewrap|bubblewrap|tool|probe_bwrap"
+    "unzip|unzip|tool|probe_unzip"
+    "zip|zip|tool|probe_zip"
+)
+
+# The probes write into $probe_dir and exit 0 when the dependency works as the build uses it.
+# PROBE_SYSROOT (tests only) points the compiler at another root, where a package may be absent.
+probe_cc() { "$BOOK_CC" ${PROBE_SYSROOT:+--sysroot="$PROBE_SYSROOT"} "$@"; }
+probe_c_compiler() {
+    printf 'int main(void) { return 0; }\n' > "$probe_dir/c.c" &&
+        probe_cc -std=c11 -o "$probe_dir/c" "$probe_dir/c.c" && "$probe_dir/c"
+}
+probe_cxx_compiler() {
+    printf '#include <vector>\n#include <cstdio>\nint main() { std::vector<int> v(2); return (int)v.size() - 2; }\n' > "$probe_dir/cxx.cpp" &&
+        "$BOOK_CXX" ${PROBE_SYSROOT:+--sysroot="$PROBE_SYSROOT"} -std=c++17 -o "$probe_dir/cxx" "$probe_dir/cxx.cpp" && "$probe_dir/cxx"
+}
+probe_openblas() {   # lib/sim/cublas.c calls cblas_sgemm and cblas_sgemv from -lopenblas
+    cat > "$probe_dir/openblas.c" <<'C'
+void cblas_sgemm(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *, int);
+void openblas_set_num_threads(int);   /* OpenBLAS's own: the reference BLAS does not have it */
+int main(void) { float a = 2, b = 3, c = 0; openblas_set_num_threads(1);
+                 cblas_sgemm(102, 111, 111, 1, 1, 1, 1.0f, &a, 1, &b, 1, 0.0f, &c, 1); return c != 6.0f; }
+C
+    probe_cc -std=c11 -o "$probe_dir/openblas" "$probe_dir/openblas.c" $OPENBLAS_LIBS && "$probe_dir/openblas"
+}
+probe_criterion() {
+    printf '#include <criterion/criterion.h>\nTest(probe, runs) { cr_assert(1); }\n' > "$probe_dir/criterion.c" &&
+        probe_cc -std=c11 -o "$probe_dir/criterion" "$probe_dir/criterion.c" $CRITERION_LIBS &&
+        "$probe_dir/criterion" --list > /dev/null
+}
+probe_gnuplot() { gnuplot -e 'set terminal pngcairo; set output "/dev/null"; plot x' ; }   # the plots' terminal
+probe_make() { make --version; }
+probe_bwrap() { bwrap --version; }
+probe_unzip() { unzip -v; }
+probe_zip() { zip -v; }
+
+# `config.sh --make`: the same flags as make variables (build/config.mk, included by the Makefile).
+if [[ ${BASH_SOURCE[0]} == "$0" && ${1:-} == --make ]]; then
+    for var in BOOK_CC BOOK_CXX BOOK_CFLAGS BOOK_CXXFLAGS BOOK_NATIVE_CFLAGS; do
+        printf '%s := %s\n' "$var" "${!var}"
+    done
+fi

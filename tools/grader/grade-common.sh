@@ -1,0 +1,147 @@
+# grade-common.sh — shell functions shared by the grader's scripts (tools/grader/grade, grade-reference,
+# grade-one). Sourced, not run. The settings they use come from $GRADE_TMP/config.sh, which
+# tools/grader/grade writes once: the book snapshot, the isolation in force, the limits.
+
+die() { echo "grade: $*" >&2; exit 2; }
+
+# resolve_lab_days ROOT LIST: the days LIST names (numbers or names, commas or spaces; empty: all),
+# among the days that have a lab (labs/*/lab.conf: discovered, never a fixed list).
+resolve_lab_days() {
+    local book_root=$1 list=$2 conf arg d match days="" lab_days=()
+    for conf in "$book_root"/labs/*/lab.conf; do [[ -f $conf ]] && lab_days+=("$(basename "$(dirname "$conf")")"); done
+    ((${#lab_days[@]})) || die "the book has no labs yet (no labs/*/lab.conf)"
+    [[ -n $list ]] || { echo "${lab_days[*]}"; return 0; }
+    for arg in ${list//,/ }; do
+        match=""
+        for d in "${lab_days[@]}"; do
+            if [[ $arg == "$d" || $arg == "${d#*-}" || $arg == "${d%%-*}" || ( $arg =~ ^[0-9]$ && "0$arg" == "${d%%-*}" ) ]]; then
+                match=$d
+            fi
+        done
+        [[ -n $match ]] || die "DAYS: there is no lab for '$arg'. Days with labs: $(for d in "${lab_days[@]}"; do printf '%s ' "${d%%-*} (${d#*-})"; done)"
+        [[ " $days " == *" $match "* ]] || days+="${days:+ }$match"
+    done
+    echo "$days"
+}
+
+load_config() {
+    [[ -n ${GRADE_TMP:-} && -f $GRADE_TMP/config.sh ]] || die "internal: no grader configuration (run tools/grader/grade)"
+    # shellcheck disable=SC1091
+    source "$GRADE_TMP/config.sh"
+}
+
+# reserve_uids COUNT: sets uid_base to the first of COUNT+1 user ids that no other grader on this
+# machine is using (a lock on /tmp/grade-uids-FIRST.lock, held while this shell lives) and that no
+# process runs as. Call it in the shell that grades, not in $(...), or the lock goes with the subshell.
+reserve_uids() {
+    local count=$1 start=${GRADE_UID_BASE:-61000} try first fd
+    for try in $(seq 0 39); do
+        first=$((start + try * 100))
+        { exec {fd}> "/tmp/grade-uids-$first.lock"; } 2> /dev/null || continue
+        if flock -n "$fd" && ! ps -eo uid= | awk -v lo="$first" -v hi=$((first + count)) \
+                '$1 >= lo && $1 <= hi { busy = 1 } END { exit !busy }'; then
+            uid_base=$first
+            return 0
+        fi
+        exec {fd}>&-
+    done
+    die "no free block of user ids from $start up (GRADE_UID_BASE): are 40 graders running?"
+}
+
+# The user a step runs as: its own per parallel job when the grader is root (slot 0: the reference
+# builds), else the grader's own user (-1: do not switch).
+job_uid() { if ((EUID == 0)); then echo $((uid_base + $1)); else echo -1; fi; }
+
+# A folder the job's user may write, and nobody else may read.
+private_dir() {
+    local dir=$1 uid=$2
+    rm -rf "$dir" && mkdir -p "$dir" && chmod 700 "$dir"
+    if ((uid >= 0)); then chown "$uid:$uid" "$dir"; fi
+}
+
+# After a step the job's user must not be able to change what it made (fallback isolation relies on
+# file permissions): hand it to the grader and make it read-only for everyone else.
+seal() { chown -R "$(id -u):$(id -g)" "$@" 2>/dev/null; chmod -R go-w,a+rX "$@" 2>/dev/null; true; }
+
+# sandboxed PREFIX UID [grade-sandbox options] -- COMMAND...
+# Runs COMMAND isolated; writes PREFIX.log (its output), PREFIX.status.
+sandboxed() {
+    local prefix=$1 uid=$2
+    shift 2
+    local args=(--mode "$isolation" --log "$prefix.log" --status "$prefix.status" --memory "$memory_mb"
+                --procs "$procs" --file-size "$file_size_mb" --open-files 512 --tmpfs-size "$tmpfs_mb")
+    ((uid >= 0)) && args+=(--uid "$uid")
+    "$sandbox_tool" "${args[@]}" "$@"
+    # fallback: no private /tmp or IPC namespace, so remove what this user left in the shared ones
+    if [[ $isolation == fallback ]] && ((uid >= 0)); then
+        find /tmp /dev/shm /var/tmp -xdev -mindepth 1 -maxdepth 3 \( -path "$GRADE_TMP" -prune \) -o \
+            \( -user "$uid" -prune -exec rm -rf {} + \) 2>/dev/null
+        local kind id
+        for kind in m q s; do
+            for id in $(ipcs -"$kind" 2>/dev/null | awk -v u="$uid" '$3 == u { print $2 }'); do ipcrm -"$kind" "$id" 2>/dev/null; done
+        done
+    fi
+    true
+}
+
+# status_field PREFIX.status NAME: one field of grade-sandbox's status line.
+status_field() {
+    local line
+    line=$(head -1 "$1" 2>/dev/null)
+    [[ " $line" =~ \ $2=([^ ]*) ]] && echo "${BASH_REMATCH[1]}"
+}
+
+# inside DIR FILE: FILE is a regular file really inside DIR (no link on the way leads out of it).
+# What a sandboxed step leaves behind is read as root: it must not lead the grader anywhere else.
+inside() { [[ -f $2 && $(realpath -e -- "$2" 2>/dev/null) == "$(realpath -e -- "$1")"/* ]]; }
+
+# Text from the sandbox made safe to show: no terminal control characters, at most $2 bytes.
+sanitized() { head -c "${2:-20000}" "$1" 2>/dev/null | LC_ALL=C tr -d '\000-\010\013-\037\177'; }
+
+# run_test BINARY NAME PREFIX UID SCRATCH: one test, alone, in its own sandbox. The report comes back
+# on the pipe grade-sandbox hands the runner as fd 3 (LAB_REPORT=/dev/fd/3, tests/lib/report.c).
+run_test() {
+    local binary=$1 name=$2 prefix=$3 uid=$4 scratch=$5
+    local extra=()
+    if [[ $isolation == fallback ]]; then
+        private_dir "$scratch" "$uid"
+        extra+=(--tmp "$scratch")
+    fi
+    sandboxed "$prefix" "$uid" --wall "$test_seconds" --cpu "$test_seconds" --report "$prefix.report" \
+        --ro "$book" --ro "$(dirname "$binary")" --chdir "$book" --setenv LAB_REPORT=/dev/fd/3 \
+        --setenv LAB_DATA_DIR="$book/data" "${extra[@]}" \
+        -- "$binary" "--filter=$name" -j1
+}
+
+# report_line NAME PREFIX REFERENCE: the report line for test NAME, as its runner wrote it; or, when
+# the runner never reported (the grader stopped it, or it died), a line saying why. The hint and the
+# source line then come from the reference run (REFERENCE: name TAB hint TAB line).
+report_line() {
+    local name=$1 prefix=$2 reference=$3 line status result hint source_line
+    line=$(awk -F'\t' -v n="$name" '$2 == n { print; exit }' "$prefix.report" 2>/dev/null)
+    status=${line%%$'\t'*}
+    case $status in
+        passed|failed|crashed|timeout|skipped) printf '%s\n' "$line"; return ;;
+    esac
+    hint=$(awk -F'\t' -v n="$name" '$1 == n { print $2; exit }' "$reference")
+    source_line=$(awk -F'\t' -v n="$name" '$1 == n { print $3; exit }' "$reference")
+    result=$(status_field "$prefix.status" result)
+    case $result in
+        timeout) printf 'timeout\t%s\tdid not finish within the grader'"'"'s limit of %s s (an endless loop? waiting for something that never happens?)\t%s\t%s\n' \
+                        "$name" "$test_seconds" "$hint" "$source_line" ;;
+        output-limit) printf 'failed\t%s\tprinted more than the grader allows (%s bytes), so it was stopped\t%s\t%s\n' \
+                        "$name" "$output_limit" "$hint" "$source_line" ;;
+        *) printf 'crashed\t%s\tthe test program ended before it could report (exit code %s, signal %s)\t%s\t%s\n' \
+                        "$name" "$(status_field "$prefix.status" code)" "$(status_field "$prefix.status" signal)" \
+                        "$hint" "$source_line" ;;
+    esac
+}
+
+# list_tests BINARY PREFIX UID: the tests of a (reference) program, suite/test a line, from --list.
+list_tests() {
+    local binary=$1 prefix=$2 uid=$3
+    sandboxed "$prefix" "$uid" --wall 60 --cpu 60 --ro "$book" --ro "$(dirname "$binary")" --chdir "$book" \
+        -- "$binary" --list
+    awk '/^[A-Za-z0-9_]+: [0-9]+ tests?$/ { suite = $1; sub(/:$/, "", suite); next }
+         /^(├──|└──) / { name = $0; sub(/^(├──|└──) /, "", name); if (suite != "") print suite "/" name }' "$prefix.log"
+}

@@ -1,0 +1,574 @@
+/* grade-sandbox.c — runs one step of the grader (unpacking, building, linking or running one test of
+ * one submission) in isolation, and says how it ended. tools/grader/grade and tools/grader/grade-one call it; the
+ * grader trusts only what this program writes: the status line, the capped output, and the report
+ * that arrives on the pipe it hands the command as file descriptor 3.
+ *
+ *   grade-sandbox [OPTIONS] -- COMMAND [ARG...]
+ *   grade-sandbox --probe [--uid N]        does bubblewrap work here? (exit 0, or 1 and why not)
+ *
+ * Two kinds of isolation, chosen with --mode:
+ *   bwrap     bubblewrap: new user, pid, network, ipc, uts and cgroup namespaces; only /usr, the
+ *             loader's files, the --ro and --rw folders and fresh /tmp, /dev/shm, /dev and /proc
+ *             exist; no network at all; the process tree dies with pid 1 of its namespace.
+ *   fallback  no namespaces (containers that forbid them): a private session and process group
+ *             that the command cannot leave (setsid and setpgid are refused), killed as a group.
+ * Both add: a non-root user (--uid, when the grader is root: each parallel job has its own, so
+ * process limits and file permissions separate the jobs), resource limits (CPU seconds, writable
+ * memory, processes, file size, open files, no core files), a wall-clock limit, a cap on output, and
+ * a seccomp filter that refuses network sockets (all but AF_UNIX), ptrace and reading or writing
+ * other processes' memory, namespaces, mounts, io_uring, BPF, perf, keyrings and module loading.
+ *
+ * Options:
+ *   --mode bwrap|fallback   --uid N   --chdir DIR   --setenv NAME=VALUE   --tmp DIR (fallback: TMPDIR)
+ *   --ro PATH  --rw PATH     (bwrap) bind PATH at the same place, read-only or writable
+ *   --wall S --cpu S --memory MB --procs N --file-size MB --open-files N --tmpfs-size MB
+ *   --output-limit BYTES     stop the command once it has printed this much (default 8 MiB)
+ *   --log FILE               the first --log-keep BYTES (default 64 KiB) of its stdout and stderr
+ *   --report FILE            give it a pipe as fd 3; what arrives there (at most 1 MiB) goes to FILE
+ *   --status FILE            one line: result=exited|signaled|timeout|output-limit|not-started
+ *                            (timeout: the wall-clock limit or the CPU limit)
+ *                            code=N signal=N wall_ms=N cpu_ms=N isolation=bwrap|fallback */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------------------------
+ * Options */
+
+typedef struct options {
+    int bwrap, probe;
+    long uid;
+    const char *chdir, *tmp, *log, *report, *status;
+    const char *ro[64], *rw[64], *env[64];
+    int ro_count, rw_count, env_count;
+    long wall_s, cpu_s, memory_mb, procs, file_size_mb, open_files, tmpfs_mb, log_keep;
+    long long output_limit;
+    char **command;
+} options;
+
+static void usage(const char *why)
+{
+    fprintf(stderr, "grade-sandbox: %s\n(see the comment at the top of tools/grader/grade-sandbox.c)\n", why);
+    exit(2);
+}
+
+static long number(const char *text, const char *option)
+{
+    char *end;
+    long value = strtol(text, &end, 10);
+    if (!*text || *end || value < 0) {
+        fprintf(stderr, "grade-sandbox: %s takes a whole number, not '%s'\n", option, text);
+        exit(2);
+    }
+    return value;
+}
+
+static options parse(int argc, char **argv)
+{
+    options o = {.uid = -1, .wall_s = 60, .cpu_s = 60, .memory_mb = 2048, .procs = 64, .file_size_mb = 64,
+                 .open_files = 256, .tmpfs_mb = 256, .log_keep = 64 * 1024, .output_limit = 8 << 20};
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--") == 0) { i++; break; }
+        if (strcmp(a, "--probe") == 0) { o.probe = 1; continue; }
+        if (!v) usage("an option lacks its value");
+        i++;
+        if (strcmp(a, "--mode") == 0) {
+            if (strcmp(v, "bwrap") && strcmp(v, "fallback")) usage("--mode is bwrap or fallback");
+            o.bwrap = strcmp(v, "bwrap") == 0;
+        }
+        else if (strcmp(a, "--uid") == 0) o.uid = number(v, a);
+        else if (strcmp(a, "--chdir") == 0) o.chdir = v;
+        else if (strcmp(a, "--tmp") == 0) o.tmp = v;
+        else if (strcmp(a, "--log") == 0) o.log = v;
+        else if (strcmp(a, "--report") == 0) o.report = v;
+        else if (strcmp(a, "--status") == 0) o.status = v;
+        else if (strcmp(a, "--ro") == 0 && o.ro_count < 64) o.ro[o.ro_count++] = v;
+        else if (strcmp(a, "--rw") == 0 && o.rw_count < 64) o.rw[o.rw_count++] = v;
+        else if (strcmp(a, "--setenv") == 0 && o.env_count < 64 && strchr(v, '=')) o.env[o.env_count++] = v;
+        else if (strcmp(a, "--wall") == 0) o.wall_s = number(v, a);
+        else if (strcmp(a, "--cpu") == 0) o.cpu_s = number(v, a);
+        else if (strcmp(a, "--memory") == 0) o.memory_mb = number(v, a);
+        else if (strcmp(a, "--procs") == 0) o.procs = number(v, a);
+        else if (strcmp(a, "--file-size") == 0) o.file_size_mb = number(v, a);
+        else if (strcmp(a, "--open-files") == 0) o.open_files = number(v, a);
+        else if (strcmp(a, "--tmpfs-size") == 0) o.tmpfs_mb = number(v, a);
+        else if (strcmp(a, "--log-keep") == 0) o.log_keep = number(v, a);
+        else if (strcmp(a, "--output-limit") == 0) o.output_limit = number(v, a);
+        else usage("unknown option");
+    }
+    if (o.probe) {
+        static char *true_command[] = {"true", NULL};
+        o.bwrap = 1;
+        o.command = true_command;
+    } else {
+        if (i >= argc) usage("no command to run");
+        o.command = argv + i;
+    }
+    return o;
+}
+
+/* ---------------------------------------------------------------------------------
+ * The seccomp filter: what no step of grading needs, refused with an error (never a kill, so
+ * that a refused call shows up as an ordinary failure in the learner's feedback). */
+
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#define STATEMENT(code, k) ((struct sock_filter)BPF_STMT(code, k))
+#define JUMP(code, k, yes, no) ((struct sock_filter)BPF_JUMP(code, k, yes, no))
+
+typedef struct filter { struct sock_filter code[160]; int length; } filter;
+
+static void emit(filter *f, struct sock_filter s) { if (f->length < 160) f->code[f->length++] = s; }
+
+static void refuse(filter *f, long nr, int error)
+{
+    emit(f, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 1));
+    emit(f, STATEMENT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (uint32_t)error));
+}
+
+static filter build_filter(int fallback)
+{
+    filter f = {.length = 0};
+#ifdef NATIVE_ARCH
+    const uint32_t namespaces = CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |
+                                CLONE_NEWUTS | CLONE_NEWCGROUP;
+    emit(&f, STATEMENT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
+    emit(&f, JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0));
+    emit(&f, STATEMENT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));   /* 32-bit system calls */
+    emit(&f, STATEMENT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
+#if defined(__x86_64__)
+    emit(&f, JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));     /* the x32 ABI */
+    emit(&f, STATEMENT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM));
+#endif
+    /* socket(domain, ...): only AF_UNIX (Criterion talks to its workers through one) */
+    emit(&f, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 4));
+    emit(&f, STATEMENT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])));
+    emit(&f, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1));
+    emit(&f, STATEMENT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+    emit(&f, STATEMENT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES));
+    /* clone(flags, ...): no new namespaces; clone3 hides its flags in memory, so it is refused
+     * with ENOSYS, which makes the C library fall back to clone */
+    emit(&f, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4));
+    emit(&f, STATEMENT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])));
+    emit(&f, JUMP(BPF_JMP | BPF_JSET | BPF_K, namespaces, 0, 1));
+    emit(&f, STATEMENT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM));
+    emit(&f, STATEMENT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+#ifdef SYS_clone3
+    refuse(&f, SYS_clone3, ENOSYS);
+#endif
+    long refused[] = {SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_unshare, SYS_setns,
+                      SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_bpf, SYS_perf_event_open,
+                      SYS_userfaultfd, SYS_keyctl, SYS_add_key, SYS_request_key, SYS_init_module,
+                      SYS_finit_module, SYS_delete_module, SYS_kexec_load, SYS_reboot, SYS_swapon, SYS_swapoff,
+                      SYS_acct, SYS_quotactl, SYS_syslog, SYS_io_uring_setup, SYS_io_uring_enter,
+                      SYS_io_uring_register, SYS_kcmp, SYS_name_to_handle_at, SYS_open_by_handle_at,
+#ifdef SYS_kexec_file_load
+                      SYS_kexec_file_load,
+#endif
+#ifdef SYS_pidfd_getfd
+                      SYS_pidfd_getfd,
+#endif
+#ifdef SYS_fsopen
+                      SYS_fsopen, SYS_fsmount, SYS_move_mount, SYS_open_tree,
+#endif
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) refuse(&f, refused[i], EPERM);
+    if (fallback) {
+        /* without a pid namespace the process group is what gets killed: nobody may leave it */
+        refuse(&f, SYS_setsid, EPERM);
+        refuse(&f, SYS_setpgid, EPERM);
+    }
+    emit(&f, STATEMENT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+#else
+    (void)fallback;
+    (void)refuse;
+#endif
+    return f;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Counting a user's processes */
+
+/* How many processes (or, with threads set, tasks: what RLIMIT_NPROC counts) run as uid, zombies aside. */
+static int processes_of(uid_t uid, int threads)
+{
+    int count = 0;
+    DIR *proc = opendir("/proc");
+    struct dirent *e;
+    while (proc && (e = readdir(proc))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        char path[64], line[256];
+        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        int zombie = 0, tasks = 1;
+        long real_uid = -1;
+        while (f && fgets(line, sizeof line, f)) {
+            if (strncmp(line, "State:", 6) == 0) zombie = strchr(line, 'Z') != NULL;
+            if (strncmp(line, "Uid:", 4) == 0) real_uid = strtol(line + 4, NULL, 10);
+            if (strncmp(line, "Threads:", 8) == 0) { tasks = atoi(line + 8); break; }
+        }
+        if (f) fclose(f);
+        if (real_uid == (long)uid && !zombie) count += threads ? tasks : 1;
+    }
+    if (proc) closedir(proc);
+    return count;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Starting the command (in the child) */
+
+static void child_fail(const char *what)
+{
+    fprintf(stderr, "grade-sandbox: %s: %s\n", what, strerror(errno));
+    _exit(127);
+}
+
+static void limit(int resource, rlim_t value)
+{
+    struct rlimit r = {value, value};
+    if (setrlimit(resource, &r) != 0) child_fail("setrlimit");
+}
+
+static char *text_of(const char *a, const char *b)
+{
+    char *s = malloc(strlen(a) + strlen(b) + 1);
+    if (!s) child_fail("malloc");
+    strcpy(s, a);
+    return strcat(s, b);
+}
+
+/* The argument list for bwrap: the system's programs and libraries, read-only; fresh /dev, /proc,
+ * /tmp and /dev/shm; then the caller's folders; then the command. */
+static char **bwrap_arguments(const options *o, int seccomp_fd)
+{
+    static char *args[1024];
+    int n = 0;
+    static char size_text[32], fd_text[16];
+    snprintf(size_text, sizeof size_text, "%ld", o->tmpfs_mb << 20);
+    snprintf(fd_text, sizeof fd_text, "%d", seccomp_fd);
+#define ADD(...) do { char *items_[] = {__VA_ARGS__}; \
+                      for (size_t k_ = 0; k_ < sizeof items_ / sizeof *items_ && n < 1000; k_++) args[n++] = items_[k_]; } while (0)
+    ADD("bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--uid", "1000", "--gid", "1000",
+        "--hostname", "sandbox", "--die-with-parent", "--new-session", "--clearenv");
+    ADD("--ro-bind", "/usr", "/usr");
+    const char *top[] = {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"};
+    for (size_t i = 0; i < sizeof top / sizeof *top; i++) {
+        struct stat st;
+        if (lstat(top[i], &st) != 0) continue;
+        if (S_ISLNK(st.st_mode)) {
+            static char targets[6][256];
+            ssize_t len = readlink(top[i], targets[i], sizeof targets[i] - 1);
+            if (len <= 0) continue;
+            targets[i][len] = 0;
+            ADD("--symlink", targets[i], (char *)top[i]);
+        } else {
+            ADD("--ro-bind", (char *)top[i], (char *)top[i]);
+        }
+    }
+    const char *etc[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+                         "/etc/localtime"};
+    for (size_t i = 0; i < sizeof etc / sizeof *etc; i++) ADD("--ro-bind-try", (char *)etc[i], (char *)etc[i]);
+    ADD("--proc", "/proc", "--dev", "/dev");
+    ADD("--size", size_text, "--tmpfs", "/tmp", "--size", size_text, "--tmpfs", "/dev/shm");
+    for (int i = 0; i < o->ro_count; i++) ADD("--ro-bind", (char *)o->ro[i], (char *)o->ro[i]);
+    for (int i = 0; i < o->rw_count; i++) ADD("--bind", (char *)o->rw[i], (char *)o->rw[i]);
+    ADD("--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp",
+        "--setenv", "LANG", "C.UTF-8");
+    for (int i = 0; i < o->env_count; i++) {
+        char *copy = strdup(o->env[i]), *eq = strchr(copy, '=');
+        *eq = 0;
+        ADD("--setenv", copy, eq + 1);
+    }
+    if (o->chdir) ADD("--chdir", (char *)o->chdir);
+    if (seccomp_fd >= 0) ADD("--seccomp", fd_text);
+    ADD("--");
+    for (char **c = o->command; *c && n < 1020; c++) args[n++] = *c;
+    args[n] = NULL;
+#undef ADD
+    return args;
+}
+
+static void start(const options *o, int output_fd, int report_fd)
+{
+    /* the grader's own signal dispositions are not the command's */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    /* a session of its own: no controlling terminal to inject keystrokes into, one group to kill */
+    setsid();
+    int null = open("/dev/null", O_RDONLY);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(output_fd, 1) < 0 || dup2(output_fd, 2) < 0) child_fail("dup2");
+    if (report_fd >= 0) {
+        if (dup2(report_fd, 3) < 0) child_fail("dup2");
+    } else {
+        close(3);
+    }
+    for (int fd = 4; fd < 1024; fd++) close(fd);
+
+    filter f = build_filter(!o->bwrap);
+    int seccomp_fd = -1;
+    if (o->bwrap && f.length) {
+        /* bwrap loads the filter itself, just before it starts the command */
+        seccomp_fd = memfd_create("seccomp", 0);
+        if (seccomp_fd < 0 || write(seccomp_fd, f.code, sizeof(struct sock_filter) * (size_t)f.length) < 0 ||
+            lseek(seccomp_fd, 0, SEEK_SET) != 0)
+            child_fail("memfd");
+    }
+
+    struct rlimit cpu = {(rlim_t)o->cpu_s, (rlim_t)o->cpu_s + 1};   /* SIGXCPU, then SIGKILL a second later */
+    if (setrlimit(RLIMIT_CPU, &cpu) != 0) child_fail("setrlimit");
+    /* writable private memory, not address space: the simulator reserves a terabyte of address
+     * space (PROT_NONE) for device memory and only makes pages writable as it allocates them */
+    limit(RLIMIT_DATA, (rlim_t)o->memory_mb << 20);
+    limit(RLIMIT_FSIZE, (rlim_t)o->file_size_mb << 20);
+    limit(RLIMIT_NOFILE, (rlim_t)o->open_files);
+    limit(RLIMIT_CORE, 0);
+    limit(RLIMIT_MEMLOCK, 0);
+    /* RLIMIT_NPROC counts all the tasks of a user: a per-job limit when the job has a user of its own
+     * (--uid, when the grader is root); otherwise the user's other processes count too, so the limit
+     * is what they use now plus --procs (and jobs running at once share the headroom) */
+    rlim_t tasks = (rlim_t)o->procs;
+    if (!(o->uid >= 0 && geteuid() == 0)) tasks += (rlim_t)processes_of(getuid(), 1);
+    limit(RLIMIT_NPROC, tasks);
+
+    if (o->uid >= 0 && geteuid() == 0) {
+        gid_t gid = (gid_t)o->uid;
+        if (setgroups(1, &gid) != 0 || setgid(gid) != 0 || setuid((uid_t)o->uid) != 0) child_fail("setuid");
+        if (getuid() != (uid_t)o->uid || setuid(0) == 0) { errno = EPERM; child_fail("dropping root"); }
+    }
+    prctl(PR_SET_PDEATHSIG, SIGKILL);   /* dies if the grader does (set after setuid, which clears it) */
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail("no_new_privs");
+
+    if (o->bwrap) {
+        char **args = bwrap_arguments(o, seccomp_fd);
+        execvp("bwrap", args);
+        child_fail("starting bwrap");
+    }
+
+    const char *tmp = o->tmp ? o->tmp : "/tmp";
+    static char *env[80];
+    int n = 0;
+    env[n++] = "PATH=/usr/local/bin:/usr/bin:/bin";
+    env[n++] = text_of("HOME=", tmp);
+    env[n++] = text_of("TMPDIR=", tmp);
+    env[n++] = "LANG=C.UTF-8";
+    for (int i = 0; i < o->env_count; i++) env[n++] = (char *)o->env[i];
+    env[n] = NULL;
+    if (o->chdir && chdir(o->chdir) != 0) child_fail(o->chdir);
+    if (f.length) {
+        struct sock_fprog program = {(unsigned short)f.length, f.code};
+        if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) child_fail("seccomp");
+    }
+    execvpe(o->command[0], o->command, env);
+    child_fail(o->command[0]);
+}
+
+/* ---------------------------------------------------------------------------------
+ * Watching it, and ending it (in the parent) */
+
+static long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Kills everything the command started. bwrap: killing bwrap kills pid 1 of its namespace (it dies
+ * with its parent), and with it every process inside. fallback: the process group, which nobody
+ * could leave; and, when the job has a user of its own, every process of that user. */
+static void kill_everything(const options *o, pid_t pid)
+{
+    kill(pid, SIGKILL);
+    int own_user = o->uid >= 0 && geteuid() == 0;
+    for (int round = 0; round < 400; round++) {
+        int alive = killpg(pid, SIGKILL) == 0;
+        if (own_user && processes_of((uid_t)o->uid, 0) > 0) {
+            alive = 1;
+            pid_t killer = fork();
+            if (killer == 0) {
+                if (setgid((gid_t)o->uid) != 0 || setuid((uid_t)o->uid) != 0) _exit(2);
+                kill(-1, SIGKILL);   /* every process of this user but the caller itself */
+                _exit(0);
+            }
+            if (killer > 0) waitpid(killer, NULL, 0);
+        }
+        while (waitpid(-1, NULL, WNOHANG) > 0) {}   /* reap what was reparented to us */
+        if (!alive) break;
+        usleep(5000);
+    }
+}
+
+/* The grader interrupted (Ctrl-C, or killed): end the command and all it started before leaving,
+ * since a command in a session of its own does not get the terminal's signals. */
+static volatile sig_atomic_t interrupted;
+static void on_interrupt(int signal_number) { interrupted = signal_number; }
+
+static int write_file(const char *path, const char *data, size_t length)
+{
+    if (!path) return 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) { fprintf(stderr, "grade-sandbox: cannot write %s: %s\n", path, strerror(errno)); return -1; }
+    while (length) {
+        ssize_t n = write(fd, data, length);
+        if (n <= 0) break;
+        data += n, length -= (size_t)n;
+    }
+    close(fd);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o = parse(argc, argv);
+    int output[2], report[2] = {-1, -1};
+    if (pipe2(output, O_CLOEXEC) != 0 || (o.report && pipe2(report, O_CLOEXEC) != 0)) { perror("pipe"); return 2; }
+    /* orphans of the command are reparented to us, so that none outlives the step unreaped */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction on_signal = {.sa_handler = on_interrupt};
+    sigaction(SIGINT, &on_signal, NULL);
+    sigaction(SIGTERM, &on_signal, NULL);
+    sigaction(SIGHUP, &on_signal, NULL);
+
+    long long started = now_ms();
+    pid_t pid = fork();
+    if (pid < 0) { perror("fork"); return 2; }
+    if (pid == 0) {
+        /* the child's copies must survive exec: clear close-on-exec on the ends it keeps */
+        fcntl(output[1], F_SETFD, 0);
+        if (o.report) fcntl(report[1], F_SETFD, 0);
+        close(output[0]);
+        if (o.report) close(report[0]);
+        start(&o, output[1], o.report ? report[1] : -1);
+    }
+    close(output[1]);
+    if (o.report) close(report[1]);
+
+    size_t log_capacity = (size_t)o.log_keep, log_length = 0, report_length = 0;
+    const size_t report_capacity = 1 << 20;
+    char *log = malloc(log_capacity + 1), *report_data = malloc(report_capacity);
+    long long printed = 0;
+    const char *result = NULL;
+    int status = 0, exited = 0, output_open = 1, report_open = o.report != NULL;
+    char buffer[65536];
+    long long deadline = started + o.wall_s * 1000;
+
+    while (!exited || output_open || report_open) {
+        if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+            exited = 1;
+            /* the command is over: nothing it left behind may keep running, or keep a pipe open */
+            kill_everything(&o, pid);
+        }
+        if (exited && !output_open && !report_open) break;
+        if (interrupted) {
+            kill_everything(&o, pid);
+            signal((int)interrupted, SIG_DFL);
+            raise((int)interrupted);
+            _exit(128 + (int)interrupted);
+        }
+        if (!exited && now_ms() >= deadline) { result = "timeout"; break; }
+        if (!exited && printed > o.output_limit) { result = "output-limit"; break; }
+        struct pollfd fds[2] = {{output_open ? output[0] : -1, POLLIN, 0}, {report_open ? report[0] : -1, POLLIN, 0}};
+        int ready = poll(fds, 2, exited ? 200 : 50);
+        if (ready == 0 && exited) break;   /* everything is dead: whatever is still open is stale */
+        if (fds[0].revents) {
+            ssize_t n = read(output[0], buffer, sizeof buffer);
+            if (n <= 0) output_open = 0;
+            else {
+                size_t keep = log_length < log_capacity ? log_capacity - log_length : 0;
+                if (keep > (size_t)n) keep = (size_t)n;
+                memcpy(log + log_length, buffer, keep);
+                log_length += keep;
+                printed += n;
+            }
+        }
+        if (fds[1].revents) {
+            ssize_t n = read(report[0], buffer, sizeof buffer);
+            if (n <= 0) report_open = 0;
+            else {
+                size_t keep = report_capacity - report_length < (size_t)n ? report_capacity - report_length : (size_t)n;
+                memcpy(report_data + report_length, buffer, keep);
+                report_length += keep;
+            }
+        }
+    }
+    if (!exited) {
+        kill_everything(&o, pid);
+        waitpid(pid, &status, 0);
+    }
+    long long wall = now_ms() - started;
+    struct rusage usage;
+    getrusage(RUSAGE_CHILDREN, &usage);
+    long long cpu = (long long)usage.ru_utime.tv_sec * 1000 + usage.ru_utime.tv_usec / 1000 +
+                    (long long)usage.ru_stime.tv_sec * 1000 + usage.ru_stime.tv_usec / 1000;
+
+    int code = 0, sig = 0;
+    if (!result) {
+        if (WIFEXITED(status)) {
+            code = WEXITSTATUS(status);
+            result = code == 127 && log_length >= 15 && memcmp(log, "grade-sandbox: ", 15) == 0 ? "not-started" : "exited";
+        } else if (WIFSIGNALED(status)) {
+            sig = WTERMSIG(status);
+            result = "signaled";
+        } else {
+            result = "signaled";
+        }
+    }
+    /* killed at the CPU limit: bwrap reports its command's death by signal N as exit status 128+N */
+    int killed = strcmp(result, "signaled") == 0 || (o.bwrap && strcmp(result, "exited") == 0 && code > 128);
+    if (killed && cpu >= o.cpu_s * 1000 - 50) result = "timeout";
+    if (printed > o.output_limit) result = "output-limit";
+    if (strcmp(result, "output-limit") == 0) {
+        char note[160];
+        int n = snprintf(note, sizeof note, "\n[the grader stopped it: more than %lld bytes of output]\n", o.output_limit);
+        char *longer = realloc(log, log_length + (size_t)n + 1);
+        if (longer) {
+            log = longer;
+            memcpy(log + log_length, note, (size_t)n);
+            log_length += (size_t)n;
+        }
+    }
+
+    char line[256];
+    int n = snprintf(line, sizeof line, "result=%s code=%d signal=%d wall_ms=%lld cpu_ms=%lld isolation=%s\n", result,
+                     code, sig, wall, cpu, o.bwrap ? "bwrap" : "fallback");
+    if (write_file(o.log, log, log_length) || (o.report && write_file(o.report, report_data, report_length)) ||
+        write_file(o.status, line, (size_t)n))
+        return 2;
+    if (o.probe) {
+        if (strcmp(result, "exited") == 0 && code == 0) return 0;
+        fwrite(log, 1, log_length, stderr);
+        return 1;
+    }
+    if (!o.status) fputs(line, stderr);
+    return 0;
+}
