@@ -34,6 +34,14 @@ require_lab() {
     die "Day ${1%%-*} (${1#*-}) is not written yet. Days with labs so far:$written"
 }
 
+# The book's libraries a day's lab links besides the harness (lab.conf's link="perfmodel ...").
+linked_libraries() {
+    local link=""
+    # shellcheck disable=SC1090
+    source "$root/labs/$1/lab.conf"
+    echo "$link"
+}
+
 # The files a learner edits for DAY, from labs/DAY/lab.conf.
 edited_files() {
     local edit=""
