@@ -7,6 +7,10 @@
  * orders the verdict as the tests are written; tabs and newlines inside the texts are
  * written as \t and \n. The hint is the test's .description.
  *
+ * A test passes only when its body ran to its end: the worker then reports the test's end, with
+ * its time, to this runner. A worker that ended the process before (exit(0) or _exit(0) in the
+ * code under test) never does, and Criterion would count it as passed; here it fails.
+ *
  * Under the grader (tools/grader/grade) LAB_REPORT is /dev/fd/N, a pipe only this runner process may
  * write: see report_channel below. */
 #ifndef _GNU_SOURCE
@@ -53,6 +57,11 @@ static void write_test(FILE *out, struct criterion_test_stats *stats)
     } else if (stats->test_status == CR_STATUS_SKIPPED) {
         status = "skipped";
         snprintf(reason, sizeof reason, "%s", stats->message ? stats->message : "");
+    } else if (stats->elapsed_time <= 0.0f) {   /* no end of the test body was ever reported */
+        status = "failed";
+        snprintf(reason, sizeof reason, "the code under test ended the process (exit status %d) inside %s/%s before "
+                 "the test could finish: a check passes only when it runs to its end", stats->exit_code,
+                 stats->test->category, stats->test->name);
     }
     fprintf(out, "%s\t%s/%s\t", status, stats->test->category, stats->test->name);
     write_escaped(out, reason);

@@ -424,32 +424,51 @@ static void check_symbol(const char *name, int how, int type, void *context)
 }
 
 /* The one thing that may run at start-up from a learner's object on the sim backend: the
- * constructor clang's coverage instrumentation (which lib/sim/lib/sim/tools/simcc turns on) adds to every
+ * constructor clang's coverage instrumentation (which lib/sim/tools/simcc turns on) adds to every
  * object. It is accepted only if it is that stub exactly, byte for byte, with relocations
  * only to the guard section's bounds and the simulator's __sanitizer_cov_trace_pc_guard_init:
  *     push %rax; mov __start___sancov_guards@GOTPCREL(%rip),%rdi;
  *     mov __stop___sancov_guards@GOTPCREL(%rip),%rsi; call __sanitizer_cov_trace_pc_guard_init; pop %rax; ret */
+/* The one relocation section that applies to section `target`; NULL when there is none, or
+ * more than one (the linker would apply them all: a second one could rewrite what the first says). */
 static const Elf64_Shdr *relocations_for(const image *im, const Elf64_Ehdr *eh, unsigned target)
 {
+    const Elf64_Shdr *found = NULL;
     for (unsigned i = 1; i < eh->e_shnum; i++) {
         const Elf64_Shdr *sh = section(im, eh, i);
-        if (sh && sh->sh_type == SHT_RELA && sh->sh_info == target) return sh;
+        if (sh && (sh->sh_type == SHT_RELA || sh->sh_type == SHT_REL) && sh->sh_info == target) {
+            if (found || sh->sh_type != SHT_RELA) return NULL;
+            found = sh;
+        }
     }
-    return NULL;
+    return found;
 }
 
-static const char *relocation_symbol(const image *im, const Elf64_Ehdr *eh, const Elf64_Shdr *rela, const Elf64_Rela *r,
-                                     const Elf64_Shdr *names)
+/* The symbol a relocation names; also, through `where`, the index of the section it is defined in
+ * and the offset in that section the relocation points at (the symbol's value plus the addend). */
+static const Elf64_Sym *relocation_target(const image *im, const Elf64_Ehdr *eh, const Elf64_Shdr *rela,
+                                          const Elf64_Rela *r, unsigned *where, int64_t *offset)
 {
     const Elf64_Shdr *symtab = section(im, eh, rela->sh_link);
     if (!symtab || symtab->sh_entsize != sizeof(Elf64_Sym) || !in_bounds(im, symtab->sh_offset, symtab->sh_size)) return NULL;
     size_t index = ELF64_R_SYM(r->r_info);
     if (index >= symtab->sh_size / sizeof(Elf64_Sym)) return NULL;
     const Elf64_Sym *sym = (const Elf64_Sym *)(im->data + symtab->sh_offset) + index;
+    if (where) *where = sym->st_shndx;
+    if (offset) *offset = (int64_t)sym->st_value + r->r_addend;
+    return sym;
+}
+
+static const char *relocation_symbol(const image *im, const Elf64_Ehdr *eh, const Elf64_Shdr *rela, const Elf64_Rela *r,
+                                     const Elf64_Shdr *names)
+{
+    const Elf64_Sym *sym = relocation_target(im, eh, rela, r, NULL, NULL);
+    if (!sym) return NULL;
     if (ELF64_ST_TYPE(sym->st_info) == STT_SECTION) {
         const Elf64_Shdr *target = section(im, eh, sym->st_shndx);
         return target ? string_at(im, names, target->sh_name) : NULL;
     }
+    const Elf64_Shdr *symtab = section(im, eh, rela->sh_link);
     return string_at(im, section(im, eh, symtab->sh_link), sym->st_name);
 }
 
@@ -462,12 +481,18 @@ static int is_coverage_constructor(const image *im, const Elf64_Ehdr *eh, unsign
     if (!init || init->sh_size != 8 || !rela || rela->sh_size != sizeof(Elf64_Rela) ||
         !in_bounds(im, rela->sh_offset, rela->sh_size))
         return 0;
-    const char *target = relocation_symbol(im, eh, rela, (const Elf64_Rela *)(im->data + rela->sh_offset), names);
-    if (!target || strcmp(target, ".text.sancov.module_ctor_trace_pc_guard") != 0) return 0;
-    for (unsigned i = 1; i < eh->e_shnum; i++) {
+    /* The entry is judged by the section it really points at (its index, not its name: two sections
+     * may share a name), at its first byte, through the one kind of relocation a constructor table uses. */
+    const Elf64_Rela *entry = (const Elf64_Rela *)(im->data + rela->sh_offset);
+    unsigned i;
+    int64_t offset;
+    if (entry->r_offset != 0 || ELF64_R_TYPE(entry->r_info) != R_X86_64_64 ||
+        !relocation_target(im, eh, rela, entry, &i, &offset) || offset != 0 || i == 0 || i >= eh->e_shnum)
+        return 0;
+    {
         const Elf64_Shdr *code = section(im, eh, i);
         const char *name = code ? string_at(im, names, code->sh_name) : NULL;
-        if (!name || strcmp(name, target) != 0) continue;
+        if (!name || strcmp(name, ".text.sancov.module_ctor_trace_pc_guard") != 0) return 0;
         if (code->sh_size != sizeof stub || !in_bounds(im, code->sh_offset, sizeof stub)) return 0;
         const unsigned char *bytes = im->data + code->sh_offset;
         for (size_t k = 0; k < sizeof stub; k++) {
@@ -478,13 +503,21 @@ static int is_coverage_constructor(const image *im, const Elf64_Ehdr *eh, unsign
         if (!code_rela || !in_bounds(im, code_rela->sh_offset, code_rela->sh_size)) return 0;
         size_t count = code_rela->sh_size / sizeof(Elf64_Rela);
         if (count != 3) return 0;
+        /* each relocation fills exactly the 4 bytes of its operand, as a 32-bit relative field */
+        static const uint64_t at[3] = {4, 11, 16};
         for (size_t k = 0; k < count; k++) {
-            const char *symbol = relocation_symbol(im, eh, code_rela, (const Elf64_Rela *)(im->data + code_rela->sh_offset) + k, names);
-            if (!symbol || strcmp(symbol, allowed[k]) != 0) return 0;
+            const Elf64_Rela *r = (const Elf64_Rela *)(im->data + code_rela->sh_offset) + k;
+            unsigned type = ELF64_R_TYPE(r->r_info);
+            int right_type = k < 2 ? type == R_X86_64_GOTPCREL || type == R_X86_64_GOTPCRELX || type == R_X86_64_REX_GOTPCRELX
+                                   : type == R_X86_64_PLT32 || type == R_X86_64_PC32;
+            const char *symbol = relocation_symbol(im, eh, code_rela, r, names);
+            unsigned defined_in;
+            /* and names the simulator's own symbol: one this object leaves undefined, not a look-alike of its own */
+            if (!relocation_target(im, eh, code_rela, r, &defined_in, NULL) || defined_in != SHN_UNDEF) return 0;
+            if (r->r_offset != at[k] || !right_type || !symbol || strcmp(symbol, allowed[k]) != 0) return 0;
         }
         return 1;
     }
-    return 0;
 }
 
 static void check_object(const image *im, const Elf64_Ehdr *eh, void *context)
@@ -495,12 +528,16 @@ static void check_object(const image *im, const Elf64_Ehdr *eh, void *context)
         return;
     }
     const Elf64_Shdr *names = section(im, eh, eh->e_shstrndx);
+    int constructors = 0, constructor_sections = 0;
     for (unsigned i = 1; i < eh->e_shnum; i++) {
         const Elf64_Shdr *sh = section(im, eh, i);
         const char *name = sh ? string_at(im, names, sh->sh_name) : NULL;
         if (!name) { violation("%s: has a damaged section table.", c->file); return; }
         if (sh->sh_type == SHT_RELA || sh->sh_type == SHT_REL) continue;   /* their target is checked itself */
-        if (sh->sh_type == SHT_INIT_ARRAY && is_coverage_constructor(im, eh, i, names)) continue;
+        if (strcmp(name, ".text.sancov.module_ctor_trace_pc_guard") == 0 && ++constructor_sections == 2)
+            violation("%s: has two sections named %s: the compiler makes one; a second is code made to look like it.",
+                      c->file, name);
+        if (sh->sh_type == SHT_INIT_ARRAY && is_coverage_constructor(im, eh, i, names) && ++constructors == 1) continue;
         if (sh->sh_type == SHT_INIT_ARRAY || sh->sh_type == SHT_PREINIT_ARRAY || sh->sh_type == SHT_FINI_ARRAY ||
             runs_at_startup(name))
             violation("%s: has code that runs before or after main() (section %s): a global C++ object with a "
