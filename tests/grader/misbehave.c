@@ -1,7 +1,7 @@
 /* misbehave.c — for tests/grader/run: a program that misbehaves in one chosen way, so that the
  * sandbox (tools/grade-sandbox) can be tested directly, step by step, in each isolation mode.
  *
- *   misbehave loop | print | orphan | network | forks | who | write PATH | read PATH */
+ *   misbehave loop | print | orphan | network | forks | who | write PATH | read PATH | hog | fill DIR */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
@@ -43,6 +44,38 @@ int main(int argc, char **argv)
             made += p > 0;
         }
         printf("forked %d\n", made);
+        return 0;
+    }
+    if (!strcmp(how, "hog")) {   /* ten children of 400 MiB each, every page touched */
+        for (int i = 0; i < 10; i++)
+            if (fork() == 0) {
+                size_t bytes = (size_t)400 << 20;
+                volatile char *p = malloc(bytes);
+                if (!p) _exit(1);
+                for (size_t k = 0; k < bytes; k += 4096) p[k] = (char)(i + 1);
+                printf("child %d holds 400 MiB\n", i);
+                fflush(stdout);
+                sleep(3);
+                _exit(0);
+            }
+        while (wait(NULL) > 0) {}
+        return 0;
+    }
+    if (!strcmp(how, "fill") && argc > 2) {   /* 960 MiB of files in a memory-backed folder */
+        static char block[1 << 20];
+        memset(block, 'x', sizeof block);
+        int written = 0;
+        for (int f = 0; f < 12; f++) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/fill-%d", argv[2], f);
+            FILE *out = fopen(path, "w");
+            for (int m = 0; out && m < 80 && fwrite(block, 1, sizeof block, out) == sizeof block && fflush(out) == 0; m++) {
+                written++;
+                printf("wrote %d MiB\n", written);   /* the last line says how far it got, killed or not */
+                fflush(stdout);
+            }
+            if (out) fclose(out);
+        }
         return 0;
     }
     if (!strcmp(how, "who")) { printf("uid %d\n", (int)getuid()); return 0; }

@@ -18,6 +18,13 @@
  * a seccomp filter that refuses network sockets (all but AF_UNIX), ptrace and reading or writing
  * other processes' memory, namespaces, mounts, io_uring, BPF, perf, keyrings and module loading.
  *
+ * Memory is bounded for the step as a whole where a memory cgroup can be had (run as root, with
+ * cgroup v1's memory controller or v2's): every process of the step, and what it writes to tmpfs
+ * folders (/tmp, /dev/shm), counts against one --memory MB, and the cgroup is also how every
+ * process of the step is found and killed at its end. Without one, the bound is the per-process
+ * limit on writable memory times the process limit; the status line says which (memory=cgroup|
+ * per-process) and whether the cgroup's limit was hit (oom=N).
+ *
  * Options:
  *   --mode bwrap|fallback   --uid N   --chdir DIR   --setenv NAME=VALUE   --tmp DIR (fallback: TMPDIR)
  *   --ro PATH  --rw PATH     (bwrap) bind PATH at the same place, read-only or writable
@@ -27,7 +34,8 @@
  *   --report FILE            give it a pipe as fd 3; what arrives there (at most 1 MiB) goes to FILE
  *   --status FILE            one line: result=exited|signaled|timeout|output-limit|not-started
  *                            (timeout: the wall-clock limit or the CPU limit)
- *                            code=N signal=N wall_ms=N cpu_ms=N isolation=bwrap|fallback */
+ *                            code=N signal=N wall_ms=N cpu_ms=N isolation=bwrap|fallback
+ *                            memory=cgroup|per-process oom=N */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -316,6 +324,99 @@ static char **bwrap_arguments(const options *o, int seccomp_fd)
     return args;
 }
 
+/* ---------------------------------------------------------------------------------
+ * The step's memory cgroup */
+
+static char cgroup_dir[512];
+static int cgroup_v2;
+
+static int write_text(const char *dir, const char *file, const char *text)
+{
+    char path[640];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    int fd = open(path, O_WRONLY);
+    if (fd < 0) return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    close(fd);
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* This process's cgroup path for the memory controller ("0::PATH" on v2, "N:memory:PATH" on v1). */
+static int own_cgroup(char *base, size_t size)
+{
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f) return -1;
+    char line[512], v1[512] = "", v2[512] = "";
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *path = strchr(strchr(line, ':') ? strchr(line, ':') + 1 : line, ':');
+        if (!path) continue;
+        if (strncmp(line, "0::", 3) == 0) snprintf(v2, sizeof v2, "%s", path + 1);
+        else if (strstr(line, ":memory:")) snprintf(v1, sizeof v1, "%s", path + 1);
+    }
+    fclose(f);
+    FILE *controllers = fopen("/sys/fs/cgroup/cgroup.controllers", "r");
+    char list[256] = "";
+    if (controllers) { if (!fgets(list, sizeof list, controllers)) list[0] = 0; fclose(controllers); }
+    if (strstr(list, "memory")) { cgroup_v2 = 1; return snprintf(base, size, "/sys/fs/cgroup%s", v2) < (int)size ? 0 : -1; }
+    if (*v1) return snprintf(base, size, "/sys/fs/cgroup/memory%s", v1) < (int)size ? 0 : -1;
+    return -1;
+}
+
+/* A cgroup of its own for this step, limited to memory_mb: 0, or -1 (then the per-process limits hold). */
+static int cgroup_create(long memory_mb)
+{
+    char base[400], limit[32];
+    if (geteuid() != 0 || own_cgroup(base, sizeof base) != 0) return -1;
+    snprintf(cgroup_dir, sizeof cgroup_dir, "%s/grade-sandbox-%d", base, (int)getpid());
+    if (mkdir(cgroup_dir, 0700) != 0) { cgroup_dir[0] = 0; return -1; }
+    snprintf(limit, sizeof limit, "%ld", memory_mb << 20);
+    int ok = cgroup_v2 ? write_text(cgroup_dir, "memory.max", limit) == 0
+                       : write_text(cgroup_dir, "memory.limit_in_bytes", limit) == 0;
+    if (cgroup_v2) write_text(cgroup_dir, "memory.swap.max", "0");
+    else write_text(cgroup_dir, "memory.memsw.limit_in_bytes", limit);   /* where swap is accounted */
+    if (!ok) { rmdir(cgroup_dir); cgroup_dir[0] = 0; return -1; }
+    return 0;
+}
+
+static long long read_number(const char *file, const char *format)
+{
+    char path[640], line[128];
+    long long value = 0;
+    snprintf(path, sizeof path, "%s/%s", cgroup_dir, file);
+    FILE *f = *cgroup_dir ? fopen(path, "r") : NULL;
+    if (!f) return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, format, &value) == 1) break;
+    fclose(f);
+    return value;
+}
+
+/* Whether the step reached the cgroup's limit: v2 counts its OOM kills; v1 keeps the peak usage. */
+static long cgroup_ooms(long memory_mb)
+{
+    if (cgroup_v2) return (long)read_number("memory.events", "oom_kill %lld");
+    long long peak = read_number("memory.max_usage_in_bytes", "%lld");
+    return peak >= (((long long)memory_mb << 20) - (1 << 20)) ? 1 + (long)read_number("memory.failcnt", "%lld") : 0;
+}
+
+/* Kills every process left in the cgroup and removes it. */
+static void cgroup_remove(void)
+{
+    if (!*cgroup_dir) return;
+    char path[640];
+    snprintf(path, sizeof path, "%s/cgroup.procs", cgroup_dir);
+    for (int round = 0; round < 200; round++) {
+        FILE *f = fopen(path, "r");
+        int alive = 0, pid;
+        while (f && fscanf(f, "%d", &pid) == 1) { kill(pid, SIGKILL); alive = 1; }
+        if (f) fclose(f);
+        while (waitpid(-1, NULL, WNOHANG) > 0) {}
+        if (!alive && rmdir(cgroup_dir) == 0) return;
+        usleep(5000);
+    }
+}
+
 static void start(const options *o, int output_fd, int report_fd)
 {
     /* the grader's own signal dispositions are not the command's */
@@ -323,6 +424,12 @@ static void start(const options *o, int output_fd, int report_fd)
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
+    /* into the step's cgroup while still root, before anything of the command runs */
+    if (*cgroup_dir) {
+        char self[32];
+        snprintf(self, sizeof self, "%d", (int)getpid());
+        if (write_text(cgroup_dir, "cgroup.procs", self) != 0) child_fail("joining the step's memory cgroup");
+    }
     /* a session of its own: no controlling terminal to inject keystrokes into, one group to kill */
     setsid();
     int null = open("/dev/null", O_RDONLY);
@@ -459,6 +566,7 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &on_signal, NULL);
     sigaction(SIGHUP, &on_signal, NULL);
 
+    int memory_cgroup = cgroup_create(o.memory_mb) == 0;
     long long started = now_ms();
     pid_t pid = fork();
     if (pid < 0) { perror("fork"); return 2; }
@@ -491,6 +599,7 @@ int main(int argc, char **argv)
         if (exited && !output_open && !report_open) break;
         if (interrupted) {
             kill_everything(&o, pid);
+            cgroup_remove();
             signal((int)interrupted, SIG_DFL);
             raise((int)interrupted);
             _exit(128 + (int)interrupted);
@@ -525,6 +634,8 @@ int main(int argc, char **argv)
         kill_everything(&o, pid);
         waitpid(pid, &status, 0);
     }
+    long ooms = memory_cgroup ? cgroup_ooms(o.memory_mb) : 0;
+    cgroup_remove();
     long long wall = now_ms() - started;
     struct rusage usage;
     getrusage(RUSAGE_CHILDREN, &usage);
@@ -559,8 +670,8 @@ int main(int argc, char **argv)
     }
 
     char line[256];
-    int n = snprintf(line, sizeof line, "result=%s code=%d signal=%d wall_ms=%lld cpu_ms=%lld isolation=%s\n", result,
-                     code, sig, wall, cpu, o.bwrap ? "bwrap" : "fallback");
+    int n = snprintf(line, sizeof line, "result=%s code=%d signal=%d wall_ms=%lld cpu_ms=%lld isolation=%s memory=%s oom=%ld\n",
+                     result, code, sig, wall, cpu, o.bwrap ? "bwrap" : "fallback", memory_cgroup ? "cgroup" : "per-process", ooms);
     if (write_file(o.log, log, log_length) || (o.report && write_file(o.report, report_data, report_length)) ||
         write_file(o.status, line, (size_t)n))
         return 2;
