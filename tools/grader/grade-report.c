@@ -388,7 +388,18 @@ static int submission(int argc, char **argv)
         used += snprintf(summary + used, sizeof summary - (size_t)used, "Day %s (%s): %s of %s points%s%s\n",
                          day_number(days[i].day), days[i].day + 3, points_text(days[i].score), points_text(days[i].max),
                          strcmp(days[i].state, "graded") ? " — " : "", strcmp(days[i].state, "graded") ? days[i].reason : "");
-    fprintf(json, "{\n  \"score\": %s,\n  \"execution_time\": %d,\n  \"output\": ", points_text(total), seconds);
+    /* Gradescope shows students the total, hidden tests' points included, unless the submission's
+     * own visibility says otherwise (each test's visibility overrides it for that test): with any
+     * test held back, the total waits for the due date, and the visible tests stay visible. */
+    int held_back = 0;
+    for (int i = 0; i < day_count; i++)
+        for (int t = 0; t < days[i].count; t++) held_back |= strcmp(days[i].tests[t].visibility, "visible") != 0;
+    if (held_back && used < (int)sizeof summary - 200)
+        used += snprintf(summary + used, sizeof summary - (size_t)used,
+                         "Some tests are held back until the due date or for good, so the total is shown after the due date.\n");
+    fprintf(json, "{\n  \"score\": %s,\n  \"execution_time\": %d,\n", points_text(total), seconds);
+    if (held_back) fprintf(json, "  \"visibility\": \"after_due_date\",\n");
+    fprintf(json, "  \"output\": ");
     put_json(json, summary);
     fprintf(json, ",\n  \"tests\": [");
     int first = 1;
