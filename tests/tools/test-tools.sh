@@ -65,6 +65,10 @@ expect_output "reset restores the lab" "restored" tools/reset 01
 git diff --quiet -- labs/01-why-gpu || bad "reset left labs/01-why-gpu changed"
 grep -rq "my work" backups/ || bad "reset lost the learner's file (no backup holds it)"
 ok "reset keeps a backup of the learner's files"
+mkdir -p build/01-why-gpu && echo "failing 1 2" > build/01-why-gpu/status
+echo "more work" >> labs/01-why-gpu/flops.c && tools/reset 01 > /dev/null
+[[ $(tools/progress | grep '^01 ') == *"not started"* ]] || bad "after make reset, progress says: $(tools/progress | grep '^01 ')"
+ok "after make reset, progress shows the day as not started"
 
 # An edited driver: make check says so and checks with the driver as shipped, as the grader does
 # (tests/grader/hostile/edits-driver.patch is the same submission, graded: only flops/matmul fails).
