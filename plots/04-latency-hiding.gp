@@ -22,14 +22,16 @@ knee_text(L) = (column(6) <= 64 ? sprintf('knee %.1f', column(6)) : sprintf('L =
 if (png ne '') {
     set terminal pngcairo size 1200,720 font ',11'
     set output png
-    set title "Day 04: one scheduler issues in min(1, N c / (c + L)) of its cycles (c = 8 cycles of math per wait of L):\nrising with every warp up to the knee N = (c + L) / c (dashed), flat after it. Grey: all an H100 SM holds, 16 warps per scheduler"
+    set title "Day 04: one scheduler issues in min(1, N c / (c + L)) of its cycles (c = 8 cycles of math per wait of L):\nrising with every warp up to the knee N = (c + L) / c (dashed), flat after it. Shaded: more warps than an H100 scheduler can hold (16)"
     set key at graph 0.99, graph 0.38 right top opaque box title 'memory wait L' reverse Left
+    # The top axis counts the same warps per SM (4 schedulers an SM), which holds at most 64: only
+    # the part of the sweep an H100 can hold gets per-SM labels; beyond it the model asks "what if".
     set x2range [0:260]
-    set x2tics 0,32,256 nomirror
-    set x2label 'the same warps counted per SM on an H100 (4 schedulers an SM): 4 N' offset 0,-0.3
+    set x2tics ('0' 0, '32' 32, '64: all an SM holds' 64) nomirror
+    set x2label 'the same warps per SM on an H100 (4 schedulers an SM): 4 N' offset 0,-0.3
     set xtics nomirror
-    set object 1 rectangle from 16,0 to 16.4,1.12 fc rgb '#999999' fs solid 0.5 noborder back
-    set label 1 'H100 limit: 16 warps per scheduler' at 16.8,0.07 left textcolor rgb '#555555'
+    set object 1 rectangle from 16,0 to 65,1.12 fc rgb '#f0f0f0' fs solid 1.0 noborder back
+    set label 1 "more warps than an H100 scheduler holds (16):\nwhat the model says more warps would do" at 40,0.07 center textcolor rgb '#555555'
     set style textbox opaque noborder
     colours = '#1f77b4 #2ca02c #ff7f0e #d62728'
     plot for [i=1:4] csv using 3:(at(100 * 2**(i-1), $5)) with lines lw 2 lc rgb word(colours, i) notitle, \
