@@ -54,6 +54,22 @@ printf '__global__ void k() { __shared__ int x = 3; }\n' > "$tmp/init.cu"
 expect_output "a __shared__ initializer is refused with the line" "init.cu:1: error: a __shared__ variable cannot have an initializer" build/tools/cu2sim "$tmp/init.cu"
 expect_output "simcc refuses an unknown option" "unknown option --frobnicate" lib/sim/tools/simcc --frobnicate x.cu
 
+# A CUDA header the simulator does not provide is a clear error, never one taken from a toolkit.
+printf '#include <cooperative_groups.h>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n' > "$tmp/cg.cu"
+expect_output "a CUDA header the simulator lacks says so, and what to use instead" \
+    "cooperative_groups.h is not simulated yet" lib/sim/tools/simcc -o "$tmp/cg" "$tmp/cg.cu"
+printf '#include <builtin_types.h>\nint main() { return 0; }\n' > "$tmp/toolkit.cu"
+if lib/sim/tools/simcc -o "$tmp/toolkit" "$tmp/toolkit.cu" > "$tmp/toolkit.log" 2>&1; then
+    bad "a toolkit-only header (builtin_types.h) was taken from an installed CUDA toolkit"
+fi
+grep -q "simcc: builtin_types.h is not a header the simulator provides" "$tmp/toolkit.log" ||
+    bad "a header nobody provides gets no explanation: $(cat "$tmp/toolkit.log")"
+ok "a header the simulator does not provide is never taken from a CUDA toolkit, and the error says why"
+printf '#include <cuda_profiler_api.h>\n__global__ void k() {}\nint main() { cudaProfilerStart(); k<<<1, 1>>>(); return cudaProfilerStop() != cudaSuccess; }\n' > "$tmp/profiler.cu"
+lib/sim/tools/simcc -o "$tmp/profiler" "$tmp/profiler.cu" > "$tmp/profiler.log" 2>&1 && "$tmp/profiler" ||
+    bad "cudaProfilerStart/Stop do not build and succeed: $(cat "$tmp/profiler.log")"
+ok "cudaProfilerStart and cudaProfilerStop build and succeed"
+
 # hint and reset work on a clone, so that this checkout is never touched.
 git clone -q "$root" "$tmp/clone" 2>/dev/null || bad "cannot clone the repository"
 mkdir -p "$tmp/clone/build" && cp -r "$root/build/lib" "$root/build/tools" "$root/build/config.mk" "$tmp/clone/build/" 2>/dev/null

@@ -1,0 +1,3 @@
+/* curand.h — a CUDA header the simulator does not provide: including it is a clear error, never
+ * a silent fall-through to a CUDA toolkit installed on this machine (lib/sim/README.md). */
+#error "cuRAND is not simulated: generate the numbers on the host and copy them to the device"

@@ -1,0 +1,3 @@
+/* cusparse.h — a CUDA header the simulator does not provide: including it is a clear error, never
+ * a silent fall-through to a CUDA toolkit installed on this machine (lib/sim/README.md). */
+#error "cuSPARSE is not simulated; lib/sim/README.md lists what the simulator runs"
