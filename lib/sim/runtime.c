@@ -37,6 +37,45 @@ cudaError_t cudaGetDevice(int *device)
     return cudaSuccess;
 }
 
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attribute, int device)
+{
+    if (!value) return sim_record_error(cudaErrorInvalidValue);
+    if (device != 0) return sim_record_error(cudaErrorInvalidDevice);
+    const sim_device_limits *d = sim_device();
+    switch (attribute) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = d->max_threads_per_block; break;
+    case cudaDevAttrMaxBlockDimX: case cudaDevAttrMaxBlockDimY: case cudaDevAttrMaxBlockDimZ:
+        *value = d->max_block_dim[attribute - cudaDevAttrMaxBlockDimX]; break;
+    case cudaDevAttrMaxGridDimX: case cudaDevAttrMaxGridDimY: case cudaDevAttrMaxGridDimZ:
+        *value = d->max_grid_dim[attribute - cudaDevAttrMaxGridDimX]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = (int)d->shared_per_block; break;
+    case cudaDevAttrTotalConstantMemory: *value = 64 * 1024; break;
+    case cudaDevAttrWarpSize: *value = 32; break;
+    case cudaDevAttrMaxRegistersPerBlock: *value = d->registers_per_block; break;
+    case cudaDevAttrClockRate: *value = d->clock_khz; break;
+    case cudaDevAttrMultiProcessorCount: *value = d->multiprocessor_count; break;
+    case cudaDevAttrIntegrated: *value = 0; break;
+    case cudaDevAttrComputeMode: *value = cudaComputeModeDefault; break;
+    case cudaDevAttrConcurrentKernels: *value = 0; break;     /* launches run one after another here */
+    case cudaDevAttrMemoryClockRate: *value = d->memory_clock_khz; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = d->memory_bus_width_bits; break;
+    case cudaDevAttrL2CacheSize: *value = (int)d->l2_cache_bytes; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = d->max_threads_per_multiprocessor; break;
+    case cudaDevAttrUnifiedAddressing: *value = 0; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = d->major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = d->minor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = (int)d->shared_per_multiprocessor; break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = d->registers_per_multiprocessor; break;
+    case cudaDevAttrManagedMemory: *value = 0; break;         /* unified memory is not simulated */
+    case cudaDevAttrCooperativeLaunch: *value = 0; break;     /* nor cooperative launches */
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = (int)d->shared_per_block_optin; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = d->max_blocks_per_multiprocessor; break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: *value = (int)d->shared_reserved_per_block; break;
+    default: return sim_record_error(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+}
+
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device)
 {
     if (!prop) return sim_record_error(cudaErrorInvalidValue);

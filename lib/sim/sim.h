@@ -104,6 +104,39 @@ struct cudaDeviceProp {
     int memoryBusWidth;
 };
 
+/* What CUDA's own headers define, so code that tests for them (NVIDIA's samples' helper_cuda.h
+ * defines checkCudaErrors only under __DRIVER_TYPES_H__ and findCudaDevice under __CUDA_RUNTIME_H__)
+ * finds them here too. CUDART_VERSION is the runtime whose API the simulator follows. */
+#ifndef __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_H__
+#endif
+#ifndef __DRIVER_TYPES_H__
+#define __DRIVER_TYPES_H__
+#endif
+#ifndef CUDART_VERSION
+#define CUDART_VERSION 13000
+#endif
+
+/* The device attributes a program may ask for one at a time (their values are CUDA's own);
+ * cudaDeviceGetAttribute answers from the same row of data/gpus.csv as cudaGetDeviceProperties. */
+enum cudaDeviceAttr {
+    cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxBlockDimX = 2, cudaDevAttrMaxBlockDimY = 3,
+    cudaDevAttrMaxBlockDimZ = 4, cudaDevAttrMaxGridDimX = 5, cudaDevAttrMaxGridDimY = 6, cudaDevAttrMaxGridDimZ = 7,
+    cudaDevAttrMaxSharedMemoryPerBlock = 8, cudaDevAttrTotalConstantMemory = 9, cudaDevAttrWarpSize = 10,
+    cudaDevAttrMaxRegistersPerBlock = 12, cudaDevAttrClockRate = 13, cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrIntegrated = 18, cudaDevAttrComputeMode = 20, cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrMemoryClockRate = 36, cudaDevAttrGlobalMemoryBusWidth = 37, cudaDevAttrL2CacheSize = 38,
+    cudaDevAttrMaxThreadsPerMultiProcessor = 39, cudaDevAttrUnifiedAddressing = 41,
+    cudaDevAttrComputeCapabilityMajor = 75, cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81, cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+    cudaDevAttrManagedMemory = 83, cudaDevAttrCooperativeLaunch = 95, cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106, cudaDevAttrReservedSharedMemoryPerBlock = 111
+};
+enum cudaComputeMode {
+    cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1, cudaComputeModeProhibited = 2,
+    cudaComputeModeExclusiveProcess = 3
+};
+
 /* The host API, as CUDA declares it. */
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaPeekAtLastError(void);
@@ -114,6 +147,7 @@ cudaError_t cudaGetDeviceCount(int *count);
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDevice(int *device);
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attribute, int device);
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaDeviceReset(void);
 

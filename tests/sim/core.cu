@@ -447,6 +447,36 @@ Test(device, limits_follow_sim_gpu, .timeout = 10, .init = cr_redirect_stderr)
                  cudaErrorInvalidValue, "a T4 block cannot opt in to 100 KiB");
 }
 
+/* cudaDeviceGetAttribute answers what cudaGetDeviceProperties does, one value at a time, with CUDA's
+ * enumerator values (programs written like NVIDIA's samples ask this way). */
+Test(device, attributes_agree_with_properties, .timeout = 10)
+{
+    setenv("SIM_GPU", "a100-80gb", 1);
+    cudaDeviceProp prop;
+    cr_assert_eq(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+    struct { enum cudaDeviceAttr attribute; int want; } cases[] = {
+        {cudaDevAttrMultiProcessorCount, prop.multiProcessorCount}, {cudaDevAttrComputeCapabilityMajor, prop.major},
+        {cudaDevAttrComputeCapabilityMinor, prop.minor}, {cudaDevAttrMaxThreadsPerBlock, prop.maxThreadsPerBlock},
+        {cudaDevAttrMaxBlockDimZ, prop.maxThreadsDim[2]}, {cudaDevAttrMaxGridDimY, prop.maxGridSize[1]},
+        {cudaDevAttrWarpSize, 32}, {cudaDevAttrMaxSharedMemoryPerBlockOptin, (int)prop.sharedMemPerBlockOptin},
+        {cudaDevAttrMaxRegistersPerMultiprocessor, prop.regsPerMultiprocessor}, {cudaDevAttrL2CacheSize, prop.l2CacheSize},
+        {cudaDevAttrReservedSharedMemoryPerBlock, (int)prop.reservedSharedMemPerBlock},
+        {cudaDevAttrComputeMode, cudaComputeModeDefault}, {cudaDevAttrClockRate, 1410000},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int value = -1;
+        cr_assert_eq(cudaDeviceGetAttribute(&value, cases[i].attribute, 0), cudaSuccess);
+        cr_assert_eq(value, cases[i].want, "attribute %d: %d, want %d", (int)cases[i].attribute, value, cases[i].want);
+    }
+    cr_assert_eq((int)cudaDevAttrComputeCapabilityMajor, 75, "CUDA's own enumerator values");
+    int value;
+    cr_assert_eq(cudaDeviceGetAttribute(&value, cudaDevAttrMultiProcessorCount, 1), cudaErrorInvalidDevice);
+    cr_assert_eq(cudaDeviceGetAttribute(&value, (enum cudaDeviceAttr)12345, 0), cudaErrorInvalidValue);
+#if !defined(__CUDA_RUNTIME_H__) || !defined(__DRIVER_TYPES_H__) || CUDART_VERSION < 13000
+    cr_assert_fail("the macros CUDA's headers define are missing");
+#endif
+}
+
 __constant__ float coefficients[4];
 __device__ int launches_seen;
 
