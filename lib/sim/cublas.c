@@ -313,3 +313,54 @@ cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m
                 *beta, y, incy);
     return CUBLAS_STATUS_SUCCESS;
 }
+
+/* ---------------------------------------------------------------------------------
+ * Vectors and matrices to and from the device: strided copies, each element through cudaMemcpy,
+ * so that a device pointer that is not one, or an access past an allocation, is refused as CUDA's
+ * copies refuse it (with cuBLAS's status: CUBLAS_STATUS_MAPPING_ERROR). */
+
+static cublasStatus_t copy_strided(int count, int element_size, const void *from, int from_step, void *to, int to_step)
+{
+    if (count < 0 || element_size <= 0 || from_step <= 0 || to_step <= 0) return CUBLAS_STATUS_INVALID_VALUE;
+    if (from_step == 1 && to_step == 1)
+        return cudaMemcpy(to, from, (size_t)count * (size_t)element_size, cudaMemcpyDefault) == cudaSuccess
+                   ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_MAPPING_ERROR;
+    for (int i = 0; i < count; i++)
+        if (cudaMemcpy((char *)to + (size_t)i * to_step * element_size,
+                       (const char *)from + (size_t)i * from_step * element_size, (size_t)element_size,
+                       cudaMemcpyDefault) != cudaSuccess)
+            return CUBLAS_STATUS_MAPPING_ERROR;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetVector(int n, int element_size, const void *x, int incx, void *y, int incy)
+{
+    return copy_strided(n, element_size, x, incx, y, incy);
+}
+
+cublasStatus_t cublasGetVector(int n, int element_size, const void *x, int incx, void *y, int incy)
+{
+    return copy_strided(n, element_size, x, incx, y, incy);
+}
+
+static cublasStatus_t copy_matrix(int rows, int cols, int element_size, const void *a, int lda, void *b, int ldb)
+{
+    if (rows < 0 || cols < 0 || element_size <= 0 || lda < (rows > 1 ? rows : 1) || ldb < (rows > 1 ? rows : 1))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    for (int j = 0; j < cols; j++) {
+        cublasStatus_t status = copy_strided(rows, element_size, (const char *)a + (size_t)j * lda * element_size, 1,
+                                             (char *)b + (size_t)j * ldb * element_size, 1);
+        if (status != CUBLAS_STATUS_SUCCESS) return status;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetMatrix(int rows, int cols, int element_size, const void *a, int lda, void *b, int ldb)
+{
+    return copy_matrix(rows, cols, element_size, a, lda, b, ldb);
+}
+
+cublasStatus_t cublasGetMatrix(int rows, int cols, int element_size, const void *a, int lda, void *b, int ldb)
+{
+    return copy_matrix(rows, cols, element_size, a, lda, b, ldb);
+}

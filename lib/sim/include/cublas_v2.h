@@ -57,8 +57,24 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          long long strideA, const float *B, int ldb, long long strideB,
                                          const float *beta, float *C, int ldc, long long strideC, int batchCount);
 
+/* Vectors and matrices to and from the device (column-major, strided), as cuBLAS copies them. */
+cublasStatus_t cublasSetVector(int n, int element_size, const void *x, int incx, void *y, int incy);
+cublasStatus_t cublasGetVector(int n, int element_size, const void *x, int incx, void *y, int incy);
+cublasStatus_t cublasSetMatrix(int rows, int cols, int element_size, const void *a, int lda, void *b, int ldb);
+cublasStatus_t cublasGetMatrix(int rows, int cols, int element_size, const void *a, int lda, void *b, int ldb);
+
 #ifdef __cplusplus
 }
 #endif
+
+/* cuBLAS's own headers name the functions *_v2 and define the plain names as macros for them;
+ * code that calls the _v2 names directly finds the same functions here. */
+#define cublasCreate_v2 cublasCreate
+#define cublasDestroy_v2 cublasDestroy
+#define cublasSetStream_v2 cublasSetStream
+#define cublasGetStream_v2 cublasGetStream
+#define cublasSetPointerMode_v2 cublasSetPointerMode
+#define cublasSgemm_v2 cublasSgemm
+#define cublasSgemv_v2 cublasSgemv
 
 #endif

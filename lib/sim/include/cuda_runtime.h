@@ -60,13 +60,29 @@ struct dim3 {
     static inline name##2 make_##name##2(T x, T y) { return name##2{x, y}; }        \
     static inline name##3 make_##name##3(T x, T y, T z) { return name##3{x, y, z}; } \
     static inline name##4 make_##name##4(T x, T y, T z, T w) { return name##4{x, y, z, w}; }
-SIM_VECTOR_TYPES(float, float)
-SIM_VECTOR_TYPES(double, double)
-SIM_VECTOR_TYPES(int, int)
+#define SIM_VECTOR_TYPE1(T, name) \
+    struct name##1 { T x; };      \
+    static inline name##1 make_##name##1(T x) { return name##1{x}; }
+/* CUDA's vector types: a 2-vector aligned to twice its element, a 4-vector to four times (at most 16). */
+SIM_VECTOR_TYPES(float, float) SIM_VECTOR_TYPE1(float, float)
+SIM_VECTOR_TYPES(double, double) SIM_VECTOR_TYPE1(double, double)
+SIM_VECTOR_TYPES(int, int) SIM_VECTOR_TYPE1(int, int)
+SIM_VECTOR_TYPES(signed char, char) SIM_VECTOR_TYPE1(signed char, char)
+SIM_VECTOR_TYPES(unsigned char, uchar) SIM_VECTOR_TYPE1(unsigned char, uchar)
+SIM_VECTOR_TYPES(short, short) SIM_VECTOR_TYPE1(short, short)
+SIM_VECTOR_TYPES(unsigned short, ushort) SIM_VECTOR_TYPE1(unsigned short, ushort)
+SIM_VECTOR_TYPES(long, long) SIM_VECTOR_TYPE1(long, long)
+SIM_VECTOR_TYPES(unsigned long, ulong) SIM_VECTOR_TYPE1(unsigned long, ulong)
+SIM_VECTOR_TYPES(long long, longlong) SIM_VECTOR_TYPE1(long long, longlong)
+SIM_VECTOR_TYPES(unsigned long long, ulonglong) SIM_VECTOR_TYPE1(unsigned long long, ulonglong)
+SIM_VECTOR_TYPE1(unsigned int, uint)
 #undef SIM_VECTOR_TYPES
+#undef SIM_VECTOR_TYPE1
 struct alignas(8) uint2 { unsigned int x, y; };
 struct alignas(16) uint4 { unsigned int x, y, z, w; };
+static inline uint2 make_uint2(unsigned x, unsigned y) { return uint2{x, y}; }
 static inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
+static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
 
 /* ---------------------------------------------------------------------------------
  * Built-in variables: the running CUDA thread's, kept in thread-local variables */
@@ -145,6 +161,29 @@ static inline void sim_syncwarp(const char *file, int line, unsigned mask = 0xff
     sim_warp_collective(COLLECTIVE_SYNCWARP, mask, 0, 0, 32, file, line);
 }
 #define __activemask() sim_activemask()
+
+/* C's classification macros, unqualified, as device code writes them (C++ has them in std::). */
+using std::isfinite;
+using std::isinf;
+using std::isnan;
+using std::signbit;
+
+/* CUDA's integer min and max by name, and for a signed and an unsigned operand: both converted to
+ * unsigned, as CUDA's math headers do. */
+static inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+static inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+static inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+static inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+static inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+static inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+static inline unsigned min(int a, unsigned b) { return umin((unsigned)a, b); }
+static inline unsigned min(unsigned a, int b) { return umin(a, (unsigned)b); }
+static inline unsigned max(int a, unsigned b) { return umax((unsigned)a, b); }
+static inline unsigned max(unsigned a, int b) { return umax(a, (unsigned)b); }
+static inline unsigned long long min(long long a, unsigned long long b) { return ullmin((unsigned long long)a, b); }
+static inline unsigned long long min(unsigned long long a, long long b) { return ullmin(a, (unsigned long long)b); }
+static inline unsigned long long max(long long a, unsigned long long b) { return ullmax((unsigned long long)a, b); }
+static inline unsigned long long max(unsigned long long a, long long b) { return ullmax(a, (unsigned long long)b); }
 
 /* Device code may call min and max on mixed integer and float types. */
 static inline int min(int a, int b) { return a < b ? a : b; }
@@ -243,7 +282,18 @@ static inline unsigned long long __umul64hi(unsigned long long a, unsigned long 
 {
     return (unsigned long long)(((unsigned __int128)a * b) >> 64);
 }
+/* Loads and stores with a cache hint (read-only, streaming, L2 only, ...): one ordinary access here,
+ * checked and counted like any other; the hint changes where a GPU keeps the line, not the value. */
 template <typename T> static inline T __ldg(const T *p) { return *p; }
+template <typename T> static inline T __ldcg(const T *p) { return *p; }
+template <typename T> static inline T __ldca(const T *p) { return *p; }
+template <typename T> static inline T __ldcs(const T *p) { return *p; }
+template <typename T> static inline T __ldlu(const T *p) { return *p; }
+template <typename T> static inline T __ldcv(const T *p) { return *p; }
+template <typename T> static inline void __stwb(T *p, T v) { *p = v; }
+template <typename T> static inline void __stcg(T *p, T v) { *p = v; }
+template <typename T> static inline void __stcs(T *p, T v) { *p = v; }
+template <typename T> static inline void __stwt(T *p, T v) { *p = v; }
 
 /* ---------------------------------------------------------------------------------
  * Host API conveniences that CUDA declares with C++ default arguments or templates */
