@@ -1,0 +1,315 @@
+/* run.cu — Day 09 driver: runs the copy and the two particle updates on device memory, and
+ * on the simulator reads what it counted while they ran. Do not edit.
+ *
+ * The copy's input is allocated at exactly the size it reads, so a thread that reads past
+ * its end is stopped by the simulator (on a GPU it would read garbage). Its output is
+ * poisoned (0xff bytes, a NaN) and followed by a guard region filled with a finite sentinel
+ * (0x5a bytes): afterwards an output element still poisoned was never written, and a guard
+ * element that changed was written out of bounds. The particle arrays are allocated at
+ * exactly n elements each. After an error the device is reset, so the next run starts clean.
+ *
+ * Counted, per launch (sim_metrics.h): warp-level load and store requests, the 32-byte
+ * sectors they touched, and the bytes the lanes asked for; efficiency = bytes asked for /
+ * (32 x sectors), the share of the moved bytes that were used. */
+#include "lab.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#ifdef SIM_CUDA
+#include <sim_metrics.h>
+#endif
+
+static const int GUARD = 1024;                /* at least one whole block of threads past the end */
+static const unsigned char SENTINEL = 0x5a;   /* fills the guard region */
+
+/* ---------------------------------------------------------------------------------
+ * Counting */
+
+static void start_counting(int count_metrics)
+{
+#ifdef SIM_CUDA
+    if (count_metrics) sim_metrics_clear(), sim_metrics_enable(1);
+#else
+    (void)count_metrics;
+#endif
+}
+
+/* Fills run with what the simulator counted, summed over the launches since start_counting. */
+static void stop_counting(access_run *run, int count_metrics, cudaError_t error)
+{
+#ifdef SIM_CUDA
+    if (!count_metrics) return;
+    sim_metrics_enable(0);
+    if (error != cudaSuccess) return;
+    double load_sectors = 0, store_sectors = 0, load_bytes = 0, store_bytes = 0;
+    run->counted = 1;
+    run->launches = sim_metrics_count();
+    if (run->launches > 0) run->blocks = (int)sim_metrics_get(0)->grid[0];
+    for (int k = 0; k < run->launches; k++) {
+        const sim_launch_metrics *m = sim_metrics_get(k);
+        run->load_requests += (double)m->global_load_requests;
+        run->store_requests += (double)m->global_store_requests;
+        load_sectors += (double)m->global_load_sectors, store_sectors += (double)m->global_store_sectors;
+        load_bytes += (double)m->global_load_bytes, store_bytes += (double)m->global_store_bytes;
+    }
+    run->load_sectors_per_request = run->load_requests ? load_sectors / run->load_requests : 0;
+    run->store_sectors_per_request = run->store_requests ? store_sectors / run->store_requests : 0;
+    run->load_efficiency = load_sectors ? load_bytes / (SECTOR_BYTES * load_sectors) : 0;
+    run->store_efficiency = store_sectors ? store_bytes / (SECTOR_BYTES * store_sectors) : 0;
+    sim_metrics_clear();
+#else
+    (void)run, (void)count_metrics, (void)error;
+#endif
+}
+
+/* Ends a run: the error, if any, goes into run, and a failed device is reset. */
+static access_run finish(access_run run, cudaError_t error)
+{
+    if (error == cudaSuccess) return run;
+    run.error = cudaGetErrorString(error);
+    cudaDeviceReset();   /* a fault inside a kernel is sticky: start the next run afresh */
+    return run;
+}
+
+/* ---------------------------------------------------------------------------------
+ * The strided copy */
+
+extern "C" access_run gpu_strided_copy(const float *in, float *out, int n, int stride, int offset,
+                                       int threads_per_block, int count_metrics)
+{
+    access_run run;
+    memset(&run, 0, sizeof run);
+    size_t in_bytes = (size_t)copy_input_elements(n, stride, offset) * sizeof(float);
+    size_t out_bytes = (size_t)n * sizeof(float), guarded_bytes = (size_t)(n + GUARD) * sizeof(float);
+    float *device_in = NULL, *device_out = NULL;
+    float *back = (float *)malloc(guarded_bytes);
+    cudaError_t error = cudaMalloc(&device_in, in_bytes);
+    if (error == cudaSuccess) error = cudaMalloc(&device_out, guarded_bytes);
+    if (error == cudaSuccess) error = cudaMemcpy(device_in, in, in_bytes, cudaMemcpyHostToDevice);
+    if (error == cudaSuccess) error = cudaMemset(device_out, 0xff, out_bytes);
+    if (error == cudaSuccess) error = cudaMemset(device_out + n, SENTINEL, (size_t)GUARD * sizeof(float));
+    if (error == cudaSuccess) error = cudaDeviceSynchronize();
+    if (error == cudaSuccess) {
+        start_counting(count_metrics);
+        launch_strided_copy(device_in, device_out, n, stride, offset, threads_per_block);
+        error = cudaGetLastError();
+        if (error == cudaSuccess) error = cudaDeviceSynchronize();
+        stop_counting(&run, count_metrics, error);
+    }
+    if (error == cudaSuccess) error = cudaMemcpy(back, device_out, guarded_bytes, cudaMemcpyDeviceToHost);
+    if (error == cudaSuccess) {
+        memcpy(out, back, out_bytes);
+        const unsigned char *guard = (const unsigned char *)(back + n);
+        for (int i = 0; i < GUARD; i++)
+            for (int b = 0; b < 4; b++)
+                if (guard[4 * i + b] != SENTINEL) {
+                    run.written_past_end++;
+                    break;
+                }
+        cudaFree(device_in), cudaFree(device_out);
+    }
+    free(back);
+    return finish(run, error);
+}
+
+/* ---------------------------------------------------------------------------------
+ * The particle update, in both layouts */
+
+extern "C" access_run gpu_update_particles_aos(particle *p, int n, float dt, int threads_per_block,
+                                               int count_metrics)
+{
+    access_run run;
+    memset(&run, 0, sizeof run);
+    particle *device_p = NULL;
+    size_t bytes = (size_t)n * sizeof(particle);
+    cudaError_t error = cudaMalloc(&device_p, bytes);
+    if (error == cudaSuccess) error = cudaMemcpy(device_p, p, bytes, cudaMemcpyHostToDevice);
+    if (error == cudaSuccess) {
+        start_counting(count_metrics);
+        launch_update_particles_aos(device_p, n, dt, threads_per_block);
+        error = cudaGetLastError();
+        if (error == cudaSuccess) error = cudaDeviceSynchronize();
+        stop_counting(&run, count_metrics, error);
+    }
+    if (error == cudaSuccess) error = cudaMemcpy(p, device_p, bytes, cudaMemcpyDeviceToHost);
+    if (error == cudaSuccess) cudaFree(device_p);
+    return finish(run, error);
+}
+
+enum { SOA_FIELDS = 6 };
+
+/* The six fields of a particle, in the order of particles_soa. */
+static float *field_of(particle *p, int field)
+{
+    float *fields[SOA_FIELDS] = {&p->x, &p->y, &p->z, &p->vx, &p->vy, &p->vz};
+    return fields[field];
+}
+
+static float **array_of(particles_soa *soa, int field)
+{
+    float **arrays[SOA_FIELDS] = {&soa->x, &soa->y, &soa->z, &soa->vx, &soa->vy, &soa->vz};
+    return arrays[field];
+}
+
+extern "C" access_run gpu_update_particles_soa(particle *p, int n, float dt, int threads_per_block,
+                                               int count_metrics)
+{
+    access_run run;
+    memset(&run, 0, sizeof run);
+    particles_soa device;
+    memset(&device, 0, sizeof device);
+    float *column = (float *)malloc((size_t)n * sizeof(float));
+    cudaError_t error = cudaSuccess;
+    for (int f = 0; f < SOA_FIELDS && error == cudaSuccess; f++) {
+        for (int i = 0; i < n; i++) column[i] = *field_of(&p[i], f);
+        error = cudaMalloc(array_of(&device, f), (size_t)n * sizeof(float));
+        if (error == cudaSuccess)
+            error = cudaMemcpy(*array_of(&device, f), column, (size_t)n * sizeof(float), cudaMemcpyHostToDevice);
+    }
+    if (error == cudaSuccess) {
+        start_counting(count_metrics);
+        launch_update_particles_soa(device, n, dt, threads_per_block);
+        error = cudaGetLastError();
+        if (error == cudaSuccess) error = cudaDeviceSynchronize();
+        stop_counting(&run, count_metrics, error);
+    }
+    for (int f = 0; f < SOA_FIELDS && error == cudaSuccess; f++) {
+        error = cudaMemcpy(column, *array_of(&device, f), (size_t)n * sizeof(float), cudaMemcpyDeviceToHost);
+        for (int i = 0; i < n && error == cudaSuccess; i++) *field_of(&p[i], f) = column[i];
+    }
+    if (error == cudaSuccess)
+        for (int f = 0; f < SOA_FIELDS; f++) cudaFree(*array_of(&device, f));
+    free(column);
+    return finish(run, error);
+}
+
+/* ---------------------------------------------------------------------------------
+ * The probe the model is checked against: one warp, lane l loads element
+ * offset + l * stride of an array of element_bytes-byte elements. */
+
+#ifdef SIM_CUDA
+template <typename T> __global__ void probe_load(const T *in, T *out, int stride, int offset)
+{
+    out[threadIdx.x] = in[offset + threadIdx.x * stride];
+}
+
+/* unsigned __int128, not float4, for 16 bytes: the simulator sees a float4 copy as a memcpy,
+ * which it does not count. */
+template <typename T> static int count_one_warp(int stride, int offset)
+{
+    T *in = NULL, *out = NULL;
+    size_t in_bytes = (size_t)copy_input_elements(WARP_LANES, stride, offset) * sizeof(T);
+    cudaError_t error = cudaMalloc(&in, in_bytes);
+    if (error == cudaSuccess) error = cudaMalloc(&out, WARP_LANES * sizeof(T));
+    if (error == cudaSuccess) error = cudaMemset(in, 0, in_bytes);
+    int sectors = -1;
+    if (error == cudaSuccess) {
+        sim_metrics_clear(), sim_metrics_enable(1);
+        probe_load<T><<<1, WARP_LANES>>>(in, out, stride, offset);
+        error = cudaDeviceSynchronize();
+        sim_metrics_enable(0);
+        const sim_launch_metrics *m = sim_metrics_get(-1);
+        if (error == cudaSuccess && sim_metrics_count() == 1 && m->global_load_requests == 1)
+            sectors = (int)m->global_load_sectors;
+    }
+    cudaFree(in), cudaFree(out);
+    sim_metrics_clear();
+    return sectors;
+}
+#endif
+
+extern "C" int counted_sectors_per_request(int stride_elements, int offset_elements, int element_bytes)
+{
+#ifdef SIM_CUDA
+    switch (element_bytes) {
+        case 1: return count_one_warp<unsigned char>(stride_elements, offset_elements);
+        case 2: return count_one_warp<unsigned short>(stride_elements, offset_elements);
+        case 4: return count_one_warp<float>(stride_elements, offset_elements);
+        case 8: return count_one_warp<double>(stride_elements, offset_elements);
+        case 16: return count_one_warp<unsigned __int128>(stride_elements, offset_elements);
+        default: return -1;
+    }
+#else
+    (void)stride_elements, (void)offset_elements, (void)element_bytes;
+    return -1;   /* counted on the simulator only; ncu measures it on a GPU */
+#endif
+}
+
+/* ---------------------------------------------------------------------------------
+ * Timing on a real GPU */
+
+#ifndef SIM_CUDA
+/* The median of `repeats` timed runs of launch(), after one untimed warm-up. */
+template <typename Launch> static double median_milliseconds(Launch launch, int repeats)
+{
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start), cudaEventCreate(&stop);
+    double *times = (double *)calloc((size_t)repeats, sizeof(double));
+    launch();
+    cudaError_t error = cudaDeviceSynchronize();
+    for (int r = 0; r < repeats && error == cudaSuccess; r++) {
+        float milliseconds = 0;
+        cudaEventRecord(start);
+        launch();
+        cudaEventRecord(stop);
+        error = cudaEventSynchronize(stop);
+        if (error == cudaSuccess) error = cudaEventElapsedTime(&milliseconds, start, stop);
+        times[r] = milliseconds;
+    }
+    double median = -1;
+    if (error == cudaSuccess) {
+        std::sort(times, times + repeats);
+        median = times[repeats / 2];
+    }
+    cudaEventDestroy(start), cudaEventDestroy(stop);
+    free(times);
+    return median;
+}
+#endif
+
+extern "C" double gpu_strided_copy_milliseconds(int n, int stride, int offset, int repeats)
+{
+#ifdef SIM_CUDA
+    (void)n, (void)stride, (void)offset, (void)repeats;
+    return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
+#else
+    float *in = NULL, *out = NULL;
+    size_t in_bytes = (size_t)copy_input_elements(n, stride, offset) * sizeof(float);
+    double median = -1;
+    cudaError_t error = cudaMalloc(&in, in_bytes);
+    if (error == cudaSuccess) error = cudaMalloc(&out, (size_t)n * sizeof(float));
+    if (error == cudaSuccess) error = cudaMemset(in, 0, in_bytes);
+    if (error == cudaSuccess)
+        median = median_milliseconds([&] { launch_strided_copy(in, out, n, stride, offset, 256); }, repeats);
+    cudaFree(in), cudaFree(out);
+    return median;
+#endif
+}
+
+extern "C" double gpu_update_particles_milliseconds(int soa, int n, int repeats)
+{
+#ifdef SIM_CUDA
+    (void)soa, (void)n, (void)repeats;
+    return -1;
+#else
+    particle *aos = NULL;
+    particles_soa arrays;
+    memset(&arrays, 0, sizeof arrays);
+    double median = -1;
+    cudaError_t error = cudaMalloc(&aos, (size_t)n * sizeof(particle));
+    if (error == cudaSuccess) error = cudaMemset(aos, 0, (size_t)n * sizeof(particle));
+    for (int f = 0; f < SOA_FIELDS && error == cudaSuccess; f++) {
+        error = cudaMalloc(array_of(&arrays, f), (size_t)n * sizeof(float));
+        if (error == cudaSuccess) error = cudaMemset(*array_of(&arrays, f), 0, (size_t)n * sizeof(float));
+    }
+    if (error == cudaSuccess && soa)
+        median = median_milliseconds([&] { launch_update_particles_soa(arrays, n, 0.01f, 256); }, repeats);
+    else if (error == cudaSuccess)
+        median = median_milliseconds([&] { launch_update_particles_aos(aos, n, 0.01f, 256); }, repeats);
+    cudaFree(aos);
+    for (int f = 0; f < SOA_FIELDS; f++) cudaFree(*array_of(&arrays, f));
+    return median;
+#endif
+}

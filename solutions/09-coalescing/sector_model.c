@@ -1,0 +1,40 @@
+/* sector_model.c — Day 09: predicting what a warp-wide load costs, before counting it.
+ *
+ * What you write today:
+ *   1. sectors_per_request: lane l (0 .. 31) reads the element_bytes bytes of element
+ *      offset_elements + l * stride_elements of an array that starts on a 32-byte boundary.
+ *      Return how many distinct 32-byte sectors those 32 reads touch together. The memory
+ *      system moves whole sectors, so that is what the load costs.
+ *   2. copy_predicted_gb_per_s: a warp of the strided copy reads 32 elements and writes 32;
+ *      to do so it moves load_sectors_per_request + store_sectors_per_request sectors. If
+ *      the memory moves sectors at bandwidth_gb_per_s, what rate of useful bytes (elements
+ *      read and written) does the copy reach?
+ *
+ * Rules: plain C, no simulator. The checks compare your model with the counts the simulator
+ * makes for every stride from 0 to 40, every offset from 0 to 40 and elements of 1, 2, 4, 8 and
+ * 16 bytes.
+ *
+ * Check:  make check DAY=09        Stuck?  make hint DAY=09
+ */
+#include "lab.h"
+
+int sectors_per_request(int stride_elements, int offset_elements, int element_bytes)
+{
+    int sectors = 0;
+    long long last_sector = -1;   // lanes read increasing addresses, so a new sector is one past the last
+    for (int lane = 0; lane < WARP_LANES; lane++) {
+        long long first_byte = ((long long)offset_elements + (long long)lane * stride_elements) * element_bytes;
+        long long last_byte = first_byte + element_bytes - 1;
+        for (long long sector = first_byte / SECTOR_BYTES; sector <= last_byte / SECTOR_BYTES; sector++)
+            if (sector > last_sector) sectors++, last_sector = sector;
+    }
+    return sectors;
+}
+
+double copy_predicted_gb_per_s(double bandwidth_gb_per_s, int element_bytes, double load_sectors_per_request,
+                               double store_sectors_per_request)
+{
+    double useful_bytes = 2.0 * WARP_LANES * element_bytes;   // 32 elements read, 32 written
+    double moved_bytes = SECTOR_BYTES * (load_sectors_per_request + store_sectors_per_request);
+    return bandwidth_gb_per_s * useful_bytes / moved_bytes;
+}
