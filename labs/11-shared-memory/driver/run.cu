@@ -1,0 +1,175 @@
+/* run.cu — Day 11 driver: runs your transposes on device memory, and on the simulator reads
+ * what it counted while they ran; probes the simulator's bank counter with patterns of your
+ * choosing. Do not edit.
+ *
+ * The input is allocated with exactly rows x cols elements, so a thread that reads past its
+ * end is stopped by the simulator. The output is poisoned (every byte 0xff, a NaN) and followed
+ * by a guard region filled with a finite sentinel (every byte 0x5a): afterwards an element
+ * still poisoned was never written, and a guard word that changed was written out of bounds.
+ * After an error the device is reset, so that the next run starts clean. */
+#include "lab.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#ifdef SIM_CUDA
+#include <sim_metrics.h>
+#endif
+
+static const uint32_t SENTINEL = 0x5a5a5a5au;
+
+/* More words than any thread of a grid rounded up to whole tiles can reach with
+ * row * rows + col, even without a bounds check. */
+static size_t guard_words(int rows, int cols) { return (size_t)(rows + TILE) * (size_t)(cols + TILE) + 4096; }
+
+#ifdef SIM_CUDA
+/* Sums what the simulator counted over launches first .. last-1 into run. */
+static void add_counts(transpose_run *run, int first, int last)
+{
+    unsigned long long load_sectors = 0, load_bytes = 0, store_sectors = 0, store_bytes = 0,
+                       shared_load_wavefronts = 0, shared_store_wavefronts = 0;
+    for (int k = first; k < last; k++) {
+        const sim_launch_metrics *m = sim_metrics_get(k);
+        run->global_load_requests += m->global_load_requests, load_sectors += m->global_load_sectors;
+        load_bytes += m->global_load_bytes;
+        run->global_store_requests += m->global_store_requests, store_sectors += m->global_store_sectors;
+        store_bytes += m->global_store_bytes;
+        run->shared_load_requests += m->shared_load_requests, shared_load_wavefronts += m->shared_load_wavefronts;
+        run->shared_store_requests += m->shared_store_requests, shared_store_wavefronts += m->shared_store_wavefronts;
+        run->max_bank_conflict_ways = std::max(run->max_bank_conflict_ways, m->max_bank_conflict_ways);
+        run->barriers += m->barriers;
+        run->blocks += (int)(m->grid[0] * m->grid[1] * m->grid[2]);
+    }
+    run->counted = 1;
+    run->shared_load_wavefronts_per_request =
+        run->shared_load_requests ? (double)shared_load_wavefronts / (double)run->shared_load_requests : 0;
+    run->shared_store_wavefronts_per_request =
+        run->shared_store_requests ? (double)shared_store_wavefronts / (double)run->shared_store_requests : 0;
+    run->global_load_sectors_per_request =
+        run->global_load_requests ? (double)load_sectors / (double)run->global_load_requests : 0;
+    run->global_store_sectors_per_request =
+        run->global_store_requests ? (double)store_sectors / (double)run->global_store_requests : 0;
+    run->global_load_efficiency = load_sectors ? (double)load_bytes / (32.0 * (double)load_sectors) : 0;
+    run->global_store_efficiency = store_sectors ? (double)store_bytes / (32.0 * (double)store_sectors) : 0;
+}
+#endif
+
+extern "C" transpose_run gpu_transpose(int version, const float *in, float *out, int rows, int cols,
+                                       int count_metrics)
+{
+    transpose_run run;
+    memset(&run, 0, sizeof run);
+    size_t n = (size_t)rows * (size_t)cols, guard = guard_words(rows, cols);
+    float *device_in = NULL, *device_out = NULL;
+    cudaError_t error = cudaMalloc(&device_in, n * sizeof(float));
+    if (error == cudaSuccess) error = cudaMalloc(&device_out, (n + guard) * sizeof(float));
+    if (error == cudaSuccess) error = cudaMemcpy(device_in, in, n * sizeof(float), cudaMemcpyHostToDevice);
+    if (error == cudaSuccess) error = cudaMemset(device_out, 0xff, n * sizeof(float));
+    if (error == cudaSuccess) error = cudaMemset(device_out + n, 0x5a, guard * sizeof(float));
+    if (error == cudaSuccess) error = cudaDeviceSynchronize();
+    int first = 0;
+#ifdef SIM_CUDA
+    if (count_metrics) {
+        sim_metrics_enable(1);
+        first = sim_metrics_count();
+    }
+#endif
+    if (error == cudaSuccess) error = transpose(version, device_in, device_out, rows, cols);
+    if (error == cudaSuccess) error = cudaGetLastError();
+    if (error == cudaSuccess) error = cudaDeviceSynchronize();
+#ifdef SIM_CUDA
+    if (count_metrics) {
+        sim_metrics_enable(0);
+        if (error == cudaSuccess) add_counts(&run, first, sim_metrics_count());
+    }
+#else
+    (void)first, (void)count_metrics;
+#endif
+    uint32_t *back = (uint32_t *)malloc((n + guard) * sizeof(float));
+    if (error == cudaSuccess) error = cudaMemcpy(back, device_out, (n + guard) * sizeof(float), cudaMemcpyDeviceToHost);
+    if (error == cudaSuccess) {
+        memcpy(out, back, n * sizeof(float));
+        for (size_t i = n; i < n + guard; i++) run.written_past_end += back[i] != SENTINEL;
+        cudaFree(device_in), cudaFree(device_out);
+    } else {
+        run.error = cudaGetErrorString(error);
+        cudaDeviceReset();   /* a fault inside a kernel is sticky: start the next run afresh */
+    }
+    free(back);
+    return run;
+}
+
+/* One warp: lane k reads shared word word_of_lane[k]; the rest of the block's shared memory is
+ * written first, so that nothing read is garbage. */
+__global__ void probe_shared_words(const int *word_of_lane, int lanes, float *out)
+{
+    __shared__ float words[PROBE_WORDS];
+    for (int k = threadIdx.x; k < PROBE_WORDS; k += blockDim.x) words[k] = (float)k;
+    __syncthreads();
+    if ((int)threadIdx.x < lanes) out[threadIdx.x] = words[word_of_lane[threadIdx.x]];
+}
+
+extern "C" int counted_bank_conflict_ways(const int *word_of_lane, int lanes)
+{
+#ifdef SIM_CUDA
+    for (int k = 0; k < lanes; k++)
+        if (word_of_lane[k] < 0 || word_of_lane[k] >= PROBE_WORDS) return -1;
+    int *device_words = NULL;
+    float *device_out = NULL;
+    cudaError_t error = cudaMalloc(&device_words, 32 * sizeof(int));
+    if (error == cudaSuccess) error = cudaMalloc(&device_out, 32 * sizeof(float));
+    if (error == cudaSuccess) error = cudaMemcpy(device_words, word_of_lane, (size_t)lanes * sizeof(int),
+                                                 cudaMemcpyHostToDevice);
+    int ways = -1;
+    if (error == cudaSuccess) {
+        sim_metrics_enable(1);
+        probe_shared_words<<<1, 32>>>(device_words, lanes, device_out);
+        sim_metrics_enable(0);
+        error = cudaDeviceSynchronize();
+    }
+    if (error == cudaSuccess) ways = (int)sim_metrics_get(-1)->shared_load_wavefronts;   /* one request */
+    cudaFree(device_words), cudaFree(device_out);
+    return ways;
+#else
+    (void)word_of_lane, (void)lanes;
+    return -1;   /* a GPU counts nothing for us; ncu does, see the chapter */
+#endif
+}
+
+extern "C" double gpu_transpose_milliseconds(int version, int rows, int cols, int repeats)
+{
+#ifdef SIM_CUDA
+    (void)version, (void)rows, (void)cols, (void)repeats;
+    return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
+#else
+    size_t n = (size_t)rows * (size_t)cols;
+    float *device_in = NULL, *device_out = NULL;
+    cudaEvent_t start, stop;
+    double *times = (double *)calloc((size_t)repeats, sizeof(double));
+    double median = -1;
+    cudaError_t error = cudaMalloc(&device_in, n * sizeof(float));
+    if (error == cudaSuccess) error = cudaMalloc(&device_out, n * sizeof(float));
+    if (error == cudaSuccess) error = cudaMemset(device_in, 0, n * sizeof(float));
+    cudaEventCreate(&start), cudaEventCreate(&stop);
+    if (error == cudaSuccess) error = transpose(version, device_in, device_out, rows, cols);   /* warm-up */
+    for (int r = 0; r < repeats && error == cudaSuccess; r++) {
+        float milliseconds = 0;
+        cudaEventRecord(start);
+        error = transpose(version, device_in, device_out, rows, cols);
+        cudaEventRecord(stop);
+        if (error == cudaSuccess) error = cudaEventSynchronize(stop);
+        if (error == cudaSuccess) error = cudaEventElapsedTime(&milliseconds, start, stop);
+        times[r] = milliseconds;
+    }
+    if (error == cudaSuccess) {
+        std::sort(times, times + repeats);
+        median = times[repeats / 2];
+    }
+    cudaEventDestroy(start), cudaEventDestroy(stop);
+    cudaFree(device_in), cudaFree(device_out);
+    free(times);
+    return median;
+#endif
+}
