@@ -1,0 +1,60 @@
+/* roofline.c — Day 14: the roofline model, and the peak that gives this CPU its ceiling.
+ *
+ * What you write today:
+ *   1. The roofline of a machine from its datasheet (TFLOP/s and GB/s, as data/gpus.csv has
+ *      them), its ridge point, the attainable FLOP/s at an intensity, the least time a kernel
+ *      can take, and whether it is memory-bound.
+ *   2. fma_peak_run: enough independent chains of SIMD FMAs to keep both of this core's FMA
+ *      pipes busy every cycle. The driver times it; one chain (given) reaches only a fraction.
+ *
+ * Rules: plain C and the SIMD type of lab.h (simd_floats, simd_broadcast, simd_sum_lanes); no
+ * intrinsics, no threads, no libraries. Every lane of every chain starts at `start` and does
+ * acc = acc * multiplier + addend; keep the result alive through *lane_sum.
+ *
+ * Check:  make check DAY=14        Stuck?  make hint DAY=14
+ */
+#include "lab.h"
+
+roofline roofline_from_datasheet(double peak_tflop_per_s, double bandwidth_gb_per_s)
+{
+    roofline machine = {peak_tflop_per_s * 1e12, bandwidth_gb_per_s * 1e9};
+    return machine;
+}
+
+double roofline_ridge_point(roofline machine)
+{
+    return machine.peak_flop_per_s / machine.bandwidth_byte_per_s;   /* FLOP/s over byte/s: FLOP/byte */
+}
+
+double roofline_attainable(roofline machine, double intensity)
+{
+    double memory_roof = intensity * machine.bandwidth_byte_per_s;   /* what the bytes can feed */
+    return memory_roof < machine.peak_flop_per_s ? memory_roof : machine.peak_flop_per_s;
+}
+
+double roofline_predicted_seconds(roofline machine, double flops, double bytes)
+{
+    double compute_seconds = flops / machine.peak_flop_per_s, memory_seconds = bytes / machine.bandwidth_byte_per_s;
+    return compute_seconds > memory_seconds ? compute_seconds : memory_seconds;   /* the two overlap */
+}
+
+int roofline_is_memory_bound(roofline machine, double intensity)
+{
+    return intensity < roofline_ridge_point(machine);
+}
+
+/* Chains needed = FMA latency x FMA pipes: 4 cycles x 2 = 8 in flight on current cores; 12
+ * leaves room for a core with a longer latency, and 12 accumulators fit in 16 registers. */
+enum { FMA_CHAINS = 12 };
+
+SIMD_TARGET double fma_peak_run(long iterations, float start, float multiplier, float addend, float *lane_sum)
+{
+    simd_floats acc[FMA_CHAINS], m = simd_broadcast(multiplier), k = simd_broadcast(addend);
+    for (int c = 0; c < FMA_CHAINS; c++) acc[c] = simd_broadcast(start);
+    for (long i = 0; i < iterations; i++)
+        for (int c = 0; c < FMA_CHAINS; c++) acc[c] = acc[c] * m + k;   /* independent of each other */
+    simd_floats total = acc[0];
+    for (int c = 1; c < FMA_CHAINS; c++) total += acc[c];
+    *lane_sum = simd_sum_lanes(total);
+    return 2.0 * SIMD_FLOATS * FMA_CHAINS * (double)iterations;
+}

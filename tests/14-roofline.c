@@ -1,0 +1,251 @@
+/* 14-roofline.c — the checks for day 14: the roofline functions are exactly their
+ * definitions (attainable = min(peak, I x BW) to the last bit, over intensities from 1/1000
+ * to 10^5, at the ridge and at 0); the ridge points of the H100 SXM, A100 80 GB and H200 come
+ * from data/gpus.csv in the right units; the least time is the larger of the compute and the
+ * memory time; Llama-2-7B's decode falls left of every ridge and its prefill right of it; and
+ * the FMA probe counts its FLOPs right, computes what its chains compute, and measures one
+ * core's FP32 peak within a factor of 2 of clock x SIMD lanes x 2 FLOPs x 2 FMA pipes, several
+ * times a single dependent chain measured beside it. Nothing here asserts a speed by itself:
+ * the timed checks compare two rates measured in the same run, or a rate with the machine's
+ * own clock, with margins a busy neighbour cannot cross. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "compare.h"
+#include "lab.h"
+#include "table.h"
+
+/* ---------------------------------------------------------------------------------
+ * Machines to check against: the three GPUs of the chapter, each with both ceilings, and two
+ * made-up ones with awkward numbers (not powers of ten, a ridge below 1). */
+
+typedef struct test_machine { const char *what; double tflops, gb_per_s; } test_machine;
+static const test_machine made_up[] = {{"a made-up CPU core", 0.0987654, 17.3}, {"a made-up slow-compute part", 0.0021, 512.5}};
+static const char *gpu_keys[] = {"h100-sxm", "a100-80gb", "h200"};
+enum { MADE_UP = 2, GPUS = 3 };
+
+static roofline exact(double tflops, double gb_per_s) { return (roofline){tflops * 1e12, gb_per_s * 1e9}; }
+static double exact_min(double a, double b) { return a < b ? a : b; }
+
+#define HINT_DATASHEET "roofline_from_datasheet: the struct holds base units, FLOP/s and byte/s; a datasheet's " \
+                       "tera is 10^12 and its giga 10^9 (decimal, not 2^40 or 2^30)."
+#define HINT_RIDGE "The ridge point is where the slope (bytes/s x FLOP/byte) reaches the ceiling (FLOP/s): solve " \
+                   "for the intensity. Its unit is FLOP/byte, and it grows with the peak."
+#define HINT_ATTAINABLE "A kernel of intensity I can never go faster than the bytes can feed it (I x bandwidth) nor " \
+                        "than the arithmetic can go (the peak): the attainable rate is the lower of the two, exactly."
+#define HINT_TIME "The least time: the FLOPs need flops / peak seconds, the bytes bytes / bandwidth; a kernel that " \
+                  "overlaps loads with arithmetic (every good one does) takes as long as the longer of the two."
+#define HINT_BOUND "Memory-bound means left of the ridge point: intensity below it. At the ridge itself both limits " \
+                   "are equal, and the book calls it compute-bound (0)."
+
+Test(datasheet, converts_to_base_units, .timeout = 5, .description = HINT_DATASHEET)
+{
+    for (int m = 0; m < MADE_UP; m++) {
+        roofline got = roofline_from_datasheet(made_up[m].tflops, made_up[m].gb_per_s);
+        roofline want = exact(made_up[m].tflops, made_up[m].gb_per_s);
+        cr_assert(got.peak_flop_per_s == want.peak_flop_per_s && got.bandwidth_byte_per_s == want.bandwidth_byte_per_s,
+                  "%s, %g TFLOP/s and %g GB/s: got peak %.6g FLOP/s and bandwidth %.6g byte/s, want %.6g and %.6g "
+                  "(ratios %.3g and %.3g)", made_up[m].what, made_up[m].tflops, made_up[m].gb_per_s,
+                  got.peak_flop_per_s, got.bandwidth_byte_per_s, want.peak_flop_per_s, want.bandwidth_byte_per_s,
+                  got.peak_flop_per_s / want.peak_flop_per_s, got.bandwidth_byte_per_s / want.bandwidth_byte_per_s);
+    }
+}
+
+/* The ridge of each GPU row and ceiling, as the chapter's table gives it. */
+Test(ridge, h100_a100_h200_from_gpus_csv, .timeout = 5, .description = HINT_RIDGE " " HINT_DATASHEET)
+{
+    static const char *ceilings[] = {"fp16_tensor_tflops", "fp32_tflops"};
+    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    for (int g = 0; g < GPUS; g++)
+        for (int c = 0; c < 2; c++) {
+            int row = lab_table_find(gpus, "key", gpu_keys[g]);
+            cr_assert(row >= 0, "data/gpus.csv has no row %s", gpu_keys[g]);
+            double tflops = lab_table_number(gpus, row, ceilings[c]);
+            double gb_per_s = lab_table_number(gpus, row, "memory_bandwidth_gb_per_s");
+            double want = tflops * 1e12 / (gb_per_s * 1e9);
+            double got = roofline_ridge_point(roofline_from_datasheet(tflops, gb_per_s));
+            comparison result = lab_compare_doubles("ridge", &got, &want, 1, 1e-12, 0);
+            cr_assert(result.mismatches == 0, "%s, %s = %g and memory_bandwidth_gb_per_s = %g: ridge point %.6g "
+                      "FLOP/byte, want %.6g (%s)", lab_table_text(gpus, row, "name"), ceilings[c], tflops, gb_per_s,
+                      got, want, result.message);
+        }
+    lab_table_free(gpus);
+}
+
+Test(ridge, of_made_up_machines, .timeout = 5, .description = HINT_RIDGE)
+{
+    for (int m = 0; m < MADE_UP; m++) {
+        roofline machine = exact(made_up[m].tflops, made_up[m].gb_per_s);
+        double got = roofline_ridge_point(machine), want = machine.peak_flop_per_s / machine.bandwidth_byte_per_s;
+        comparison result = lab_compare_doubles("ridge", &got, &want, 1, 1e-12, 0);
+        cr_assert(result.mismatches == 0, "%s (%.6g FLOP/s, %.6g byte/s): ridge point %.6g FLOP/byte, want %.6g",
+                  made_up[m].what, machine.peak_flop_per_s, machine.bandwidth_byte_per_s, got, want);
+    }
+}
+
+/* Exactly min(peak, I x BW): no tolerance, because it is a definition, not a measurement. */
+static void check_attainable(roofline machine, const char *what)
+{
+    double ridge = machine.peak_flop_per_s / machine.bandwidth_byte_per_s;
+    double intensities[40];
+    int count = 0;
+    for (double i = 1e-3; i < 1.5e5; i *= 2.37) intensities[count++] = i;
+    intensities[count++] = 0, intensities[count++] = ridge, intensities[count++] = ridge * 0.999;
+    intensities[count++] = ridge * 1.001;
+    for (int k = 0; k < count; k++) {
+        double got = roofline_attainable(machine, intensities[k]);
+        double want = exact_min(machine.peak_flop_per_s, intensities[k] * machine.bandwidth_byte_per_s);
+        cr_assert(got == want, "%s (peak %.6g FLOP/s, bandwidth %.6g byte/s, ridge %.4g FLOP/byte), intensity %.6g "
+                  "FLOP/byte: attainable %.9g FLOP/s, want exactly %.9g (%s)", what, machine.peak_flop_per_s,
+                  machine.bandwidth_byte_per_s, ridge, intensities[k], got, want,
+                  intensities[k] < ridge ? "left of the ridge: the bandwidth line" : "at or right of the ridge: the peak");
+    }
+}
+
+Test(attainable, is_min_of_peak_and_bandwidth_line, .timeout = 5, .description = HINT_ATTAINABLE)
+{
+    for (int m = 0; m < MADE_UP; m++) check_attainable(exact(made_up[m].tflops, made_up[m].gb_per_s), made_up[m].what);
+    check_attainable(exact(989.4, 3350), "H100 SXM, FP16 Tensor");
+    check_attainable(exact(19.5, 2039), "A100 SXM 80GB, FP32");
+}
+
+Test(predicted_time, is_the_larger_of_compute_and_memory_time, .timeout = 5, .description = HINT_TIME)
+{
+    static const double cases[][2] = {{2e6, 12e6}, {4.2e9, 1.1e6}, {1e9, 1e9}, {0, 4096}, {1e12, 0}, {7e6, 3.3e5}};
+    for (int m = 0; m < MADE_UP; m++)
+        for (int c = 0; c < 6; c++) {
+            roofline machine = exact(made_up[m].tflops, made_up[m].gb_per_s);
+            double flops = cases[c][0], bytes = cases[c][1];
+            double compute = flops / machine.peak_flop_per_s, memory = bytes / machine.bandwidth_byte_per_s;
+            double want = compute > memory ? compute : memory, got = roofline_predicted_seconds(machine, flops, bytes);
+            comparison result = lab_compare_doubles("seconds", &got, &want, 1, 1e-12, 0);
+            cr_assert(result.mismatches == 0, "%s, %g FLOPs and %g bytes: %.6g s, want %.6g s (compute alone %.6g s, "
+                      "memory alone %.6g s)", made_up[m].what, flops, bytes, got, want, compute, memory);
+        }
+}
+
+Test(bound, memory_left_of_the_ridge, .timeout = 5, .description = HINT_BOUND)
+{
+    for (int m = 0; m < MADE_UP; m++) {
+        roofline machine = exact(made_up[m].tflops, made_up[m].gb_per_s);
+        double ridge = machine.peak_flop_per_s / machine.bandwidth_byte_per_s;
+        double intensities[] = {0, ridge / 100, ridge * 0.999, ridge, ridge * 1.001, ridge * 100};
+        int want[] = {1, 1, 1, 0, 0, 0};
+        for (int k = 0; k < 6; k++) {
+            int got = roofline_is_memory_bound(machine, intensities[k]);
+            cr_assert(got == want[k], "%s, ridge %.6g FLOP/byte, intensity %.6g: roofline_is_memory_bound = %d, "
+                      "want %d", made_up[m].what, ridge, intensities[k], got, want[k]);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------
+ * The week's kernels on the GPUs' rooflines: the chapter's headline. */
+
+#define HINT_LLAMA "Decode multiplies each FP16 weight (2 bytes) once: about 1 FLOP/byte, far left of every GPU's " \
+                   "ridge. Prefill reuses each weight for 512 tokens. If this fails, the checks above say which " \
+                   "function is wrong."
+Test(kernels, llama_decode_memory_bound_prefill_compute_bound, .timeout = 30, .description = HINT_LLAMA)
+{
+    week_kernel kernels[WEEK_KERNELS];
+    cr_assert(week_kernels(kernels) == NULL, "a kernel of run.cu failed");
+    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    for (int g = 0; g < GPUS; g++) {
+        int row = lab_table_find(gpus, "key", gpu_keys[g]);
+        roofline machine = roofline_from_datasheet(lab_table_number(gpus, row, "fp16_tensor_tflops"),
+                                                   lab_table_number(gpus, row, "memory_bandwidth_gb_per_s"));
+        roofline want_machine = exact(lab_table_number(gpus, row, "fp16_tensor_tflops"),
+                                      lab_table_number(gpus, row, "memory_bandwidth_gb_per_s"));
+        const week_kernel *decode = &kernels[KERNEL_LLAMA_DECODE], *prefill = &kernels[KERNEL_LLAMA_PREFILL];
+        double decode_i = decode->flops / kernel_bytes(decode), prefill_i = prefill->flops / kernel_bytes(prefill);
+        cr_assert(roofline_is_memory_bound(machine, decode_i) && !roofline_is_memory_bound(machine, prefill_i),
+                  "%s, FP16 Tensor: decode at %.3g FLOP/byte gave memory-bound = %d (want 1), prefill at %.4g gave %d "
+                  "(want 0); the ridge is %.4g", lab_table_text(gpus, row, "name"), decode_i,
+                  roofline_is_memory_bound(machine, decode_i), prefill_i, roofline_is_memory_bound(machine, prefill_i),
+                  want_machine.peak_flop_per_s / want_machine.bandwidth_byte_per_s);
+        double want = kernel_bytes(decode) / want_machine.bandwidth_byte_per_s;
+        double got = roofline_predicted_seconds(machine, decode->flops, kernel_bytes(decode));
+        comparison result = lab_compare_doubles("decode seconds", &got, &want, 1, 1e-9, 0);
+        cr_assert(result.mismatches == 0, "%s: one decode step of Llama-2-7B's linear maps (%.4g bytes): %.6g ms, "
+                  "want %.6g ms, the time to read the weights once", lab_table_text(gpus, row, "name"),
+                  kernel_bytes(decode), got * 1e3, want * 1e3);
+    }
+    lab_table_free(gpus);
+}
+
+Test(kernels, counted_bytes_match_the_chapter_formulas, .timeout = 30,
+     .description = "The driver's kernels and the chapter's formulas disagree: the driver is broken (make reset "
+                    "DAY=14 restores it). Nothing of yours is checked here.")
+{
+    week_kernel kernels[WEEK_KERNELS];
+    cr_assert(week_kernels(kernels) == NULL, "a kernel of run.cu failed");
+    if (kernels[KERNEL_TRIAD].counted_bytes < 0) cr_skip("bytes are counted only on the simulator");
+    for (int k = 0; k <= KERNEL_MATMUL_TILED; k++)
+        cr_assert(kernels[k].counted_bytes == kernels[k].formula_bytes, "%s: counted %.0f bytes, the formula says %.0f",
+                  kernels[k].name, kernels[k].counted_bytes, kernels[k].formula_bytes);
+}
+
+/* ---------------------------------------------------------------------------------
+ * The peak probe. */
+
+#define HINT_CHAINS "One chain waits the FMA's latency (about 4 cycles) between FMAs, and the core has two FMA " \
+                    "pipes: to keep both busy every cycle, latency x pipes FMAs must be in flight, in independent " \
+                    "accumulators. Use an array of simd_floats accumulators, each updated once per iteration."
+#define HINT_FLOPS "Count what the loop does: per iteration, per chain, one FMA on each of SIMD_FLOATS lanes, and " \
+                   "an FMA is 2 FLOPs (a multiply and an add)."
+#define HINT_VALUE "Every lane of every chain starts at start and repeats acc = acc * multiplier + addend, once per " \
+                   "iteration; *lane_sum is the sum of every lane of every chain (simd_sum_lanes of their sum)."
+
+#define SKIP_WITHOUT_SIMD() \
+    do { if (!simd_target_supported()) cr_skip("this CPU has no AVX2 and FMA, which the probe is compiled for"); } while (0)
+
+Test(peak, flops_and_lane_sum_are_what_the_chains_did, .timeout = 10, .description = HINT_FLOPS " " HINT_VALUE)
+{
+    SKIP_WITHOUT_SIMD();
+    /* 2^24 + 1: the first count a float cannot hold, so the FLOPs must be counted in double */
+    static const long iterations[] = {1, 7, 1000, 20000, (1L << 24) + 1};
+    static const float starts[] = {0.5f, -3.0f, 2.0f, 0.25f, 1.0f};
+    for (int t = 0; t < 5; t++) {
+        float multiplier = 0.999f, addend = 0.001f, lane_sum = NAN, one = NAN;
+        double flops = fma_peak_run(iterations[t], starts[t], multiplier, addend, &lane_sum);
+        fma_one_chain_run(iterations[t], starts[t], multiplier, addend, &one);   /* one chain: SIMD_FLOATS lanes */
+        double per_iteration = 2.0 * SIMD_FLOATS;
+        double chains = flops / (per_iteration * (double)iterations[t]);
+        cr_assert(chains >= 1 && chains == floor(chains) && chains <= 64, "%ld iterations: fma_peak_run returned %.6g "
+                  "FLOPs, %.9g per iteration; want a whole number of chains x %g (2 FLOPs x %d lanes)", iterations[t],
+                  flops, flops / (double)iterations[t], per_iteration, SIMD_FLOATS);
+        float want = (float)(chains * one);   /* every chain computes what the single chain does */
+        comparison result = lab_compare_floats("lane_sum", &lane_sum, &want, 1, 1e-5, 1e-6);
+        cr_assert(result.mismatches == 0, "%ld iterations from start %g: *lane_sum = %.7g, want %.7g, which is %g "
+                  "chains (from the FLOPs you returned) x %.7g, the lane sum of one chain (%s)", iterations[t],
+                  starts[t], lane_sum, want, chains, one, result.message);
+    }
+}
+
+Test(peak, within_factor_2_of_clock_x_lanes_x_2_pipes, .timeout = 20, .description = HINT_CHAINS)
+{
+    SKIP_WITHOUT_SIMD();
+    double derived = derived_peak_flop_per_s();
+    if (!(derived > 0)) cr_skip("the OS reports no clock (no cpufreq, no cpu MHz in /proc/cpuinfo)");
+    double measured = best_fma_rate(fma_peak_run, 0.002, 25);   /* short runs: some escape a busy neighbour */
+    cr_assert(measured >= 0.5 * derived && measured <= 2 * derived, "measured %.1f GFLOP/s on one core; derived %.3f "
+              "GHz x %d lanes x 2 FLOPs x 2 FMA pipes = %.1f GFLOP/s; the measured one is %.2fx that, want 0.5x to 2x "
+              "(%s)", measured / 1e9, os_clock_ghz(), simd_hardware_lanes(), derived / 1e9, measured / derived,
+              measured < 0.5 * derived ? "too slow: are the FMAs waiting for each other?"
+                                       : "faster than the hardware can be: are the FLOPs counted right?");
+}
+
+Test(peak, several_times_a_single_dependent_chain, .timeout = 20, .description = HINT_CHAINS)
+{
+    SKIP_WITHOUT_SIMD();
+    double best_peak = 0, best_one = 0;
+    for (int round = 0; round < 3; round++) {   /* interleaved, so a busy moment hits both alike */
+        double peak = best_fma_rate(fma_peak_run, 0.002, 8), one = best_fma_rate(fma_one_chain_run, 0.002, 8);
+        if (peak > best_peak) best_peak = peak;
+        if (one > best_one) best_one = one;
+    }
+    cr_assert(best_peak >= 3 * best_one, "fma_peak_run reached %.1f GFLOP/s and one dependent chain %.1f GFLOP/s, "
+              "measured side by side: %.2fx; want at least 3x, since the core can have latency x pipes FMAs in "
+              "flight", best_peak / 1e9, best_one / 1e9, best_peak / best_one);
+}
