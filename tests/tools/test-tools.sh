@@ -86,6 +86,12 @@ echo "more work" >> labs/01-why-gpu/flops.c && tools/reset 01 > /dev/null
 [[ $(tools/progress | grep '^01 ') == *"not started"* ]] || bad "after make reset, progress says: $(tools/progress | grep '^01 ')"
 ok "after make reset, progress shows the day as not started"
 
+# Checking another source keeps its results apart from the learner's own.
+BACKEND=sim QUIET=1 tools/check 04 solutions > /dev/null 2>&1 || bad "the day-04 solution fails make check"
+[[ -s build/04-latency-hiding/solutions/plot.png && ! -e build/04-latency-hiding/plot.png ]] ||
+    bad "make check SRC=solutions did not keep its plot in build/04-latency-hiding/solutions/"
+ok "make check SRC=solutions writes its results and plot apart from the learner's"
+
 # An edited driver: make check says so and checks with the driver as shipped, as the grader does
 # (tests/grader/hostile/edits-driver.patch is the same submission, graded: only flops/matmul fails).
 cp "$root/tests/grader/hostile/edits-driver.files/labs/01-why-gpu/driver/run.cu" labs/01-why-gpu/driver/run.cu
