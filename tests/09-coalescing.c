@@ -16,41 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "compare.h"
 #include "lab.h"
 
-/* ---------------------------------------------------------------------------------
- * The simulator reports a stopped launch on stderr; the checks quote it. */
-
-static FILE *captured;
-static int saved_stderr = -1;
-
-static void capture_stderr(void)
-{
-    fflush(stderr);
-    captured = tmpfile();
-    if (!captured) return;
-    saved_stderr = dup(2);
-    dup2(fileno(captured), 2);
-}
-
-/* Restores stderr, copies what was written meanwhile into text (and echoes it). */
-static void release_stderr(char *text, size_t size)
-{
-    text[0] = 0;
-    if (!captured) return;
-    fflush(stderr);
-    dup2(saved_stderr, 2);
-    close(saved_stderr);
-    rewind(captured);
-    size_t got = fread(text, 1, size - 1, captured);
-    text[got] = 0;
-    fclose(captured);
-    captured = NULL;
-    fputs(text, stderr);
-}
-
-#define SIMULATOR_SAID(text) (*(text) ? " The simulator said:\n" : ""), (text)
 #define SKIP_UNLESS_COUNTED(run) \
     if (!(run).counted) cr_skip("counted only on the simulator (BACKEND=sim); on a GPU, ncu measures it")
 
@@ -163,9 +132,9 @@ static access_run check_copy(int n, int stride, int offset, int threads, int cou
     for (long long k = 0; k < in_elements; k++) in[k] = (float)k + 0.5f;   /* each element its own value */
     for (int i = 0; i < n; i++) want[i] = in[offset + (long long)i * stride];
     char said[2048];
-    capture_stderr();
+    lab_capture_stderr();
     access_run run = gpu_strided_copy(in, out, n, stride, offset, threads, count_metrics);
-    release_stderr(said, sizeof said);
+    lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, "n = %d, stride %d, offset %d, blocks of %d threads: the run ended with the CUDA "
               "error \"%s\".%s%s", n, stride, offset, threads, run.error, SIMULATOR_SAID(said));
     cr_assert(run.written_past_end == 0, "n = %d, stride %d, offset %d, blocks of %d threads: %lld elements written "
@@ -311,9 +280,9 @@ static access_run check_particles(int n, int threads, int count_metrics)
     cr_assert(before.error == NULL, "the original AoS update failed (%s): the driver or the simulator is broken",
               before.error);
     char said[2048];
-    capture_stderr();
+    lab_capture_stderr();
     access_run run = gpu_update_particles_soa(rewrite, n, DT, threads, count_metrics);
-    release_stderr(said, sizeof said);
+    lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, "n = %d, blocks of %d threads: the run ended with the CUDA error \"%s\".%s%s", n,
               threads, run.error, SIMULATOR_SAID(said));
     float *got = malloc(sizeof(float) * (size_t)n), *want = malloc(sizeof(float) * (size_t)n);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "compare.h"
 #include "lab.h"
 
@@ -179,40 +180,14 @@ Test(cpu_stream, add, .timeout = 10, .description = HINT_CPU) { check_cpu(STREAM
 Test(cpu_stream, triad, .timeout = 10, .description = HINT_CPU) { check_cpu(STREAM_TRIAD); }
 
 /* The simulator reports a stopped launch on stderr; the checks quote it. */
-static FILE *captured;
-static int saved_stderr = -1;
-
-static void capture_stderr(void)
-{
-    fflush(stderr);
-    captured = tmpfile();
-    if (!captured) return;
-    saved_stderr = dup(2);
-    dup2(fileno(captured), 2);
-}
-
-static void release_stderr(char *text, size_t size)
-{
-    text[0] = 0;
-    if (!captured) return;
-    fflush(stderr);
-    dup2(saved_stderr, 2);
-    close(saved_stderr);
-    rewind(captured);
-    size_t got = fread(text, 1, size - 1, captured);
-    text[got] = 0;
-    fclose(captured);
-    captured = NULL;
-    fputs(text, stderr);
-}
 
 /* Runs the CUDA kernel; fails with the CUDA error (and what the simulator said) if any. */
 static stream_gpu_run run_gpu(int kernel, size_t n, arrays x, int count_metrics)
 {
     char said[1024];
-    capture_stderr();
+    lab_capture_stderr();
     stream_gpu_run run = gpu_stream(kernel, Q, x.a, x.b, x.c, (int)n, count_metrics);
-    release_stderr(said, sizeof said);
+    lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, "CUDA %s, n = %zu: the run ended with the CUDA error \"%s\".%s%s", kernel_names[kernel],
               n, run.error, *said ? " The simulator said:\n" : "", said);
     return run;

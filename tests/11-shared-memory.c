@@ -13,41 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "compare.h"
 #include "lab.h"
-
-/* ---------------------------------------------------------------------------------
- * The simulator reports a stopped launch on stderr; the checks quote it. */
-
-static FILE *captured;
-static int saved_stderr = -1;
-
-static void capture_stderr(void)
-{
-    fflush(stderr);
-    captured = tmpfile();
-    if (!captured) return;
-    saved_stderr = dup(2);
-    dup2(fileno(captured), 2);
-}
-
-/* Restores stderr, copies what was written meanwhile into text (and echoes it). */
-static void release_stderr(char *text, size_t size)
-{
-    text[0] = 0;
-    if (!captured) return;
-    fflush(stderr);
-    dup2(saved_stderr, 2);
-    close(saved_stderr);
-    rewind(captured);
-    size_t got = fread(text, 1, size - 1, captured);
-    text[got] = 0;
-    fclose(captured);
-    captured = NULL;
-    fputs(text, stderr);
-}
-
-#define SIMULATOR_SAID(text) (*(text) ? " The simulator said:\n" : ""), (text)
 
 /* ---------------------------------------------------------------------------------
  * The bank model */
@@ -160,9 +128,9 @@ static transpose_run run_checked(int version, int rows, int cols, int count_metr
         for (int c = 0; c < cols; c++) in[(size_t)r * cols + c] = want[(size_t)c * rows + r] = element(r, cols, c);
     lab_poison(got, n * sizeof(float));
     char said[1500];
-    capture_stderr();
+    lab_capture_stderr();
     transpose_run run = gpu_transpose(version, in, got, rows, cols, count_metrics);
-    release_stderr(said, sizeof said);
+    lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, "version %d, %d x %d: the run ended with the CUDA error \"%s\".%s%s", version, rows,
               cols, run.error, SIMULATOR_SAID(said));
     cr_assert(run.written_past_end == 0, "version %d, %d x %d: %lld words written after the end of the %d x %d "

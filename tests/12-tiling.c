@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "compare.h"
 #include "lab.h"
 
@@ -27,39 +28,6 @@ static const shape cpu_shapes[] = {{1, 1, 1}, {7, 5, 3}, {64, 64, 64}, {37, 45, 
                                    {200, 130, 600}, {97, 1030, 33}};
 enum { GPU_SHAPES = 6, CPU_SHAPES = 8, COUNTED_N = 64, TIMED_N = 512, TIMING_REPEATS = 3 };
 static const int tile_sizes[] = {8, 16, 32};
-
-/* ---------------------------------------------------------------------------------
- * The simulator reports a stopped launch on stderr; the checks quote it. */
-
-static FILE *captured;
-static int saved_stderr = -1;
-
-static void capture_stderr(void)
-{
-    fflush(stderr);
-    captured = tmpfile();
-    if (!captured) return;
-    saved_stderr = dup(2);
-    dup2(fileno(captured), 2);
-}
-
-/* Restores stderr, copies what was written meanwhile into text (and echoes it). */
-static void release_stderr(char *text, size_t size)
-{
-    text[0] = 0;
-    if (!captured) return;
-    fflush(stderr);
-    dup2(saved_stderr, 2);
-    close(saved_stderr);
-    rewind(captured);
-    size_t got = fread(text, 1, size - 1, captured);
-    text[got] = 0;
-    fclose(captured);
-    captured = NULL;
-    fputs(text, stderr);
-}
-
-#define SIMULATOR_SAID(text) (*(text) ? " The simulator said:\n" : ""), (text)
 
 /* ---------------------------------------------------------------------------------
  * Inputs and the reference. */
@@ -115,9 +83,9 @@ static matmul_run run_tiled(int tile, problem *p, int count)
     const char *why = count ? " (the counts mean nothing until the kernel is right: the tile*_right checks say "
                               "more)" : "";
     char said[1024];
-    capture_stderr();
+    lab_capture_stderr();
     matmul_run run = gpu_matmul(tile, p->a, p->b, p->c, p->s.m, p->s.n, p->s.k, count);
-    release_stderr(said, sizeof said);
+    lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, "tile %d, m = %d, n = %d, k = %d%s: the run ended with the CUDA error \"%s\".%s%s",
               tile, p->s.m, p->s.n, p->s.k, why, run.error, SIMULATOR_SAID(said));
     cr_assert(run.written_outside == 0, "tile %d, m = %d, n = %d, k = %d: %lld floats written outside C (in the guard "

@@ -13,6 +13,7 @@
 #include "results.h"
 #include "table.h"
 #include "timer.h"
+#include "machine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,22 +59,6 @@ static int matmul_is_right(void)
     return result.mismatches == 0;
 }
 
-static void cpu_name(char *name, size_t size)
-{
-    snprintf(name, size, "this CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    while (f && fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon) {
-            colon[strcspn(colon, "\n")] = 0;
-            snprintf(name, size, "%s", colon + 2);
-            break;
-        }
-    }
-    if (f) fclose(f);
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -90,7 +75,7 @@ int main(int argc, char **argv)
     double flop = 2.0 * n * n * n;
     double cpu_gflops = flop / seconds / 1e9;
     char cpu[160];
-    cpu_name(cpu, sizeof cpu);
+    lab_cpu_name(cpu, sizeof cpu);
     printf("%s: naive matmul, n = %d: %.3f GFLOP/s (measured: median of %d runs of %.3f s)\n", cpu, n,
            cpu_gflops, REPEATS, seconds);
 

@@ -103,8 +103,6 @@ typedef struct cache_level {
 int os_cache_levels(cache_level *levels, int max_levels, char *why, size_t why_size);
 /* "L1d 32 KiB", "L2 1 MiB", ... */
 void cache_level_name(const cache_level *level, char *name, size_t size);
-/* The processor's name (/proc/cpuinfo), commas replaced, or "this CPU". */
-void cpu_model_name(char *name, size_t size);
 
 /* ---- chain.c (driver): buffers, chains, sweeps ---- */
 

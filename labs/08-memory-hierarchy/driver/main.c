@@ -16,6 +16,7 @@
 #include "results.h"
 #include "table.h"
 #include "timer.h"
+#include "machine.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -169,7 +170,7 @@ int main(int argc, char **argv)
     char why[256], cpu[128], name[64];
     int level_count = os_cache_levels(levels, MAX_LEVELS, why, sizeof why);
     if (level_count == 0) printf("Note: %s; no cache sizes to compare with.\n", why);
-    cpu_model_name(cpu, sizeof cpu);
+    lab_cpu_name(cpu, sizeof cpu);
     double wall_clock_ns = clock_cost_ns(lab_now_seconds), cpu_clock_ns = clock_cost_ns(chase_cpu_seconds);
     printf("Reading a clock costs %.0f ns here (lab_now_seconds, wall time) or %.0f ns (chase_cpu_seconds, this "
            "thread's CPU time).\n\n", wall_clock_ns, cpu_clock_ns);

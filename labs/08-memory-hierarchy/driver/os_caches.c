@@ -92,20 +92,3 @@ void cache_level_name(const cache_level *level, char *name, size_t size)
         snprintf(name, size, "L%d%s %zu KiB", level->level, suffix, level->bytes >> 10);
 }
 
-void cpu_model_name(char *name, size_t size)
-{
-    snprintf(name, size, "this CPU");
-    FILE *file = fopen("/proc/cpuinfo", "r");
-    if (!file) return;
-    char line[512];
-    while (fgets(line, sizeof line, file)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) != 0 || !colon) continue;
-        snprintf(name, size, "%s", colon + 2);
-        name[strcspn(name, "\n")] = 0;
-        for (char *p = name; *p; p++)
-            if (*p == ',' || *p == '\'' || *p == '"') *p = ' ';   /* safe inside a CSV field and a plot title */
-        break;
-    }
-    fclose(file);
-}

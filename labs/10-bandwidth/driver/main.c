@@ -16,6 +16,7 @@
 #include "lab.h"
 #include "results.h"
 #include "table.h"
+#include "machine.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -80,22 +81,6 @@ static int gpu_kernel_is_right(int kernel, stream_gpu_run *run)
 
 /* ---------------------------------------------------------------------------------
  * This machine */
-
-static void cpu_name(char *name, size_t size)
-{
-    snprintf(name, size, "this CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    while (f && fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon) {
-            colon[strcspn(colon, "\n")] = 0;
-            snprintf(name, size, "%s", colon + 2);
-            break;
-        }
-    }
-    if (f) fclose(f);
-}
 
 /* Writes a row per data or unified cache level of CPU 0 (from sysfs), and prints them. */
 static void write_cache_rows(results *out, const char *machine)
@@ -217,7 +202,7 @@ int main(int argc, char **argv)
         return 2;
     }
     char machine[160];
-    cpu_name(machine, sizeof machine);
+    lab_cpu_name(machine, sizeof machine);
     results out = lab_results_open(argv[1], "source,machine,kernel,working_set_bytes,n,bytes_per_element,"
                                             "bandwidth_gb_per_s");
     write_cache_rows(&out, machine);

@@ -18,6 +18,7 @@
 #include "lab.h"
 #include "compare.h"
 #include "results.h"
+#include "machine.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,22 +29,6 @@ enum { GPU_N = 128, CHECK_M = 37, CHECK_N = 45, CHECK_K = 300, REPEATS = 3, GPU_
 static const int kernels[] = {NAIVE_KERNEL, 8, 16, 32};
 static const int cpu_sizes[] = {64, 128, 256, 384, 512, 768, 1024};
 enum { KERNELS = 4, CPU_SIZES = 7 };
-
-static void cpu_name(char *name, size_t size)
-{
-    snprintf(name, size, "this CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    while (f && fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon) {
-            colon[strcspn(colon, "\n")] = 0;
-            snprintf(name, size, "%s", colon + 2);
-            break;
-        }
-    }
-    if (f) fclose(f);
-}
 
 /* One run of a GPU kernel on n x n x n, checked: returns the run, or sets *right to 0. */
 static matmul_run checked_gpu_run(int tile, int n, int *right)
@@ -115,7 +100,7 @@ static void gpu_part(results *out)
 static void cpu_part(results *out)
 {
     char cpu[160];
-    cpu_name(cpu, sizeof cpu);
+    lab_cpu_name(cpu, sizeof cpu);
     int loop_order_right = cpu_is_right("matmul_loop_order", matmul_loop_order);
     int blocked_right = cpu_is_right("matmul_blocked", matmul_blocked);
     int blas = cpu_blas_available();
