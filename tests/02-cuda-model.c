@@ -27,11 +27,11 @@ static float value(int i, int salt)
     return (float)(v >= 0 ? v + 1 : v);
 }
 
-#define HINT_2D "col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y; the " \
-                "grid needs blocks_needed(cols, block_x) x blocks_needed(rows, block_y) blocks; write only when " \
-                "row < rows && col < cols."
-#define HINT_BLOCKS "Round up: (elements + threads - 1) / threads. For elements near 2^31 the sum overflows an " \
-                    "int: compute in long long, or as elements / threads + (elements % threads != 0)."
+#define HINT_2D "Two coordinates, two jobs: one of x and y runs along a row (the column), the other down the " \
+                "matrix (the row), and the grid needs enough blocks along EACH to cover its edge. The edge blocks " \
+                "hang over the matrix on two sides. make hint DAY=02 goes step by step."
+#define HINT_BLOCKS "Rounding up must be exact for every int the function can be given: look at what each step of " \
+                    "your arithmetic can hold (an int near 2^31, a float's 24 bits of mantissa)."
 
 Test(blocks_needed, rounds_up, .timeout = 5, .description = HINT_BLOCKS)
 {
@@ -46,6 +46,20 @@ Test(blocks_needed, near_int_max, .timeout = 5, .description = HINT_BLOCKS)
 {
     int got = blocks_needed(2147483647, 1024);
     cr_assert(got == 2097152, "blocks_needed(2147483647, 1024) = %d, want 2097152", got);
+}
+
+Test(blocks_needed, beyond_float_precision, .timeout = 5, .description = HINT_BLOCKS)
+{
+    /* A float holds every integer only up to 2^24 = 16 777 216: (float)100000001 is 100000000, so a
+     * rounding-up done in float loses the odd element. 2^31 - 1 itself becomes 2^31 in float,
+     * which 1024 divides, so near_int_max alone cannot tell. */
+    int cases[][3] = {{100000001, 2, 50000001}, {16777217, 1, 16777217}, {2147483647, 2, 1073741824},
+                      {2147483647, 1, 2147483647}, {2147483647, 1000, 2147484}};
+    for (int i = 0; i < 5; i++) {
+        int got = blocks_needed(cases[i][0], cases[i][1]);
+        cr_assert(got == cases[i][2], "blocks_needed(%d, %d) = %d, want %d: integers this large are not all exact "
+                  "in a float", cases[i][0], cases[i][1], got, cases[i][2]);
+    }
 }
 
 static void check_matrix_add(int shape)
@@ -75,9 +89,9 @@ Test(matrix_add, shape_3x1000, .timeout = 20, .description = HINT_2D) { check_ma
 Test(matrix_add, shape_257x129, .timeout = 30, .description = HINT_2D) { check_matrix_add(4); }
 
 Test(matrix_add, each_element_exactly_once, .timeout = 30,
-     .description = "Run in place (c is a), an element added twice comes out as a + 2b. Each element must belong to "
-                    "exactly one thread: check that row and col are both in range, and do not mix up which of "
-                    "x and y runs along a row.")
+     .description = "Run in place (c is a), an element added twice comes out as a + 2b: some element belongs to two "
+                    "threads. A thread outside the matrix must do nothing, whichever edge it hangs over, and x and "
+                    "y must not be mixed up.")
 {
     for (int s = 0; s < SHAPES; s++) {
         int rows = shapes[s][0], cols = shapes[s][1], n = rows * cols;
@@ -96,8 +110,8 @@ Test(matrix_add, each_element_exactly_once, .timeout = 30,
 }
 
 Test(block_owner_map, matches_the_grid, .timeout = 30,
-     .description = "The block number counts blocks row by row: blockIdx.y * gridDim.x + blockIdx.x. Element "
-                    "(row, col) belongs to block (col / block_x, row / block_y).")
+     .description = "Blocks are numbered row by row of the GRID (the lab's comment gives the order), and an element "
+                    "belongs to the block whose threads cover its column along x and its row along y.")
 {
     for (int s = 0; s < SHAPES; s++) {
         int rows = shapes[s][0], cols = shapes[s][1], n = rows * cols;
@@ -133,8 +147,9 @@ static void check_grid_stride(int grid, int threads)
     free(x), free(want);
 }
 
-#define HINT_STRIDE "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) " \
-                    "x[i] *= alpha; — and launch exactly the blocks and threads you are given."
+#define HINT_STRIDE "The grid may have far fewer threads than elements, or more: each thread starts at its own " \
+                    "element and moves on by a step that no other thread's sequence shares, until it passes n. " \
+                    "Launch exactly the blocks and threads you are given."
 Test(grid_stride, grid_much_smaller_than_n, .timeout = 60, .description = HINT_STRIDE) { check_grid_stride(4, 128); }
 Test(grid_stride, one_thread, .timeout = 60, .description = HINT_STRIDE) { check_grid_stride(1, 1); }
 Test(grid_stride, odd_grid, .timeout = 60, .description = HINT_STRIDE) { check_grid_stride(3, 96); }
@@ -171,8 +186,8 @@ static void launch_too_many_threads(void)
     gpu_matrix_add(a, b, c, 2, 2, 64, 32);   /* 64 x 32 = 2048 threads per block: more than 1024 */
 }
 
-#define HINT_CHECK "cuda_check prints to stderr \"FILE:LINE: CALL failed: NAME (STRING)\" using cudaGetErrorName " \
-                   "and cudaGetErrorString, then calls exit(EXIT_FAILURE); on cudaSuccess it does nothing."
+#define HINT_CHECK "A failed call must be reported on stderr in the form the lab's comment gives (where, which call, " \
+                   "the error's name and its sentence) and must stop the program; a successful one is silent."
 
 Test(cuda_check, reports_file_line_call_and_error, .timeout = 10, .description = HINT_CHECK)
 {
@@ -193,8 +208,8 @@ Test(cuda_check, stays_quiet_on_success, .timeout = 10, .description = HINT_CHEC
 }
 
 Test(cuda_check, a_bad_launch_is_reported_not_ignored, .timeout = 10,
-     .description = "After a launch, CUDA_CHECK(cudaGetLastError()) catches a bad configuration: a launch does not "
-                    "return an error by itself, and without the check the kernel silently never runs.")
+     .description = "A launch returns no error by itself: a bad configuration waits, unreported, until something "
+                    "asks for it, and the kernel silently never runs. Who asks, right after each launch?")
 {
     char err[4096];
     int status = run_in_child(launch_too_many_threads, err, sizeof err);

@@ -51,8 +51,8 @@ Test(gpus_csv, has_the_limits_the_calculator_needs, .timeout = 5,
  * 1. Warps per block */
 
 Test(warps_per_block, rounds_up, .timeout = 5,
-     .description = "A warp is 32 threads and a block always takes whole warps: divide by gpu->warp_size and round "
-                    "UP (33 threads are 2 warps, the second holding one thread).")
+     .description = "A warp is gpu->warp_size threads, and a block always takes whole warps, even when the last "
+                    "one is nearly empty.")
 {
     gpu_limits h100 = gpu("h100-sxm");
     /* ceil(threads / 32) */
@@ -66,9 +66,10 @@ Test(warps_per_block, rounds_up, .timeout = 5,
 /* ------------------------------------------------------------------------------------
  * 2. The warp limit */
 
-#define HINT_WARPS "Blocks by warp slots = max_warps_per_sm / warps_per_block (whole blocks: integer division), and 0 " \
-                   "for a block over max_threads_per_block. Count in warps, not threads: a 100-thread block takes 4 " \
-                   "warp slots, so 64 / 4 = 16 blocks fit, not 2048 / 100 = 20."
+#define HINT_WARPS "The SM's warp slots are handed out a block at a time, in whole warps, and only whole blocks " \
+                   "count. Count in warps, not threads (a 100-thread block holds as many slots as a 128-thread " \
+                   "one). A block larger than the GPU allows gets nothing; the smallest block, one thread, is a " \
+                   "block like any other."
 
 Test(blocks_limited_by_warps, h100_and_a100, .timeout = 5, .description = HINT_WARPS)
 {
@@ -85,6 +86,20 @@ Test(blocks_limited_by_warps, h100_and_a100, .timeout = 5, .description = HINT_W
             cr_assert(got == cases[i][1], "%s: blocks_limited_by_warps(gpu, %d) = %d, want %d", limits.name, cases[i][0],
                       got, cases[i][1]);
         }
+    }
+}
+
+Test(blocks_limited_by_warps, one_thread_block, .timeout = 5, .description = HINT_WARPS)
+{
+    /* A 1-thread block still takes one warp slot (31 lanes empty): 64 on an H100, 48 on an L4,
+     * 32 on a T4. (The block-slot limit, 32 or 16, is a separate limit.) */
+    const char *keys[] = {"h100-sxm", "l4", "t4"};
+    int want[] = {64, 48, 32};
+    for (int g = 0; g < 3; g++) {
+        gpu_limits limits = gpu(keys[g]);
+        int got = blocks_limited_by_warps(&limits, 1);
+        cr_assert(got == want[g], "%s: blocks_limited_by_warps(gpu, 1 thread) = %d, want %d: a block of one thread "
+                  "is a valid block of one warp", limits.name, got, want[g]);
     }
 }
 
@@ -108,15 +123,15 @@ Test(blocks_limited_by_warps, gpus_with_fewer_warp_slots, .timeout = 5, .descrip
  * 3. Registers per warp */
 
 Test(registers_per_warp, rounds_up_to_the_allocation_unit, .timeout = 5,
-     .description = "A warp gets registers_per_thread x 32 registers, rounded UP to a multiple of "
-                    "gpu->register_allocation_unit (256): 33 registers per thread cost a warp 1056, rounded to 1280.")
+     .description = "Registers are given to a warp, for all its threads at once, and only in whole allocation units "
+                    "(gpu->register_allocation_unit): a warp often gets a little more than it uses.")
 {
     gpu_limits h100 = gpu("h100-sxm");
     /* round_up(r x 32, 256): 1 -> 32 -> 256; 8 -> 256; 9 -> 288 -> 512; 32 -> 1024;
      * 33 -> 1056 -> 1280; 64 -> 2048; 96 -> 3072; 168 -> 5376 (= 21 x 256); 255 -> 8160 -> 8192. */
     int cases[][2] = {{1, 256}, {8, 256}, {9, 512}, {32, 1024}, {33, 1280}, {64, 2048}, {96, 3072}, {168, 5376},
-                      {255, 8192}};
-    for (int i = 0; i < 9; i++) {
+                      {255, 8192}, {0, 0}};
+    for (int i = 0; i < 10; i++) {
         int got = registers_per_warp(&h100, cases[i][0]);
         cr_assert(got == cases[i][1], "registers_per_warp(gpu, %d) = %d, want %d (%d x 32 = %d, "
                   "rounded up to a multiple of 256)", cases[i][0], got, cases[i][1], cases[i][0], cases[i][0] * 32);
@@ -134,10 +149,9 @@ static void check_register_blocks(const char *key, int threads, int registers, i
               limits.name, threads, registers, got, want, why);
 }
 
-#define HINT_REGISTERS "Per warp, not per thread or per block: a warp gets registers_per_warp(...) registers from ONE " \
-                       "of the sm_subpartitions quarters of the file. Warps per quarter = (registers_per_sm / " \
-                       "sm_subpartitions) / registers_per_warp, rounded down; times sm_subpartitions gives the " \
-                       "SM's warps; divided by the block's warps (rounded down) gives blocks."
+#define HINT_REGISTERS "Registers are given per warp, not per thread or per block, and a warp takes all of its " \
+                       "registers from ONE of the sm_subpartitions quarters of the file: what is left over in one " \
+                       "quarter cannot be pooled with another's. Only whole warps, and whole blocks, count."
 
 Test(blocks_limited_by_registers, h100_and_a100_64_registers, .timeout = 5, .description = HINT_REGISTERS)
 {
@@ -191,13 +205,43 @@ Test(blocks_limited_by_registers, a_block_that_cannot_get_its_registers, .timeou
     check_register_blocks("h100-sxm", 32, 256, 0, "more than max_registers_per_thread (255)");
 }
 
+Test(blocks_limited_by_registers, the_most_a_thread_may_have, .timeout = 5, .description = HINT_REGISTERS)
+{
+    /* 255 registers is allowed (max_registers_per_thread is the largest allowed, not the first
+     * refused): 8160 a warp, allocated as 8192; 2 a quarter, 8 an SM. 32-thread blocks: 8;
+     * 256-thread blocks (8 warps): 1; a 1-thread block: 8. A V100 and a T4 allow 255 too. */
+    check_register_blocks("h100-sxm", 32, 255, 8, "255 registers is the most a thread may have, not too many");
+    check_register_blocks("h100-sxm", 256, 255, 1, "8 warps of 8192 registers fill the file exactly");
+    check_register_blocks("h100-sxm", 1, 255, 8, "a 1-thread block is one warp");
+    check_register_blocks("v100", 64, 255, 4, "2 warps a block, 8 an SM");
+    check_register_blocks("t4", 32, 255, 8, "255 registers is allowed on a T4 too");
+}
+
+Test(blocks_limited_by_registers, one_thread_block, .timeout = 5, .description = HINT_REGISTERS)
+{
+    /* 1 thread is one warp: 32 registers -> 1024 a warp, 16 a quarter, 64 an SM: 64 blocks
+     * (the block-slot limit is a separate limit). 1 register -> 256 a warp, 256 an SM. */
+    check_register_blocks("h100-sxm", 1, 32, 64, "one warp of 1024 registers a block");
+    check_register_blocks("h100-sxm", 1, 1, 256, "one warp of 256 registers a block");
+}
+
+Test(blocks_limited_by_registers, no_registers, .timeout = 5,
+     .description = "A kernel of 0 registers per thread gives its warps 0 registers: a crash with signal 8 here is a "
+                    "division by those 0 registers. lab.h says what a limit that limits nothing returns.")
+{
+    /* A kernel that uses no register at all (registers_per_thread = 0: an empty kernel) takes
+     * 0 registers a warp: the register file limits nothing, as lab.h's INT_MAX convention says,
+     * and nothing may be divided by those 0 registers. */
+    check_register_blocks("h100-sxm", 256, 0, INT_MAX, "0 registers a warp: registers are no limit, return INT_MAX");
+    check_register_blocks("v100", 1024, 0, INT_MAX, "0 registers a warp: registers are no limit, return INT_MAX");
+}
+
 /* ------------------------------------------------------------------------------------
  * 5. Shared memory per block */
 
 Test(shared_memory_per_block, adds_the_reservation_and_rounds_up, .timeout = 5,
-     .description = "Add gpu->shared_memory_reserved_per_block_bytes (1 KiB on compute capability 8.0 and later, 0 "
-                    "before) to the request FIRST, then round up to a multiple of "
-                    "gpu->shared_memory_allocation_unit_bytes (128 B on 8.x and 9.0, 256 B on 7.x).")
+     .description = "Two rules make a block's share larger than its request: the driver's own reservation per block, "
+                    "and the allocation unit. Which comes first changes the answer.")
 {
     gpu_limits h100 = gpu("h100-sxm"), v100 = gpu("v100");
     /* H100: round_up(request + 1024, 128): 0 -> 1024; 1 -> 1025 -> 1152; 128 -> 1152;
@@ -225,8 +269,9 @@ static void check_shared_blocks(const char *key, int request, int want, const ch
               got, want, why);
 }
 
-#define HINT_SHARED "Blocks = shared_memory_per_sm_bytes / shared_memory_per_block(request), rounded down; 0 when the " \
-                    "request is above max_shared_memory_per_block_bytes; INT_MAX when a block is given 0 bytes."
+#define HINT_SHARED "Whole blocks' shares (reservation and rounding included) must fit in the SM's shared memory. " \
+                    "A request above what one block may have gets nothing; a block given no bytes at all is not " \
+                    "limited by shared memory (lab.h says what to return, and nothing may divide by 0)."
 
 Test(blocks_limited_by_shared_memory, h100_and_a100_48_kib, .timeout = 5, .description = HINT_SHARED)
 {
@@ -301,10 +346,9 @@ static void check_occupancy(const char *key, int threads, int registers, int sha
               limits.name, threads, registers, shared, got_names, want_names);
 }
 
-#define HINT_OCCUPANCY "blocks_per_sm is the MINIMUM of the four limits (by warps, gpu->max_blocks_per_sm, by " \
-                       "registers, by shared memory); warps_per_sm = blocks_per_sm x warps_per_block; fraction = " \
-                       "(double)warps_per_sm / max_warps_per_sm; limited_by ORs the flag of every limit equal to " \
-                       "the minimum."
+#define HINT_OCCUPANCY "A block is resident only when EVERY resource has room for it; occupancy counts warps, not " \
+                       "blocks, against the SM's warp slots; and limited_by names every resource that stops the " \
+                       "next block (ties are common)."
 
 Test(occupancy, limited_by_warps, .timeout = 5, .description = HINT_OCCUPANCY)
 {
@@ -385,6 +429,19 @@ Test(occupancy, ties_name_every_limit, .timeout = 5, .description = HINT_OCCUPAN
                     "warp slots and block slots both allow exactly 32");
 }
 
+Test(occupancy, edge_cases, .timeout = 5, .description = HINT_OCCUPANCY)
+{
+    /* 1 thread, 32 registers, no shared memory: warps 64, blocks 32, registers 64 (1024 a warp),
+     * shared 228 -> 32 blocks of 1 warp: 32 of 64 warp slots, 50 %, limited by the block slots.
+     * 32 threads, 255 registers: warps 64, blocks 32, registers 8 (8192 a warp), shared 228 ->
+     * 8 blocks, 8 warps, 12.5 %, limited by registers.
+     * 256 threads, 0 registers: warps 8, blocks 32, registers INT_MAX, shared 228 -> 8 blocks, 64
+     * warps, 100 %, limited by warps alone. */
+    check_occupancy("h100-sxm", 1, 32, 0, 32, 32, 0.5, LIMIT_BLOCKS, "a 1-thread block is a block of one warp");
+    check_occupancy("h100-sxm", 32, 255, 0, 8, 8, 0.125, LIMIT_REGISTERS, "255 registers is allowed: 8 warps fit");
+    check_occupancy("h100-sxm", 256, 0, 0, 8, 64, 1.0, LIMIT_WARPS, "no registers: the registers limit nothing");
+}
+
 Test(occupancy, a_block_that_does_not_fit, .timeout = 5, .description = HINT_OCCUPANCY)
 {
     /* 1024 threads x 255 registers: 8 warps fit, the block has 32: nothing is resident (the
@@ -398,9 +455,8 @@ Test(occupancy, a_block_that_does_not_fit, .timeout = 5, .description = HINT_OCC
 }
 
 Test(occupancy, consistent_with_its_parts_on_every_gpu, .timeout = 20,
-     .description = "compute_occupancy must combine YOUR six functions: the minimum of the four limits, warps = "
-                    "blocks x warps per block, fraction = warps / max_warps_per_sm (never above 1), and a flag for "
-                    "every limit that equals the minimum.")
+     .description = "compute_occupancy must be built from YOUR six functions, over every GPU of the table: the message "
+                    "names the kernel, the four limits your functions give, and what they add up to.")
 {
     /* Over every row of data/gpus.csv and a grid of kernels: the result agrees with the
      * parts, and no GPU is ever more than full. */

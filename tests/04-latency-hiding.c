@@ -46,8 +46,8 @@ static scheduler_result run_traced(const scheduler_config *config, int *trace)
 /* ------------------------------------------------------------------------------------------
  * The closed form */
 
-#define HINT_CLOSED "Each warp keeps the slot busy c cycles out of every c + L, so N warps offer N c / (c + L) " \
-                    "busy cycles per cycle; one slot issues at most one instruction a cycle: min(1, N c / (c + L))."
+#define HINT_CLOSED "Ask what fraction of its round one warp keeps the slot busy, what N warps offer together, and " \
+                    "what one issue slot can take at most."
 
 Test(closed_form, below_the_knee, .timeout = 5, .description = HINT_CLOSED)
 {
@@ -63,7 +63,7 @@ Test(closed_form, below_the_knee, .timeout = 5, .description = HINT_CLOSED)
 
 Test(closed_form, capped_at_one, .timeout = 5,
      .description = "Past the knee there are more ready warps than issue slots: the scheduler issues every "
-                    "cycle and no more. Cap N c / (c + L) at 1.")
+                    "cycle and no more, however many warps offer work.")
 {
     struct { int n, c, l; } cases[] = {{14, 8, 100}, {64, 8, 100}, {64, 4, 200}, {2, 4, 0}, {64, 1, 1}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -75,8 +75,8 @@ Test(closed_form, capped_at_one, .timeout = 5,
 }
 
 Test(closed_form, knee_and_warps_needed, .timeout = 5,
-     .description = "The knee is where N c / (c + L) = 1: N = (c + L) / c, which counts the warp's own c cycles "
-                    "as well as the L it waits. The warps needed is that, rounded up to a whole warp.")
+     .description = "The knee is the N at which the closed form first reaches 1; a round is the warp's own c cycles "
+                    "as well as the L it waits. Warps come whole.")
 {
     struct { int c, l; double knee; int needed; } cases[] = {
         {8, 100, 13.5, 14}, {4, 100, 26.0, 26}, {8, 800, 101.0, 101}, {1, 0, 1.0, 1}, {3, 10, 13.0 / 3, 5},
@@ -95,8 +95,8 @@ Test(closed_form, knee_and_warps_needed, .timeout = 5,
 /* ------------------------------------------------------------------------------------------
  * The model, cycle by cycle */
 
-#define HINT_WAIT "The c-th instruction at cycle t starts the wait: cycles t+1 ... t+L are the L cycles of the " \
-                  "wait, and t+L+1 is the first cycle the warp may issue again (ready_at = t + 1 + L)."
+#define HINT_WAIT "Count the wait on lab.h's timeline: which cycle issues the load, which L cycles are the wait, and " \
+                  "which is the first the warp may issue in again. The message shows the trace cycle by cycle."
 
 Test(scheduler, wait_is_exactly_L_cycles, .timeout = 5, .description = HINT_WAIT)
 {
@@ -211,6 +211,28 @@ Test(scheduler, warmup_not_counted, .timeout = 5,
     }
 }
 
+Test(scheduler, short_windows, .timeout = 5,
+     .description = "The measured window can be as short as one cycle, or empty: utilisation is the issued cycles "
+                    "over the window's cycles, and lab.h says what an empty window gives.")
+{
+    /* One warp, c = 1, L = 0: it issues every cycle, so a 1-cycle window after 5 cycles of
+     * warm-up holds 1 issue, utilisation 1. With L = 3 the warp issues at cycles 3, 7, 11: a
+     * 1-cycle window at cycle 4 holds none, 0. An empty window: 0 issued, utilisation 0. */
+    struct { int c, l; long long warmup, measured, issued; double want; } cases[] = {
+        {1, 0, 5, 1, 1, 1.0}, {1, 3, 4, 1, 0, 0.0}, {1, 3, 7, 1, 1, 1.0}, {2, 5, 10, 0, 0, 0.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        scheduler_config config = {1, cases[i].c, cases[i].l, POLICY_OLDEST_FIRST, NULL, cases[i].warmup,
+                                   cases[i].measured};
+        scheduler_result result = simulate_scheduler(&config, NULL);
+        cr_assert(result.issued_cycles == cases[i].issued && result.measured_cycles == cases[i].measured &&
+                  result.utilisation == cases[i].want, "N = 1, c = %d, L = %d, warm-up %lld, a window of %lld cycle%s: "
+                  "issued %lld of %lld (utilisation %g), want %lld of %lld (%g)", cases[i].c, cases[i].l,
+                  cases[i].warmup, cases[i].measured, cases[i].measured == 1 ? "" : "s", result.issued_cycles,
+                  result.measured_cycles, result.utilisation, cases[i].issued, cases[i].measured, cases[i].want);
+    }
+}
+
 Test(scheduler, deterministic, .timeout = 5,
      .description = "The model has no randomness: the same configuration gives the same schedule every time. "
                     "Reset all state inside simulate_scheduler (no static variables carried between calls).")
@@ -252,6 +274,73 @@ Test(scheduler, oldest_first_order, .timeout = 5,
     check_order(POLICY_OLDEST_FIRST, want, "at cycle 2 warp 1 has been ready since cycle 1, warp 0 only since 2");
 }
 
+Test(scheduler, oldest_first_ties, .timeout = 5,
+     .description = "Oldest-first: when several warps have been ready equally long, lab.h names which one issues; "
+                    "the message shows the trace cycle by cycle.")
+{
+    /* Three warps, c = 2, L = 4, first ready at cycles 4, 0, 4. Warp 1 issues at 0-1 (ready again
+     * at 6); nothing is ready at 2-3; at cycle 4 warps 0 and 2 have both been ready since 4: the
+     * tie goes to warp 0 (ready again at 10); at 6 warp 2 (ready since 4) is older than warp 1
+     * (since 6); then 1, 0, 2, ... every round. Round-robin would take warp 2 at cycle 4. */
+    long long first_ready[] = {4, 0, 4};
+    scheduler_config config = {3, 2, 4, POLICY_OLDEST_FIRST, first_ready, 0, 18};
+    int trace[18], want[] = {1, 1, -1, -1, 0, 0, 2, 2, 1, 1, 0, 0, 2, 2, 1, 1, 0, 0};
+    run_traced(&config, trace);
+    char got_text[128], want_text[128];
+    trace_text(got_text, sizeof got_text, trace, 18), trace_text(want_text, sizeof want_text, want, 18);
+    cr_assert(memcmp(trace, want, sizeof trace) == 0, "oldest-first, N = 3, c = 2, L = 4, warps first ready at "
+              "cycles 4, 0, 4: issued_by is [%s], want [%s] (at cycle 4 warps 0 and 2 tie: the lower number goes "
+              "first)", got_text, want_text);
+    /* Every warp ready at cycle 0: a three-way tie, broken in warp order. */
+    long long all_at_0[] = {0, 0, 0};
+    scheduler_config tied = {3, 2, 4, POLICY_OLDEST_FIRST, all_at_0, 0, 18};
+    int want_tied[] = {0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2};
+    run_traced(&tied, trace);
+    trace_text(got_text, sizeof got_text, trace, 18), trace_text(want_text, sizeof want_text, want_tied, 18);
+    cr_assert(memcmp(trace, want_tied, sizeof trace) == 0, "oldest-first, N = 3, c = 2, L = 4, every warp ready at "
+              "cycle 0: issued_by is [%s], want [%s] (a tie goes to the lower warp number)", got_text, want_text);
+}
+
+Test(scheduler, round_robin_without_latency, .timeout = 5,
+     .description = "Round-robin: the search for the next warp starts AFTER the warp that issued last. With L = 0 "
+                    "that warp is ready again at once, and still it is the others' turn first.")
+{
+    /* L = 0: a warp that ends its round is ready the very next cycle. N = 3, c = 2: 0 0 1 1 2 2 0 0 ...;
+     * N = 2, c = 1: 0 1 0 1 ...; N = 4, c = 3, warps first ready at 0, 0, 0, 0: 0 0 0 1 1 1 2 2 2 3 3 3. */
+    struct { int n, c; int want[12]; } cases[] = {
+        {3, 2, {0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2}},
+        {2, 1, {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}},
+        {4, 3, {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3}},
+    };
+    for (int i = 0; i < 3; i++) {
+        scheduler_config config = {cases[i].n, cases[i].c, 0, POLICY_ROUND_ROBIN, NULL, 0, 12};
+        int trace[12];
+        run_traced(&config, trace);
+        char got_text[128], want_text[128];
+        trace_text(got_text, sizeof got_text, trace, 12), trace_text(want_text, sizeof want_text, cases[i].want, 12);
+        cr_assert(memcmp(trace, cases[i].want, sizeof trace) == 0, "round-robin, N = %d, c = %d, L = 0: issued_by is "
+                  "[%s], want [%s] (the warp that issued last is ready again at once, but the next warp after it "
+                  "goes first)", cases[i].n, cases[i].c, got_text, want_text);
+    }
+}
+
+Test(scheduler, round_robin_first_pick, .timeout = 5,
+     .description = "Round-robin: before anything has issued, the search starts at warp 0 and looks at every warp, "
+                    "the last one included.")
+{
+    /* N = 3, c = 2, L = 4, only warp 2 ready at cycle 0 (warps 0 and 1 at 5): warp 2 issues at
+     * 0-1 (ready again at 6); nothing is ready at 2-4; then 0 (5-6), 1 (7-8), 2 (9-10), 0, 1, 2. */
+    long long first_ready[] = {5, 5, 0};
+    scheduler_config config = {3, 2, 4, POLICY_ROUND_ROBIN, first_ready, 0, 18};
+    int trace[18], want[] = {2, 2, -1, -1, -1, 0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2, 0};
+    run_traced(&config, trace);
+    char got_text[128], want_text[128];
+    trace_text(got_text, sizeof got_text, trace, 18), trace_text(want_text, sizeof want_text, want, 18);
+    cr_assert(memcmp(trace, want, sizeof trace) == 0, "round-robin, N = 3, c = 2, L = 4, warps first ready at cycles "
+              "5, 5, 0: issued_by is [%s], want [%s] (at cycle 0 only warp 2 is ready, and the first search must "
+              "reach it)", got_text, want_text);
+}
+
 Test(scheduler, round_robin_order, .timeout = 5,
      .description = "Round-robin: a warp in the middle of its round keeps the slot; when it stalls, the slot goes "
                     "to the next ready warp after it in warp order (after warp N-1 comes warp 0). It does not "
@@ -291,9 +380,9 @@ static void check_grid(int policy, int scattered)
 }
 
 Test(scheduler, matches_closed_form, .timeout = 30,
-     .description = "Over whole rounds after the warm-up, the simulation gives exactly min(1, N c / (c + L)). "
-                    "If it is a little off for every N, look at the length of the wait (L, not L - 1 or L + 1); "
-                    "if it exceeds 1, at how many instructions issue per cycle.")
+     .description = "Over whole rounds after the warm-up, the simulation must give exactly the closed form. If it is "
+                    "a little off for every N, look at the length of the wait; if it exceeds 1, at how many "
+                    "instructions issue per cycle.")
 {
     check_grid(POLICY_OLDEST_FIRST, 0);
 }
@@ -313,8 +402,8 @@ Test(scheduler, policies_agree, .timeout = 30,
  * Little's law */
 
 Test(littles_law, h100_bytes_in_flight, .timeout = 5,
-     .description = "Little's law: concurrency = throughput x latency. Bytes in flight = bandwidth x latency; "
-                    "GB/s x ns = 10^9 x 10^-9 = bytes.")
+     .description = "Little's law relates concurrency, throughput and latency; here the concurrency is bytes. Mind "
+                    "the units: GB/s and ns carry 10^9 and 10^-9.")
 {
     struct { double bandwidth, latency, want; } cases[] = {
         {3350, 370, 1239500}, {4800, 370, 1776000}, {2039, 400, 815600}, {1, 1, 1},
@@ -327,8 +416,8 @@ Test(littles_law, h100_bytes_in_flight, .timeout = 5,
 }
 
 Test(littles_law, bandwidth_from_bytes, .timeout = 5,
-     .description = "Little's law the other way: throughput = concurrency / latency, so bytes / ns = GB/s; but "
-                    "more bytes in flight cannot push the memory past its peak, so cap it there.")
+     .description = "Little's law the other way round gives the bandwidth a number of bytes in flight sustains; "
+                    "no number of bytes can push the memory past its peak.")
 {
     struct { double bytes, latency, peak, want; } cases[] = {
         {1239500, 370, 3350, 3350}, {524288, 370, 3350, 524288.0 / 370}, {16896, 370, 3350, 16896.0 / 370},
@@ -343,8 +432,8 @@ Test(littles_law, bandwidth_from_bytes, .timeout = 5,
 }
 
 Test(littles_law, warps_per_sm, .timeout = 5,
-     .description = "Warps per SM = bytes in flight / (SMs x bytes each warp keeps in flight), rounded UP to a "
-                    "whole warp: a fraction of a warp short is not enough.")
+     .description = "Share the bytes in flight out over the SMs and over what each warp keeps in flight; warps come "
+                    "whole, and a fraction of a warp short is not enough.")
 {
     struct { double bandwidth, latency; int sms, bytes, want; } cases[] = {
         {3350, 370, 132, 128, 74}, {3350, 370, 132, 512, 19}, {4800, 370, 132, 128, 106}, {1000, 100, 10, 100, 100},

@@ -52,10 +52,10 @@ static void reference_order(const int *expert, int n, int *order)
 static const int block_sizes[] = {256, 96, 32};
 enum { BLOCK_SIZES = 3, MEASURED_N = 4099 };
 
-#define HINT_EVEN_ODD "Give warp w the elements of one parity: with lane = t % 32 and warp = t / 32, warps 2p and " \
-                      "2p+1 can share elements 64p .. 64p+63, one taking the even ones (64p + 2·lane), the other the " \
-                      "odd ones (64p + 2·lane + 1). Keep if (i < n), and launch whole pairs of warps: ceil(n / 64) " \
-                      "pairs, rounded up to whole blocks — the last pair needs its odd warp too."
+#define HINT_EVEN_ODD "The results must stay those of the original, element by element; what changes is which " \
+                      "thread computes which element. Every element below n needs exactly one thread, and the grid " \
+                      "must hold enough threads for the mapping you chose (not just n). make hint DAY=05 goes step " \
+                      "by step."
 
 static void check_even_odd(int n)
 {
@@ -121,9 +121,9 @@ Test(even_odd, the_original_diverges, .timeout = 30,
 }
 
 Test(even_odd, warps_take_one_path, .timeout = 30,
-     .description = "Each warp must run only even_work or only odd_work. Element i = thread t keeps even and odd "
-                    "elements in alternate lanes of every warp; map threads so that the 32 lanes of a warp hold "
-                    "elements of one parity, and mind blocks of 96 threads: a warp pair may span two blocks.")
+     .description = "Each warp must run only even_work or only odd_work: the 32 lanes of a warp must all hold "
+                    "elements of one parity. A warp is 32 consecutive threads of the grid, whatever the block "
+                    "size (96-thread blocks included).")
 {
     int n = MEASURED_N;
     float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
@@ -161,14 +161,78 @@ Test(even_odd, issues_half_the_steps, .timeout = 30,
 /* ---------------------------------------------------------------------------------
  * Grouping tokens by expert */
 
-#define HINT_GROUP "A counting sort: count[e] tokens per expert; next[e] = count[0] + ... + count[e-1] (0 for " \
-                   "expert 0) is where expert e's group starts; then for i = 0, 1, ... n-1: " \
-                   "order[next[expert[i]]++] = i. Going through the tokens in increasing order keeps each group " \
-                   "in token order."
+#define HINT_GROUP "A counting sort: each expert's group starts where the groups before it end, and the tokens " \
+                   "are placed one by one in increasing order, each at its expert's next free position (that " \
+                   "keeps every group in token order). The message shows the first elements that differ."
+#define HINT_OFFSETS "start[e] is where expert e's group begins: the number of tokens routed to the experts BEFORE " \
+                     "e, so expert 0's group begins at 0 (an exclusive prefix sum of the counts). Exactly EXPERTS " \
+                     "entries are written, and the counts start from zero on every call."
+
+/* A copy of expert[0 .. n-1] followed by 64 entries of expert 0: a loop that reads one token too
+ * many then counts (or places) a token of expert 0 that does not exist, which always shows. */
+static int *guarded_experts(const int *expert, int n)
+{
+    int *copy = malloc(sizeof(int) * (size_t)(n + 64));
+    if (n) memcpy(copy, expert, sizeof(int) * (size_t)n);
+    memset(copy + n, 0, sizeof(int) * 64);
+    return copy;
+}
+
+/* Runs expert_offsets into a start array with sentinels behind it. */
+static void check_offsets(const char *name, const int *given, int n)
+{
+    int *expert = guarded_experts(given, n);
+    enum { GUARD = 64 };
+    int start[EXPERTS + GUARD], want[EXPERTS] = {0}, count[EXPERTS] = {0};
+    for (int i = 0; i < n; i++) count[expert[i]]++;
+    for (int e = 1; e < EXPERTS; e++) want[e] = want[e - 1] + count[e - 1];
+    lab_poison(start, sizeof(int) * EXPERTS);
+    for (int i = EXPERTS; i < EXPERTS + GUARD; i++) start[i] = 0x5a5a5a5a;
+    expert_offsets(expert, n, start);
+    int past = 0;
+    for (int i = EXPERTS; i < EXPERTS + GUARD; i++) past += start[i] != 0x5a5a5a5a;
+    cr_assert(past == 0, "%s: expert_offsets wrote %d int%s past start[%d] (start[%d] = %d): there are %d experts, "
+              "so exactly %d starts", name, past, past == 1 ? "" : "s", EXPERTS - 1, EXPERTS, start[EXPERTS], EXPERTS,
+              EXPERTS);
+    comparison result = lab_compare_ints("start", start, want, EXPERTS);
+    cr_assert(result.mismatches == 0, "%s (counts per expert {%d, %d, %d, %d}, so starts {%d, %d, %d, %d}): %s", name,
+              count[0], count[1], count[2], count[3], want[0], want[1], want[2], want[3], result.message);
+    free(expert);
+}
+
+Test(expert_offsets, small_example, .timeout = 10, .description = HINT_OFFSETS)
+{
+    int expert[] = {2, 0, 1, 0, 3, 2, 0, 1};
+    check_offsets("experts {2, 0, 1, 0, 3, 2, 0, 1}", expert, 8);
+}
+
+Test(expert_offsets, unused_and_crowded_experts, .timeout = 10, .description = HINT_OFFSETS)
+{
+    int n = 1000, *expert = malloc(sizeof(int) * n);
+    for (int i = 0; i < n; i++) expert[i] = 3;
+    check_offsets("1000 tokens all routed to expert 3", expert, n);
+    for (int i = 0; i < n; i++) expert[i] = 0;
+    check_offsets("1000 tokens all routed to expert 0", expert, n);
+    for (int i = 0; i < n; i++) expert[i] = (i % 7 == 0) ? 1 : 3;
+    check_offsets("1000 tokens on experts 1 and 3, none on 0 and 2", expert, n);
+    free(expert);
+}
+
+Test(expert_offsets, writes_exactly_experts_entries, .timeout = 10, .description = HINT_OFFSETS)
+{
+    int n = MEASURED_N, *expert = malloc(sizeof(int) * n);
+    route_tokens(expert, n, 59);
+    check_offsets("4099 tokens routed at random", expert, n);
+    check_offsets("no tokens at all", expert, 0);
+    route_tokens(expert, n, 61);
+    check_offsets("a second call, 4099 other tokens (counts from zero again?)", expert, n);
+    free(expert);
+}
 
 /* Runs group_by_expert on an order array with a guard region behind it. */
-static void check_grouping(const char *name, const int *expert, int n)
+static void check_grouping(const char *name, const int *given, int n)
 {
+    int *expert = guarded_experts(given, n);
     int guard = n + 64;
     int *order = malloc(sizeof(int) * (size_t)(n + guard)), *want = malloc(sizeof(int) * (size_t)n);
     lab_poison(order, sizeof(int) * (size_t)n);
@@ -182,7 +246,7 @@ static void check_grouping(const char *name, const int *expert, int n)
               past ? "; and group_by_expert wrote past the end of order" : "");
     cr_assert(past == 0, "%s: group_by_expert wrote %d element%s past order[%d]", name, past, past == 1 ? "" : "s",
               n - 1);
-    free(order), free(want);
+    free(order), free(want), free(expert);
 }
 
 Test(group_by_expert, small_example, .timeout = 10, .description = HINT_GROUP)
@@ -229,8 +293,9 @@ Test(group_by_expert, called_twice, .timeout = 10,
 /* ---------------------------------------------------------------------------------
  * Tokens routed to experts */
 
-#define HINT_EXPERTS "Thread t handles token i = order[t]: y[i] = expert_work(expert[i], x[i]). Read the expert and " \
-                     "the input at i, not at t, and write the output back at i. Keep if (t < n)."
+#define HINT_EXPERTS "Thread t now handles the t-th token of the grouped order, not token t: everything about that " \
+                     "token (its expert, its input, its output) is found at the token's own place. The message " \
+                     "shows the first tokens that differ."
 
 static void check_experts(const char *name, const int *expert, int n)
 {
@@ -273,7 +338,7 @@ Test(experts, skewed_routes, .timeout = 30, .description = HINT_EXPERTS)
 
 Test(experts, each_token_exactly_once, .timeout = 30,
      .description = "Run in place (y is x), a token handled twice comes out as expert(expert(x)) and one never "
-                    "handled stays x. Thread t must handle token order[t], and write it at that token's place.")
+                    "handled stays x: some token was given to two threads, or to none.")
 {
     int n = MEASURED_N, *expert = malloc(sizeof(int) * n), *order = malloc(sizeof(int) * n);
     float *x = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
@@ -315,8 +380,8 @@ Test(experts, the_original_diverges, .timeout = 30,
 }
 
 Test(experts, warps_share_an_expert, .timeout = 30,
-     .description = "Let thread t handle token order[t]: in that order the tokens of one expert are neighbours, so "
-                    "a warp's 32 lanes share an expert except where one group ends and the next begins.")
+     .description = "In the grouped order the tokens of one expert are neighbours, so a warp's 32 lanes share an "
+                    "expert except where one group ends and the next begins. Is each thread following the order?")
 {
     branch_run original, yours;
     measure_experts(&original, &yours);
@@ -335,9 +400,9 @@ Test(experts, warps_share_an_expert, .timeout = 30,
 /* ---------------------------------------------------------------------------------
  * The branch-cost model */
 
-#define HINT_MODEL "For each warp (threads first .. first+31, stopping at threads), count lanes_a (those with " \
-                   "(t / group) % 2 == 0) and lanes_b. Each path with at least one lane costs its warp its steps: " \
-                   "warp_steps += steps, lane_steps += lanes x steps. A warp whose lanes split pays both paths."
+#define HINT_MODEL "Look at one warp at a time, and at every lane of it that exists: which path each lane takes " \
+                   "(A for the even groups, B for the odd), and what each path then costs the warp, in steps and " \
+                   "in active lanes. The message names the case and why it comes out as it does."
 
 static void check_model(int threads, int group, int steps_a, int steps_b, long long want_steps, long long want_lanes,
                         const char *why)
@@ -377,6 +442,29 @@ Test(branch_cost_model, partial_last_warp, .timeout = 5, .description = HINT_MOD
 {
     check_model(40, 64, 10, 10, 20, 400, "40 threads: warp 1 has lanes 32-39 only; lanes 40-63 do not exist");
     check_model(1, 1, 10, 10, 10, 10, "one thread: a warp with one active lane");
+}
+
+Test(branch_cost_model, one_lane_paths, .timeout = 5, .description = HINT_MODEL)
+{
+    /* A path that a single lane takes is issued for the whole warp all the same.
+     * 32 threads, groups of 31: lanes 0-30 take A, lane 31 alone takes B: 10 + 20 = 30 steps,
+     * 31 x 10 + 1 x 20 = 330 lanes. 64 threads, groups of 33: warp 0 is all A (10 steps, 320
+     * lanes); in warp 1 lane 0 (thread 32) alone takes A and lanes 1-31 take B: 10 + 20 steps,
+     * 10 + 31 x 20 = 630 lanes. 33 threads, groups of 64: warp 1 is one thread, on A. */
+    check_model(32, 31, 10, 20, 30, 330, "lane 31 alone takes path B, and the warp issues B for it");
+    check_model(64, 33, 10, 20, 40, 950, "in warp 1, thread 32 alone takes path A, and the warp issues A for it");
+    check_model(33, 64, 10, 20, 20, 330, "warp 1 holds one thread, on path A");
+}
+
+Test(branch_cost_model, path_a_is_the_even_groups, .timeout = 5, .description = HINT_MODEL)
+{
+    /* Groups 0, 2, 4, ... take path A, groups 1, 3, ... path B: with unequal paths, swapping them
+     * changes the answer. 96 threads, groups of 64: warps 0 and 1 are group 0 (A, 10 steps each),
+     * warp 2 is group 1 (B, 30 steps): 50 steps, 1600 lanes. 32 threads, groups of 32: one warp,
+     * group 0, path A: 10 steps. 128 threads, groups of 96: warps 0-2 on A, warp 3 on B. */
+    check_model(96, 64, 10, 30, 50, 1600, "group 0 (warps 0 and 1) takes A, group 1 (warp 2) takes B");
+    check_model(32, 32, 10, 30, 10, 320, "one warp, group 0: path A");
+    check_model(128, 96, 10, 30, 60, 1920, "warps 0-2 are group 0 (A), warp 3 is group 1 (B)");
 }
 
 Test(branch_cost_model, agrees_with_the_simulator, .timeout = 60,

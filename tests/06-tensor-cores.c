@@ -214,9 +214,9 @@ static void check_to_float(const format *f, float (*to_float)(uint16_t), const c
 /* ---------------------------------------------------------------------------------
  * half_to_float */
 
-#define HINT_HALF_TO_FLOAT "A half is 1 sign, 5 exponent (bias 15) and 10 mantissa bits. Normal (exponent 1..30): " \
-    "(-1)^s x 1.m x 2^(e-15); the float has the same sign, exponent e - 15 + 127 and the mantissa shifted up by 13. " \
-    "Exponent 0: m x 2^-24, no hidden 1 (zero when m = 0, keeping the sign). Exponent 31: infinity, or NaN when m != 0."
+#define HINT_HALF_TO_FLOAT "A half is 1 sign, 5 exponent (bias 15) and 10 mantissa bits, and its exponent field " \
+    "sorts it into one of three classes (normal, zero or subnormal, infinity or NaN) that each map to a float " \
+    "their own way. Converting to a float never rounds. The message names the first wrong pattern."
 
 Test(half_to_float, normal_numbers, .timeout = 10, .description = HINT_HALF_TO_FLOAT)
 {
@@ -236,21 +236,18 @@ Test(half_to_float, infinities_and_nans, .timeout = 10, .description = HINT_HALF
 /* ---------------------------------------------------------------------------------
  * float_to_half */
 
-#define HINT_ROUNDING "Keep the top 11 significant bits (hidden 1 included) and look at the bits you drop: more " \
-    "than half of the last kept bit's weight rounds up, less rounds down, exactly half rounds to the even " \
-    "neighbour (up only when the last kept bit is 1). A carry out of the mantissa moves into the exponent by itself."
-#define HINT_HALF_SUBNORMAL "Below 2^-14 a half has no hidden 1: its step is 2^-24 whatever the exponent, so the " \
-    "number of bits dropped grows (14 for 2^-15, ..., 24 for 2^-25). Round those the same way. Under 2^-25 " \
-    "(half the smallest step) the result is zero with the input's sign; exactly 2^-25 is a tie and goes to zero."
-#define HINT_OVERFLOW "The largest half is 65504. Values within half a step above it (below 65520) round down " \
-    "to it; 65520 and up become infinity (0x7c00 with the sign), as does everything from 65536 on."
-#define HINT_SPECIAL "Check for infinity and NaN first, from the float's bits: exponent field 255. Infinity keeps " \
-    "its sign (0x7c00 or 0xfc00); every NaN, whatever its sign and payload, becomes 0x7fff, as CUDA's does. " \
-    "A NaN sent through the rounding code can come out as infinity."
+#define HINT_ROUNDING "Round to nearest: the bits you drop decide whether the kept ones go up, and an exact tie " \
+    "has a rule of its own (to the even neighbour). The message shows the input, what you gave and the nearest half."
+#define HINT_HALF_SUBNORMAL "Below 2^-14 a half has no hidden 1 and a fixed step, whatever the exponent: how many " \
+    "bits must then be dropped, and rounded the same way? Very small values round to a signed zero."
+#define HINT_OVERFLOW "The largest half is 65504. Values a little above it still round to it; from some point on " \
+    "the nearest value is infinity, with the input's sign."
+#define HINT_SPECIAL "Infinity and NaN are recognised from the float's exponent field before anything is rounded: " \
+    "infinity keeps its sign, and every NaN becomes CUDA's one NaN, 0x7fff."
 
 Test(float_to_half, exact_values, .timeout = 20,
-     .description = "A float that is exactly a half must give that half's bits: sign, exponent - 127 + 15, the top "
-                    "10 mantissa bits. Below 2^-14, mantissa = value / 2^-24.")
+     .description = "A float that is exactly a half must give that half's bits, normal and subnormal: nothing is "
+                    "rounded here, only re-biased and moved. The message names the first wrong input.")
 {
     check_kinds(&HALF, float_to_half, "float_to_half", EXACT, "exactly representable values");
 }
@@ -300,15 +297,14 @@ Test(float_to_half, every_half_round_trips, .timeout = 20,
  * bfloat16 */
 
 Test(bfloat16_to_float, every_pattern, .timeout = 10,
-     .description = "A bfloat16 is the top half of a float: shift its 16 bits up by 16 and read them as a float. "
-                    "Nothing else is needed: exponent, subnormals, infinity and NaN all carry over.")
+     .description = "A bfloat16 has the float's sign and exponent and the top 7 of its mantissa bits: where do its "
+                    "16 bits sit inside a float? No class of value needs a case of its own.")
 {
     check_to_float(&BFLOAT16, bfloat16_to_float, "bfloat16_to_float", 0, 255, "bfloat16 patterns");
 }
 
-#define HINT_BF16 "Keep the top 16 bits of the float; the 16 dropped bits decide: above 0x8000 round up, below " \
-    "round down, exactly 0x8000 round to even (up only when the kept part is odd). Adding 1 to the kept 16 bits " \
-    "carries into the exponent by itself, even to infinity. Handle NaN before rounding."
+#define HINT_BF16 "Keep the top 16 bits of the float and round by the 16 you drop, to nearest with ties to even; " \
+    "a carry may run into the exponent, and that is right. NaN is dealt with before any rounding."
 
 Test(float_to_bfloat16, exact_values, .timeout = 20, .description = HINT_BF16)
 {
@@ -326,22 +322,22 @@ Test(float_to_bfloat16, ties_to_even, .timeout = 20, .description = HINT_BF16)
 }
 
 Test(float_to_bfloat16, subnormals, .timeout = 20,
-     .description = "bfloat16 has float's exponent, so a float subnormal is a bfloat16 subnormal: the same 16 "
-                    "bits are kept and rounded, no special case.")
+     .description = "bfloat16 has float's exponent, so a float subnormal is a bfloat16 subnormal: does your code "
+                    "treat it differently from a normal float?")
 {
     check_kinds(&BFLOAT16, float_to_bfloat16, "float_to_bfloat16", SUBNORMAL, "values below 2^-126");
 }
 
 Test(float_to_bfloat16, overflow_to_infinity, .timeout = 20,
-     .description = "The largest bfloat16 is 0x7f7f (about 3.39e38). Floats above it by half a step or more "
-                    "round to infinity (0x7f80): the carry out of the mantissa does it for you.")
+     .description = "The largest bfloat16 is 0x7f7f (about 3.39e38). Floats far enough above it round to infinity "
+                    "(0x7f80), as rounding to nearest says.")
 {
     check_kinds(&BFLOAT16, float_to_bfloat16, "float_to_bfloat16", OVERFLOW, "values above the largest bfloat16");
 }
 
 Test(float_to_bfloat16, nan_and_infinity, .timeout = 20,
-     .description = "Test for NaN before rounding: the round-up carry turns some NaNs into infinity, or (from "
-                    "0x7fffffff) into 0x8000, minus zero. Every NaN becomes 0x7fff; infinity keeps its bits.")
+     .description = "Every NaN becomes 0x7fff and infinity keeps its bits. What does rounding do to a NaN's bits if "
+                    "it is rounded like a number?")
 {
     check_kinds(&BFLOAT16, float_to_bfloat16, "float_to_bfloat16", SPECIAL, "infinities and NaNs");
 }
@@ -409,9 +405,9 @@ static void check_dot(accumulator format)
     }
 }
 
-#define HINT_DOT "For each i: sum += half_to_float(a[i]) * half_to_float(b[i]) in float (the product is exact); " \
-    "then, for FP16, sum = half_to_float(float_to_half(sum)), for BF16 the same through bfloat16, for FP32 " \
-    "nothing. Start at 0, go in order i = 0, 1, ... If the conversion tests fail, fix those first."
+#define HINT_DOT "Each product of two halves is exact in float; what differs between the three cases is what the " \
+    "running sum is kept in, i.e. what happens to it after every add. Go in order from i = 0. If the conversion " \
+    "tests fail, fix those first."
 
 Test(dot_product, fp32_accumulator, .timeout = 20, .description = HINT_DOT) { check_dot(ACCUMULATE_FP32); }
 Test(dot_product, fp16_accumulator, .timeout = 20, .description = HINT_DOT) { check_dot(ACCUMULATE_FP16); }
@@ -537,9 +533,9 @@ static void check_exact(const uint16_t *a, const uint16_t *b, const float *c, in
     free(d), free(want), free(exact), free(scale);
 }
 
-#define HINT_MMA "Row-major tiles: A[row][k] is a[row * 16 + k], B[k][col] is b[k * 16 + col]; D[row][col] = " \
-    "C[row][col] + the sum over k of A[row][k] * B[k][col]. Tile t starts at t * 256 in every array: block t " \
-    "computes tile t (blockIdx.x), and its 32 lanes split the 256 elements."
+#define HINT_MMA "Row-major 16 x 16 tiles, one tile per block, every array's tile t at the same offset; D is C " \
+    "plus the product of A and B, and the block's 32 lanes share the tile's 256 elements. The message names the " \
+    "tile and the element."
 
 Test(mma, a_is_identity, .timeout = 20, .description = HINT_MMA)
 {
@@ -575,9 +571,8 @@ Test(mma, small_integers_exact, .timeout = 20, .description = HINT_MMA)
 }
 
 Test(mma, random_tiles_within_fp32_bound, .timeout = 30,
-     .description = "Keep the sum in float: start from C[row][col] and add each product __half2float(a) * "
-                    "__half2float(b) to a float. A __half accumulator rounds every add to 11 bits, an error "
-                    "thousands of times the FP32 bound.")
+     .description = "The error is far above what float additions can make: what type is your running sum? A half "
+                    "accumulator rounds every add to 11 bits, thousands of times the FP32 bound.")
 {
     enum { TILES = 100 };
     size_t count = (size_t)TILES * SIZE;

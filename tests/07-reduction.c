@@ -5,7 +5,10 @@
  * less than version 1 but has bank conflicts, version 3 has none, version 4 halves the
  * barriers per element, the shuffle tail of version 5 cuts them again, and version 6 is one
  * launch with one atomic per block. A run that the simulator stops (a race, a shuffle some
- * lanes never reach, an access past the end) fails with the simulator's own message. */
+ * lanes never reach, an access past the end) fails with the simulator's own message.
+ * Time is bounded: the reference passes each check in a few seconds, so every check has a
+ * .timeout of 20 s or less, and the sizes run smallest first, so that a wrong loop (one that
+ * never ends, or strides too short) fails in seconds, on the first size it gets wrong. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <math.h>
@@ -164,15 +167,35 @@ static reduce_run counted(int version, int threads)
 /* ---------------------------------------------------------------------------------
  * The checks, in the order of the lab. */
 
+/* Global traffic: every version reads each element once (4 bytes, in whole 32-byte sectors) and
+ * stores ONE sum per block, a sector each; the later passes add a few percent. A version whose
+ * every thread (or every warp) stores the block's sum writes the same word again and again: a
+ * GPU lets that pass, the counted sectors do not. 1.15 x 4n leaves room for the later passes. */
+static void check_one_store_per_block(int version)
+{
+    for (int b = 0; b < BLOCK_SIZES; b++) {
+        reduce_run run = counted(version, block_sizes[b]);
+        double floor = 4.0 * METRICS_N;
+        cr_assert(run.global_bytes <= 1.15 * floor, "version %d, blocks of %d threads: %.0f bytes of global traffic "
+                  "counted (%.2f per element) for %d floats of 4 bytes; want at most 1.15 x 4 per element: read each "
+                  "element once, and store one sum per block, from one thread", version, block_sizes[b],
+                  run.global_bytes, run.global_bytes / METRICS_N, METRICS_N);
+    }
+}
+
+#define HINT_ONE_STORE "Counted: the block's sum is one number, stored once, by one thread. Every thread storing the " \
+                       "same value to the same word gives the right answer and many times the stores."
 #define HINT_GIVEN "Versions 1 and 2 are given: if they fail, the driver or the simulator is broken, or the file " \
                    "was edited outside its TODOs (make reset DAY=07 restores it; your file is backed up)."
 
-Test(version1, int_exact, .timeout = 60, .description = HINT_GIVEN) { check_ints(1); }
-Test(version1, float_within_rounding_bound, .timeout = 60, .description = HINT_GIVEN) { check_floats(1); }
-Test(version2, int_exact, .timeout = 60, .description = HINT_GIVEN) { check_ints(2); }
-Test(version2, float_within_rounding_bound, .timeout = 60, .description = HINT_GIVEN) { check_floats(2); }
+Test(version1, int_exact, .timeout = 20, .description = HINT_GIVEN) { check_ints(1); }
+Test(version1, float_within_rounding_bound, .timeout = 20, .description = HINT_GIVEN) { check_floats(1); }
+Test(version2, int_exact, .timeout = 20, .description = HINT_GIVEN) { check_ints(2); }
+Test(version2, float_within_rounding_bound, .timeout = 20, .description = HINT_GIVEN) { check_floats(2); }
+Test(version1, one_store_per_block, .timeout = 15, .description = HINT_GIVEN) { check_one_store_per_block(1); }
+Test(version2, one_store_per_block, .timeout = 15, .description = HINT_GIVEN) { check_one_store_per_block(2); }
 
-Test(version2, less_divergent_than_version1, .timeout = 30,
+Test(version2, less_divergent_than_version1, .timeout = 15,
      .description = "Counted: version 1's busy threads (t % 2s == 0) are spread over every warp, so its warps "
                     "step through the branch with few lanes; version 2's are the first threads of the block.")
 {
@@ -184,7 +207,7 @@ Test(version2, less_divergent_than_version1, .timeout = 30,
     }
 }
 
-Test(version2, has_bank_conflicts, .timeout = 30,
+Test(version2, has_bank_conflicts, .timeout = 15,
      .description = "Counted: version 2's lanes touch words 2s apart, so several fall in one bank (up to "
                     "blockDim.x / 32 at once). Versions 1 and 2 are given: if this fails, see the hint above.")
 {
@@ -196,12 +219,12 @@ Test(version2, has_bank_conflicts, .timeout = 30,
     }
 }
 
-#define HINT_SEQUENTIAL "Sequential addressing: for (s = blockDim.x / 2; s > 0; s /= 2) { if (tid < s) " \
-                        "partial[tid] += partial[tid + s]; __syncthreads(); } — the barrier inside the loop, " \
-                        "because each step reads what the step before wrote. Past n, load a zero."
-Test(version3, int_exact, .timeout = 60, .description = HINT_SEQUENTIAL) { check_ints(3); }
-Test(version3, float_within_rounding_bound, .timeout = 60, .description = HINT_SEQUENTIAL) { check_floats(3); }
-Test(version3, no_bank_conflicts, .timeout = 30,
+#define HINT_SEQUENTIAL "Sequential addressing: at each step the busy threads are the FIRST ones of the block, and " \
+                        "each adds a partner that far away; the distance halves every step. Each step reads what " \
+                        "the one before wrote, and threads past n contribute nothing."
+Test(version3, int_exact, .timeout = 20, .description = HINT_SEQUENTIAL) { check_ints(3); }
+Test(version3, float_within_rounding_bound, .timeout = 20, .description = HINT_SEQUENTIAL) { check_floats(3); }
+Test(version3, no_bank_conflicts, .timeout = 15,
      .description = "Counted: in sequential addressing lane k of a warp touches word k + s, consecutive words in "
                     "32 different banks: one wavefront per shared request.")
 {
@@ -215,14 +238,16 @@ Test(version3, no_bank_conflicts, .timeout = 30,
     }
 }
 
-#define HINT_LOAD "First add during load: i = blockIdx.x * (2 * blockDim.x) + tid; sum = (i < n ? in[i] : 0), " \
-                  "then add in[i + blockDim.x] only if i + blockDim.x < n. Test the two elements separately: " \
-                  "requiring both in range drops the first one of a pair whose partner is past the end."
-Test(version4, int_exact, .timeout = 60, .description = HINT_LOAD) { check_ints(4); }
-Test(version4, float_within_rounding_bound, .timeout = 60, .description = HINT_LOAD) { check_floats(4); }
-Test(version4, half_the_barriers_per_element, .timeout = 30,
-     .description = "Counted: a block of version 4 does version 3's barriers for twice the elements. Keep one "
-                    "__syncthreads() after the load and one per step of the loop, and no more.")
+Test(version3, one_store_per_block, .timeout = 15, .description = HINT_ONE_STORE) { check_one_store_per_block(3); }
+
+#define HINT_LOAD "First add during load: each block now covers twice as many elements, each thread adding its " \
+                  "two while loading. Near the end of the array the two elements of a pair are in range " \
+                  "independently of each other."
+Test(version4, int_exact, .timeout = 20, .description = HINT_LOAD) { check_ints(4); }
+Test(version4, float_within_rounding_bound, .timeout = 20, .description = HINT_LOAD) { check_floats(4); }
+Test(version4, half_the_barriers_per_element, .timeout = 15,
+     .description = "Counted: a block of version 4 does version 3's barriers for twice the elements. Count the "
+                    "barriers your kernel passes per block: only those the data needs.")
 {
     for (int b = 0; b < BLOCK_SIZES; b++) {
         reduce_run v2 = counted(2, block_sizes[b]), v4 = counted(4, block_sizes[b]);
@@ -232,15 +257,17 @@ Test(version4, half_the_barriers_per_element, .timeout = 30,
     }
 }
 
-#define HINT_SHUFFLE "The shuffle tail: stop the shared-memory loop at s > 32; then if (tid < 32) { sum = " \
-                     "partial[tid] + partial[tid + 32]; for (offset = 16; offset > 0; offset /= 2) sum += " \
-                     "__shfl_down_sync(0xffffffff, sum, offset); } — all 32 lanes call every shuffle (the mask " \
-                     "names them all), and lane 0 writes the block's sum."
-Test(version5, int_exact, .timeout = 60, .description = HINT_SHUFFLE) { check_ints(5); }
-Test(version5, float_within_rounding_bound, .timeout = 60, .description = HINT_SHUFFLE) { check_floats(5); }
-Test(version5, fewer_barriers_with_the_shuffle_tail, .timeout = 30,
-     .description = "Counted: the last six steps run in one warp, ordered by the shuffles themselves, so they need "
-                    "no __syncthreads(): stop the shared-memory loop while 64 partial sums are left.")
+Test(version4, one_store_per_block, .timeout = 15, .description = HINT_ONE_STORE) { check_one_store_per_block(4); }
+
+#define HINT_SHUFFLE "The shuffle tail: shared memory and barriers until one warp's worth of partial sums is left, " \
+                     "then the last steps inside that warp with shuffles, which every lane named in the mask must " \
+                     "reach; one lane writes the block's sum. The simulator's message, when there is one, says " \
+                     "which lane and line went wrong."
+Test(version5, int_exact, .timeout = 20, .description = HINT_SHUFFLE) { check_ints(5); }
+Test(version5, float_within_rounding_bound, .timeout = 20, .description = HINT_SHUFFLE) { check_floats(5); }
+Test(version5, fewer_barriers_with_the_shuffle_tail, .timeout = 15,
+     .description = "Counted: the last steps run in one warp, ordered by the shuffles themselves, so they need no "
+                    "barrier: where does your shared-memory loop stop?")
 {
     for (int b = 0; b < BLOCK_SIZES; b++) {
         reduce_run v2 = counted(2, block_sizes[b]), v5 = counted(5, block_sizes[b]);
@@ -250,11 +277,14 @@ Test(version5, fewer_barriers_with_the_shuffle_tail, .timeout = 30,
     }
 }
 
-#define HINT_ATOMIC "Version 6: zero *result (cudaMemset) before the launch; each thread sums a grid-stride loop " \
-                    "in a register; the block reduces as version 5 does; lane 0 alone calls atomicAdd(result, sum)."
-Test(version6, int_exact, .timeout = 60, .description = HINT_ATOMIC) { check_ints(6); }
-Test(version6, float_within_rounding_bound, .timeout = 60, .description = HINT_ATOMIC) { check_floats(6); }
-Test(version6, one_atomic_per_block, .timeout = 30,
+Test(version5, one_store_per_block, .timeout = 15, .description = HINT_ONE_STORE) { check_one_store_per_block(5); }
+
+#define HINT_ATOMIC "Version 6: the result must start from zero before the one launch; a grid sized to the GPU " \
+                    "means each thread covers many elements, stepping so that no two threads meet and none is " \
+                    "missed; then the block reduces as version 5 does, and adds its total once."
+Test(version6, int_exact, .timeout = 20, .description = HINT_ATOMIC) { check_ints(6); }
+Test(version6, float_within_rounding_bound, .timeout = 20, .description = HINT_ATOMIC) { check_floats(6); }
+Test(version6, one_atomic_per_block, .timeout = 15,
      .description = "Counted: add the block's total once, from one thread after the block's reduction; an atomic "
                     "per thread makes every thread of the grid queue on the same word.")
 {
@@ -267,10 +297,9 @@ Test(version6, one_atomic_per_block, .timeout = 30,
     }
 }
 
-Test(version6, a_grid_sized_to_the_gpu, .timeout = 10,
-     .description = "reduce_blocks(6, ...): as many blocks as the GPU holds at once — multiProcessorCount x "
-                    "(maxThreadsPerMultiProcessor / threads_per_block) from cudaGetDeviceProperties — but no more "
-                    "than n needs with one element per thread.")
+Test(version6, a_grid_sized_to_the_gpu, .timeout = 5,
+     .description = "reduce_blocks(6, ...): as many blocks as the GPU can hold at once (cudaGetDeviceProperties "
+                    "knows its SMs and their threads), but never more than n needs. The message shows the numbers.")
 {
     struct cudaDeviceProp properties;   /* "struct": CUDA's header declares no typedef for C */
     cr_assert(cudaGetDeviceProperties(&properties, 0) == cudaSuccess, "cudaGetDeviceProperties failed");

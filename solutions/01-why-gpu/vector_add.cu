@@ -6,8 +6,8 @@
  *   3. launch_vector_add and launch_saxpy: choose the threads per block and launch
  *      enough blocks that every element gets a thread.
  *
- * Rules: one element per CUDA thread, no loop over elements inside a kernel (that is
- * day 02's grid-stride loop). The pointers you are given are device pointers.
+ * Rules: one element per CUDA thread, no loop over elements inside a kernel (day 02's
+ * grid-stride loop), no block without an element. The pointers are device pointers.
  *
  * Check:  make check DAY=01        Stuck?  make hint DAY=01
  */

@@ -1,26 +1,37 @@
 /* routing.c — Day 05: grouping tokens by expert, so that a warp's lanes share one.
  *
- * What you write today:
- *   group_by_expert: order[0 .. n-1] lists the tokens 0 .. n-1 grouped by expert: expert
- *   0's tokens first, then expert 1's, and so on, each group in increasing token order.
- *   That is a counting sort: count the tokens of each expert, turn the counts into the
- *   position where each expert's group starts, then place every token.
+ * What you write today: a counting sort, in two steps.
+ *   1. expert_offsets: count the tokens of each expert, then turn the counts into the
+ *      position where each expert's group starts. That second step is an exclusive prefix
+ *      sum, or exclusive scan: start[e] = count[0] + ... + count[e - 1], the sum of every
+ *      count BEFORE e (so start[0] = 0); an inclusive scan would add count[e] too. Counts
+ *      {3, 2, 0, 4} give starts {0, 3, 5, 5}.
+ *   2. group_by_expert: order[0 .. n-1] lists the tokens 0 .. n-1 grouped by expert: expert
+ *      0's tokens first, then expert 1's, and so on, each group in increasing token order:
+ *      take the starts, then place every token at its expert's next free position.
  *
  * Rules: plain C, O(n) time; every token appears in order exactly once; write nothing
- * past order[n - 1]. (Serving systems do this step on the GPU with a prefix sum, day 07's
- * subject; here the host does it, so that today is about the warps.)
+ * past order[n - 1] nor past start[EXPERTS - 1]. (Serving systems do this step on the GPU,
+ * where the scan itself is done in parallel by a tree of partial sums, much as day 07's
+ * reduction adds; here the host does it, so that today is about the warps.)
  *
  * Check:  make check DAY=05        Stuck?  make hint DAY=05
  */
 #include "lab.h"
 
+void expert_offsets(const int *expert, int n, int *start)
+{
+    int count[EXPERTS] = {0};
+    for (int i = 0; i < n; i++) count[expert[i]]++;
+    for (int e = 0, sum = 0; e < EXPERTS; e++) {   // exclusive scan: the counts before e
+        start[e] = sum;
+        sum += count[e];
+    }
+}
+
 void group_by_expert(const int *expert, int n, int *order)
 {
-    int count[EXPERTS] = {0}, next[EXPERTS];
-    for (int i = 0; i < n; i++) count[expert[i]]++;
-    for (int e = 0, start = 0; e < EXPERTS; e++) {   // where each expert's group starts
-        next[e] = start;
-        start += count[e];
-    }
+    int next[EXPERTS];
+    expert_offsets(expert, n, next);
     for (int i = 0; i < n; i++) order[next[expert[i]]++] = i;   // in token order: stable
 }

@@ -21,6 +21,13 @@ void matmul_naive(const float *a, const float *b, float *c, int n);
 typedef struct gpu_run {
     const char *error;            /* NULL, or the CUDA error the run ended with */
     long long written_past_end;   /* output elements written at index >= n (must be 0) */
+    /* What the launches of the run were, as the simulator counted them (sim_metrics.h); on a
+     * real GPU nothing is counted (counted = 0) and Nsight Systems shows the launches instead. */
+    int counted;                  /* 1 on the simulator */
+    int launches;                 /* kernels launched */
+    long long blocks;             /* blocks launched, summed over the launches */
+    long long threads;            /* threads launched (blocks x threads per block), summed */
+    int threads_per_block;        /* the largest block launched */
 } gpu_run;
 
 /* Copies the inputs to the device, poisons the output (and a guard region after it),

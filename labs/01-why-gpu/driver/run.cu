@@ -6,11 +6,16 @@
  * was never written, and a guard element that changed was written out of bounds: both
  * are mistakes a GPU would not report by itself. (The sentinel is not a NaN because NaN
  * arithmetic can give back the same NaN: reading past the end of a poisoned input and
- * writing the sum past the end of the output would leave no trace.) */
+ * writing the sum past the end of the output would leave no trace.) On the simulator the
+ * launches are counted too (sim_metrics.h): how many, and their blocks and threads. */
 #include "lab.h"
 
 #include <cstdlib>
 #include <cstring>
+
+#ifdef SIM_CUDA
+#include <sim_metrics.h>
+#endif
 
 static const int GUARD = 1024;                /* at least one whole block of threads past the end */
 static const unsigned char SENTINEL = 0x5a;   /* fills the guard regions */
@@ -27,12 +32,45 @@ static float *device_copy(const float *host, int n, cudaError_t *error)
     return device;
 }
 
-/* Copies the result back and counts guard elements that are no longer the sentinel. */
-static gpu_run finish(float *device_out, float *host_out, int n, cudaError_t error)
+/* Starts counting the launches that follow (on the simulator). */
+static int counting_start(void)
 {
-    gpu_run run = {NULL, 0};
+#ifdef SIM_CUDA
+    sim_metrics_enable(1);
+    return sim_metrics_count();
+#else
+    return 0;
+#endif
+}
+
+/* Records the grids and blocks launched since `mark`, and stops counting. */
+static void counting_stop(gpu_run *run, int mark)
+{
+#ifdef SIM_CUDA
+    int end = sim_metrics_count();
+    for (int k = mark; k < end; k++) {
+        const sim_launch_metrics *m = sim_metrics_get(k);
+        long long blocks = (long long)m->grid[0] * m->grid[1] * m->grid[2];
+        int per_block = (int)(m->block[0] * m->block[1] * m->block[2]);
+        run->blocks += blocks;
+        run->threads += blocks * per_block;
+        if (per_block > run->threads_per_block) run->threads_per_block = per_block;
+    }
+    sim_metrics_enable(0);
+    run->counted = 1;
+    run->launches = end - mark;
+#else
+    (void)run, (void)mark;
+#endif
+}
+
+/* Copies the result back and counts guard elements that are no longer the sentinel. */
+static gpu_run finish(float *device_out, float *host_out, int n, cudaError_t error, int mark)
+{
+    gpu_run run = {NULL, 0, 0, 0, 0, 0, 0};
     if (error == cudaSuccess) error = cudaGetLastError();
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
+    counting_stop(&run, mark);
     float *back = (float *)malloc((size_t)(n + GUARD) * sizeof(float));
     if (error == cudaSuccess)
         error = cudaMemcpy(back, device_out, (size_t)(n + GUARD) * sizeof(float), cudaMemcpyDeviceToHost);
@@ -55,8 +93,9 @@ extern "C" gpu_run gpu_vector_add(const float *a, const float *b, float *c, int 
     float *device_a = device_copy(a, n, &error);
     float *device_b = device_copy(b, n, &error);
     float *device_c = device_copy(NULL, n, &error);
+    int mark = counting_start();
     if (error == cudaSuccess) launch_vector_add(device_a, device_b, device_c, n);
-    gpu_run run = finish(device_c, c, n, error);
+    gpu_run run = finish(device_c, c, n, error, mark);
     cudaFree(device_a), cudaFree(device_b), cudaFree(device_c);
     return run;
 }
@@ -66,8 +105,9 @@ extern "C" gpu_run gpu_saxpy(float alpha, const float *x, float *y, int n)
     cudaError_t error = cudaSuccess;
     float *device_x = device_copy(x, n, &error);
     float *device_y = device_copy(y, n, &error);
+    int mark = counting_start();
     if (error == cudaSuccess) launch_saxpy(alpha, device_x, device_y, n);
-    gpu_run run = finish(device_y, y, n, error);
+    gpu_run run = finish(device_y, y, n, error, mark);
     cudaFree(device_x), cudaFree(device_y);
     return run;
 }

@@ -42,7 +42,7 @@ typedef struct scheduler_config {
 typedef struct scheduler_result {
     long long issued_cycles;        /* cycles of the measured window in which an instruction was issued */
     long long measured_cycles;      /* the measured window's length */
-    double utilisation;             /* issued_cycles / measured_cycles */
+    double utilisation;             /* issued_cycles / measured_cycles; 0 for an empty window */
 } scheduler_result;
 
 /* Runs warmup_cycles + measured_cycles cycles of the model. When issued_by is not NULL it has

@@ -20,6 +20,10 @@ void launch_even_odd_uniform(const float *x, float *y, int n, int threads_per_bl
 void launch_experts_grouped(const float *x, const int *expert, const int *order, float *y, int n);
 
 /* ---- routing.c (yours) ---- */
+/* start[0 .. EXPERTS-1]: where each expert's group begins in order, i.e. how many of the n
+ * tokens go to the experts before it (start[0] = 0): the exclusive prefix sum (exclusive scan)
+ * of the per-expert counts. Writes exactly EXPERTS ints. Every expert[i] is in 0 .. EXPERTS - 1. */
+void expert_offsets(const int *expert, int n, int *start);
 /* order[0 .. n-1]: the tokens 0 .. n-1 grouped by expert, expert 0's first, and within
  * each expert in increasing token order. Every expert[i] is in 0 .. EXPERTS - 1. */
 void group_by_expert(const int *expert, int n, int *order);
