@@ -82,22 +82,28 @@ static void make_dir(const char *path)
     if (mkdir(path, 0755) != 0 && errno != EEXIST) die("cannot make %s: %s", path, strerror(errno));
 }
 
-/* Points as a person writes them: 13, 6.5, 0.33. */
-static const char *points_text(double value)
+/* A number of points with `decimals` decimals at most, trailing zeros dropped (one of 8 rotating buffers). */
+static const char *points_with(double value, int decimals)
 {
     static char buffers[8][32];
     static int next;
     char *s = buffers[next++ % 8];
-    snprintf(s, 32, "%.2f", value + 0.0);
+    snprintf(s, 32, "%.*f", decimals, value + 0.0);
     char *dot = strchr(s, '.');
     if (dot) {
         char *end = s + strlen(s) - 1;
         while (end > dot && *end == '0') *end-- = 0;
         if (end == dot) *end = 0;
     }
-    if (strcmp(s, "-0") == 0) strcpy(s, "0");
     return s;
 }
+
+/* Points as a person writes them: 13, 6.5, 0.33. */
+static const char *points_text(double value) { return points_with(value, 2); }
+
+/* Four decimals, for results.json: Gradescope adds the tests' scores itself, and with many weighted
+ * tests a sum of values rounded to two decimals drifts from the total. */
+static const char *points_precise(double value) { return points_with(value, 4); }
 
 /* Writes text for a person: control characters (terminal escapes) become '?', tabs and newlines stay. */
 static void put_text(FILE *out, const char *s)
@@ -432,7 +438,7 @@ static int submission(int argc, char **argv)
             fprintf(json, ",\n    {\"name\": ");
             put_json(json, test_name);
             fprintf(json, ", \"score\": %s, \"max_score\": %s, \"status\": \"%s\", \"output\": ",
-                    points_text(passed ? o->points : 0), points_text(o->points), passed ? "passed" : "failed");
+                    points_precise(passed ? o->points : 0), points_precise(o->points), passed ? "passed" : "failed");
             put_json(json, output);
             fprintf(json, ", \"visibility\": \"%s\"}", o->visibility);
         }
