@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "compare.h"
 #include "lab.h"
 
@@ -30,38 +31,9 @@ static int int_value(int i) { return (int)(((unsigned)i * 2654435761u) >> 8 & 0x
 static float float_value(int i) { return (float)((((unsigned)i * 2654435761u) >> 8) % 2000001) / 1e6f - 1.0f; }
 
 /* ---------------------------------------------------------------------------------
- * The simulator reports a stopped launch on stderr; the checks quote it. */
-
-static FILE *captured;
-static int saved_stderr = -1;
-
-static void capture_stderr(void)
-{
-    fflush(stderr);
-    captured = tmpfile();
-    if (!captured) return;
-    saved_stderr = dup(2);
-    dup2(fileno(captured), 2);
-}
-
-/* Restores stderr, copies what was written meanwhile into text (and echoes it). */
-static void release_stderr(char *text, size_t size)
-{
-    text[0] = 0;
-    if (!captured) return;
-    fflush(stderr);
-    dup2(saved_stderr, 2);
-    close(saved_stderr);
-    rewind(captured);
-    size_t got = fread(text, 1, size - 1, captured);
-    text[got] = 0;
-    fclose(captured);
-    captured = NULL;
-    fputs(text, stderr);
-}
+ * The simulator reports a stopped launch on stderr; the checks quote it (capture.h). */
 
 #define FAILED_RUN "version %d, n = %d, blocks of %d threads: the run ended with the CUDA error \"%s\".%s%s"
-#define SIMULATOR_SAID(text) (*(text) ? " The simulator said:\n" : ""), (text)
 
 /* ---------------------------------------------------------------------------------
  * Sums: exact for ints; for floats within the bound of the order each version sums in. */
@@ -78,9 +50,9 @@ static void check_ints(int version)
             for (int i = 0; i < n; i++) exact += x[i];
             int want = (int)exact;
             char said[1024];
-            capture_stderr();
+            lab_capture_stderr();
             reduce_run run = gpu_reduce_int(version, x, n, threads, 0, &got);
-            release_stderr(said, sizeof said);
+            lab_release_stderr(said, sizeof said);
             cr_assert(run.error == NULL, FAILED_RUN, version, n, threads, run.error, SIMULATOR_SAID(said));
             comparison result = lab_compare_ints("sum", &got, &want, 1);
             cr_assert(result.mismatches == 0, "version %d, n = %d, blocks of %d threads: %s", version, n, threads,
@@ -126,9 +98,9 @@ static void check_floats(int version)
             double exact, depth, bound = float_bound(version, x, n, threads, &exact, &depth);
             float got, want = (float)exact;
             char said[1024];
-            capture_stderr();
+            lab_capture_stderr();
             reduce_run run = gpu_reduce_float(version, x, n, threads, 0, &got);
-            release_stderr(said, sizeof said);
+            lab_release_stderr(said, sizeof said);
             cr_assert(run.error == NULL, FAILED_RUN, version, n, threads, run.error, SIMULATOR_SAID(said));
             comparison result = lab_compare_floats("sum", &got, &want, 1, 0, bound);
             cr_assert(result.mismatches == 0, "version %d, n = %d, blocks of %d threads: %s; allowed: %.3g (%g "
@@ -150,9 +122,9 @@ static reduce_run counted(int version, int threads)
     }
     float got;
     char said[1024];
-    capture_stderr();
+    lab_capture_stderr();
     reduce_run run = gpu_reduce_float(version, x, METRICS_N, threads, 1, &got);
-    release_stderr(said, sizeof said);
+    lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, FAILED_RUN, version, METRICS_N, threads, run.error, SIMULATOR_SAID(said));
     double exact, depth, bound = float_bound(version, x, METRICS_N, threads, &exact, &depth);
     float want = (float)exact;
