@@ -1,35 +1,26 @@
 /* run.cu — Day 01 driver: runs your launchers on device memory. Do not edit.
  *
  * Before your kernel starts, the output is filled with the poison pattern (0xff bytes, a
- * NaN), and every buffer is followed by a guard region of GUARD elements filled with a
+ * NaN), and every buffer is followed by a guard region of 1024 elements filled with a
  * finite sentinel (0x5a bytes, about 1.5e16). Afterwards an output element still poisoned
  * was never written, and a guard element that changed was written out of bounds: both
- * are mistakes a GPU would not report by itself. (The sentinel is not a NaN because NaN
- * arithmetic can give back the same NaN: reading past the end of a poisoned input and
- * writing the sum past the end of the output would leave no trace.) On the simulator the
- * launches are counted too (sim_metrics.h): how many, and their blocks and threads. */
+ * are mistakes a GPU would not report by itself (lib/lab/device_buffer.cuh says why the
+ * sentinel is not a NaN). On the simulator the launches are counted too (sim_metrics.h):
+ * how many, and their blocks and threads. */
 #include "lab.h"
 
-#include <cstdlib>
-#include <cstring>
+#include <device_buffer.cuh>
 
 #ifdef SIM_CUDA
 #include <sim_metrics.h>
 #endif
 
-static const int GUARD = 1024;                /* at least one whole block of threads past the end */
-static const unsigned char SENTINEL = 0x5a;   /* fills the guard regions */
+static const size_t GUARD_BYTES = 1024 * sizeof(float);   /* at least one whole block of threads past the end */
 
-/* A device copy of n host floats (or n poisoned ones), followed by GUARD sentinels. */
+/* A device copy of n host floats (or n poisoned ones), followed by the guard. */
 static float *device_copy(const float *host, int n, cudaError_t *error)
 {
-    float *device = NULL;
-    size_t bytes = (size_t)(n + GUARD) * sizeof(float);
-    if (*error == cudaSuccess) *error = cudaMalloc(&device, bytes);
-    if (*error == cudaSuccess) *error = cudaMemset(device, 0xff, (size_t)n * sizeof(float));
-    if (*error == cudaSuccess) *error = cudaMemset(device + n, SENTINEL, (size_t)GUARD * sizeof(float));
-    if (*error == cudaSuccess && host) *error = cudaMemcpy(device, host, (size_t)n * sizeof(float), cudaMemcpyHostToDevice);
-    return device;
+    return (float *)lab_device_buffer(host, (size_t)n * sizeof(float), GUARD_BYTES, error);
 }
 
 /* Starts counting the launches that follow (on the simulator). */
@@ -71,19 +62,8 @@ static gpu_run finish(float *device_out, float *host_out, int n, cudaError_t err
     if (error == cudaSuccess) error = cudaGetLastError();
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
     counting_stop(&run, mark);
-    float *back = (float *)malloc((size_t)(n + GUARD) * sizeof(float));
-    if (error == cudaSuccess)
-        error = cudaMemcpy(back, device_out, (size_t)(n + GUARD) * sizeof(float), cudaMemcpyDeviceToHost);
-    if (error == cudaSuccess) {
-        memcpy(host_out, back, (size_t)n * sizeof(float));
-        unsigned char *guard = (unsigned char *)(back + n);
-        for (int i = 0; i < GUARD; i++)
-            run.written_past_end += guard[4 * i] != SENTINEL || guard[4 * i + 1] != SENTINEL ||
-                                    guard[4 * i + 2] != SENTINEL || guard[4 * i + 3] != SENTINEL;
-    } else {
-        run.error = cudaGetErrorString(error);
-    }
-    free(back);
+    run.written_past_end = lab_device_fetch(host_out, device_out, (size_t)n * sizeof(float), GUARD_BYTES, &error);
+    if (error != cudaSuccess) run.error = cudaGetErrorString(error);
     return run;
 }
 

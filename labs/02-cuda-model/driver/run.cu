@@ -9,9 +9,7 @@
  * untouched.) */
 #include "lab.h"
 
-#include <cstdint>
-#include <cstdlib>
-#include <cstring>
+#include <device_buffer.cuh>
 
 /* Words after the output: more than any thread of a grid rounded up to whole blocks can
  * reach with row * cols + col, even without a bounds check. */
@@ -20,34 +18,21 @@ static size_t guard_words(int rows, int cols, int block_x, int block_y)
     return (size_t)(rows + block_y) * (size_t)(cols + block_x) + 4096;
 }
 
-static const uint32_t SENTINEL = 0x5a5a5a5au;
-
 /* A device buffer of `words` 4-byte words followed by `guard` sentinel words; the words
- * are copied from host, or poisoned when host is NULL. */
+ * are copied from host, or poisoned when host is NULL (lib/lab/device_buffer.cuh). */
 static void *device_buffer(const void *host, size_t words, size_t guard, cudaError_t *error)
 {
-    void *device = NULL;
-    if (*error == cudaSuccess) *error = cudaMalloc(&device, (words + guard) * 4);
-    if (*error == cudaSuccess) *error = cudaMemset(device, 0xff, words * 4);
-    if (*error == cudaSuccess) *error = cudaMemset((char *)device + words * 4, 0x5a, guard * 4);
-    if (*error == cudaSuccess && host) *error = cudaMemcpy(device, host, words * 4, cudaMemcpyHostToDevice);
-    return device;
+    return lab_device_buffer(host, words * 4, guard * 4, error);
 }
 
+/* Waits for the GPU, copies the result back, counts changed guard words, frees the buffer. */
 static gpu_run finish(void *device, void *host, size_t words, size_t guard, cudaError_t error)
 {
     gpu_run run = {NULL, 0};
     if (error == cudaSuccess) error = cudaGetLastError();
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
-    uint32_t *back = (uint32_t *)malloc((words + guard) * 4);
-    if (error == cudaSuccess) error = cudaMemcpy(back, device, (words + guard) * 4, cudaMemcpyDeviceToHost);
-    if (error == cudaSuccess) {
-        memcpy(host, back, words * 4);
-        for (size_t i = words; i < words + guard; i++) run.written_past_end += back[i] != SENTINEL;
-    } else {
-        run.error = cudaGetErrorString(error);
-    }
-    free(back);
+    run.written_past_end = lab_device_fetch(host, device, words * 4, guard * 4, &error);
+    if (error != cudaSuccess) run.error = cudaGetErrorString(error);
     cudaFree(device);
     return run;
 }

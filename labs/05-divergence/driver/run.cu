@@ -13,9 +13,8 @@
 #include "lab.h"
 #include "work.cuh"
 
-#include <cstdint>
-#include <cstdlib>
 #include <cstring>
+#include <device_buffer.cuh>
 
 #ifdef SIM_CUDA
 #include <sim_metrics.h>
@@ -52,20 +51,13 @@ __global__ void alternating_groups(float *y, int group)
 /* ---------------------------------------------------------------------------------
  * Device buffers with poison and guards */
 
-static const uint32_t SENTINEL = 0x5a5a5a5au;
-
 static size_t guard_words(int n) { return (size_t)n + 8192; }   /* beyond any grid the tests launch */
 
 /* A device buffer of `words` 4-byte words, copied from host (or poisoned when host is
- * NULL), followed by `guard` sentinel words. */
+ * NULL), followed by `guard` sentinel words (lib/lab/device_buffer.cuh). */
 static void *device_buffer(const void *host, size_t words, size_t guard, cudaError_t *error)
 {
-    void *device = NULL;
-    if (*error == cudaSuccess) *error = cudaMalloc(&device, (words + guard) * 4);
-    if (*error == cudaSuccess) *error = cudaMemset(device, 0xff, words * 4);
-    if (*error == cudaSuccess) *error = cudaMemset((char *)device + words * 4, 0x5a, guard * 4);
-    if (*error == cudaSuccess && host) *error = cudaMemcpy(device, host, words * 4, cudaMemcpyHostToDevice);
-    return device;
+    return lab_device_buffer(host, words * 4, guard * 4, error);
 }
 
 /* Starts counting the launches that follow (on the simulator). */
@@ -108,15 +100,8 @@ static void finish(branch_run *run, void *device_out, void *host_out, size_t wor
 {
     if (error == cudaSuccess) error = cudaGetLastError();
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
-    uint32_t *back = (uint32_t *)malloc((words + guard) * 4 + 4);   /* +4: never malloc(0) */
-    if (error == cudaSuccess) error = cudaMemcpy(back, device_out, (words + guard) * 4, cudaMemcpyDeviceToHost);
-    if (error == cudaSuccess) {
-        memcpy(host_out, back, words * 4);
-        for (size_t i = words; i < words + guard; i++) run->written_past_end += back[i] != SENTINEL;
-    } else {
-        run->error = cudaGetErrorString(error);
-    }
-    free(back);
+    run->written_past_end += lab_device_fetch(host_out, device_out, words * 4, guard * 4, &error);
+    if (error != cudaSuccess) run->error = cudaGetErrorString(error);
 }
 
 static branch_run empty_run(void)

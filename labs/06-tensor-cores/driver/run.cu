@@ -14,43 +14,25 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <device_buffer.cuh>
 
-static const size_t GUARD_WORDS = 4096;   /* more than a whole tile past the end */
-static const uint32_t SENTINEL = 0x5a5a5a5au;
+static const size_t GUARD_BYTES = 4096 * 4;   /* more than a whole tile past the end */
 
 /* A device buffer of `bytes` copied from host (or poisoned when host is NULL), followed by
- * the guard region when `guard` is set. */
+ * the guard when `guard` is set (lib/lab/device_buffer.cuh). */
 static void *device_buffer(const void *host, size_t bytes, int guard, cudaError_t *error)
 {
-    void *device = NULL;
-    size_t extra = guard ? GUARD_WORDS * 4 : 0;
-    if (*error == cudaSuccess) *error = cudaMalloc(&device, bytes + extra);
-    if (*error == cudaSuccess) *error = cudaMemset(device, 0xff, bytes);
-    if (*error == cudaSuccess && guard) *error = cudaMemset((char *)device + bytes, 0x5a, extra);
-    if (*error == cudaSuccess && host) *error = cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
-    return device;
+    return lab_device_buffer(host, bytes, guard ? GUARD_BYTES : 0, error);
 }
 
 /* Waits for the GPU, copies `bytes` of the result back and counts changed guard words. */
 static gpu_run finish(void *device, void *host, size_t bytes, int guard, cudaError_t error)
 {
     gpu_run run = {NULL, 0};
-    size_t extra = guard ? GUARD_WORDS * 4 : 0;
     if (error == cudaSuccess) error = cudaGetLastError();
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
-    unsigned char *back = (unsigned char *)malloc(bytes + extra);
-    if (error == cudaSuccess) error = cudaMemcpy(back, device, bytes + extra, cudaMemcpyDeviceToHost);
-    if (error == cudaSuccess) {
-        memcpy(host, back, bytes);
-        for (size_t i = 0; i < extra / 4; i++) {
-            uint32_t word;
-            memcpy(&word, back + bytes + 4 * i, 4);
-            run.written_past_end += word != SENTINEL;
-        }
-    } else {
-        run.error = cudaGetErrorString(error);
-    }
-    free(back);
+    run.written_past_end = lab_device_fetch(host, device, bytes, guard ? GUARD_BYTES : 0, &error);
+    if (error != cudaSuccess) run.error = cudaGetErrorString(error);
     return run;
 }
 

@@ -16,13 +16,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <device_buffer.cuh>
 
 #ifdef SIM_CUDA
 #include <sim_metrics.h>
 #endif
 
-static const int GUARD = 1024;                /* at least one whole block of threads past the end */
-static const unsigned char SENTINEL = 0x5a;   /* fills the guard region */
+static const size_t GUARD_BYTES = 1024 * sizeof(float);   /* at least one whole block of threads past the end */
 
 /* ---------------------------------------------------------------------------------
  * Counting */
@@ -82,14 +82,10 @@ extern "C" access_run gpu_strided_copy(const float *in, float *out, int n, int s
     access_run run;
     memset(&run, 0, sizeof run);
     size_t in_bytes = (size_t)copy_input_elements(n, stride, offset) * sizeof(float);
-    size_t out_bytes = (size_t)n * sizeof(float), guarded_bytes = (size_t)(n + GUARD) * sizeof(float);
-    float *device_in = NULL, *device_out = NULL;
-    float *back = (float *)malloc(guarded_bytes);
-    cudaError_t error = cudaMalloc(&device_in, in_bytes);
-    if (error == cudaSuccess) error = cudaMalloc(&device_out, guarded_bytes);
-    if (error == cudaSuccess) error = cudaMemcpy(device_in, in, in_bytes, cudaMemcpyHostToDevice);
-    if (error == cudaSuccess) error = cudaMemset(device_out, 0xff, out_bytes);
-    if (error == cudaSuccess) error = cudaMemset(device_out + n, SENTINEL, (size_t)GUARD * sizeof(float));
+    size_t out_bytes = (size_t)n * sizeof(float);
+    cudaError_t error = cudaSuccess;
+    float *device_in = (float *)lab_device_buffer(in, in_bytes, 0, &error);
+    float *device_out = (float *)lab_device_buffer(NULL, out_bytes, GUARD_BYTES, &error);
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
     if (error == cudaSuccess) {
         start_counting(count_metrics);
@@ -98,19 +94,8 @@ extern "C" access_run gpu_strided_copy(const float *in, float *out, int n, int s
         if (error == cudaSuccess) error = cudaDeviceSynchronize();
         stop_counting(&run, count_metrics, error);
     }
-    if (error == cudaSuccess) error = cudaMemcpy(back, device_out, guarded_bytes, cudaMemcpyDeviceToHost);
-    if (error == cudaSuccess) {
-        memcpy(out, back, out_bytes);
-        const unsigned char *guard = (const unsigned char *)(back + n);
-        for (int i = 0; i < GUARD; i++)
-            for (int b = 0; b < 4; b++)
-                if (guard[4 * i + b] != SENTINEL) {
-                    run.written_past_end++;
-                    break;
-                }
-        cudaFree(device_in), cudaFree(device_out);
-    }
-    free(back);
+    run.written_past_end = lab_device_fetch(out, device_out, out_bytes, GUARD_BYTES, &error);
+    if (error == cudaSuccess) cudaFree(device_in), cudaFree(device_out);
     return finish(run, error);
 }
 
