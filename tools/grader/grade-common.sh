@@ -107,7 +107,7 @@ run_test() {
         private_dir "$scratch" "$uid"
         extra+=(--tmp "$scratch")
     fi
-    sandboxed "$prefix" "$uid" --wall "$test_seconds" --cpu "$test_seconds" --report "$prefix.report" \
+    sandboxed "$prefix" "$uid" --wall "$test_wall_seconds" --cpu "$test_seconds" --report "$prefix.report" \
         --ro "$book" --ro "$(dirname "$binary")" --chdir "$book" --setenv LAB_REPORT=/dev/fd/3 \
         --setenv LAB_DATA_DIR="$book/data" "${extra[@]}" \
         -- "$binary" "--filter=$name" -j1
@@ -127,8 +127,8 @@ report_line() {
     source_line=$(awk -F'\t' -v n="$name" '$1 == n { print $3; exit }' "$reference")
     result=$(status_field "$prefix.status" result)
     case $result in
-        timeout) printf 'timeout\t%s\tdid not finish within the grader'"'"'s limit of %s s (an endless loop? waiting for something that never happens?)\t%s\t%s\n' \
-                        "$name" "$test_seconds" "$hint" "$source_line" ;;
+        timeout) printf 'timeout\t%s\tdid not finish within the grader'"'"'s limit of %s s of CPU time or %s s on the clock (an endless loop? waiting for something that never happens?)\t%s\t%s\n' \
+                        "$name" "$test_seconds" "$test_wall_seconds" "$hint" "$source_line" ;;
         output-limit) printf 'failed\t%s\tprinted more than the grader allows (%s bytes), so it was stopped\t%s\t%s\n' \
                         "$name" "$output_limit" "$hint" "$source_line" ;;
         *) printf 'crashed\t%s\tthe test program ended before it could report (exit code %s, signal %s)\t%s\t%s\n' \
