@@ -1,13 +1,17 @@
-/* checkpoint.c — llama2.c checkpoint files: reading (memory-mapped, every header and size
- * checked before a pointer is laid over the bytes) and writing.
- *
- * The two FP32 formats of llama2.c's export.py:
+/* checkpoint.c — llama2.c checkpoint files: reading (memory-mapped; the header and the size
+ * checked before a pointer is laid over the bytes, every value before the engine uses it)
+ * and writing, in the three formats of llama2.c's export.py:
  *   version 0 (legacy_export): 7 int32 — dim, hidden_dim, n_layers, n_heads, n_kv_heads,
  *     vocab_size, seq_len — where a negative vocab_size means the classifier is untied;
- *     then the tensors, including RoPE's cos/sin table, which readers skip.
+ *     then the FP32 tensors, including RoPE's cos/sin table, which readers skip.
  *   version 1 (version1_export): a 256-byte header — uint32 magic "ak42" (0x616b3432),
- *     int32 version, the 7 int32, a uint8 shared-classifier flag, zeros — then the tensors
- *     in another order (weights.c lists both orders). */
+ *     int32 version, the 7 int32, a uint8 shared-classifier flag, zeros — then the FP32
+ *     tensors in another order (weights.c lists both orders).
+ *   version 2 (version2_export; what runq.c reads): version 1's header with version 2 and,
+ *     right after the flag at byte 37 (unaligned), the int32 group size; then the norm
+ *     vectors in FP32 (every attention_norm, every ffn_norm, norm), then each matrix in
+ *     version 1's order as its INT8 values followed by its FP32 scales, one per group of
+ *     group_size consecutive values (scale = max|w| / 127, as quantize.c computes it). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -15,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,26 +27,47 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { MAGIC = 0x616b3432, VERSION0_HEADER_BYTES = 28, VERSION1_HEADER_BYTES = 256 };
+enum { MAGIC = 0x616b3432, VERSION0_HEADER_BYTES = 28, HEADER_BYTES = 256, FLAG_AT = 36, GROUP_SIZE_AT = 37 };
 
 /* ----------------------------------------------------------------------------------
  * The header, and the size the header promises */
 
 typedef struct {
     LlamaConfig config;
-    int version;
+    int version, group_size;
     int64_t header_bytes, file_bytes;
 } CheckpointHeader;
 
+static int64_t body_bytes(const LlamaConfig *c, int version, int group_size)
+{
+    if (version == 2) return llama_weights_bytes_of(c, WEIGHTS_INT8, group_size);
+    return 4 * llama_lay_out_tensors(NULL, c, version, NULL);
+}
+
 static int64_t expected_file_bytes(const CheckpointHeader *h)
 {
-    return h->header_bytes + 4 * llama_lay_out_tensors(NULL, &h->config, h->version, NULL);
+    return h->header_bytes + body_bytes(&h->config, h->version, h->group_size);
+}
+
+/* The vocab_size for which the header's shape has exactly the file's size, or 0 if none
+ * (or the header's own): a header that says 32001 over the tensors of 32000 tokens is told
+ * apart from a file cut short. A body's size grows by the same bytes with every token. */
+static int vocab_that_fits(const CheckpointHeader *h)
+{
+    LlamaConfig one = h->config, two = h->config;
+    one.vocab_size = 1, two.vocab_size = 2;
+    int64_t per_token = body_bytes(&two, h->version, h->group_size) - body_bytes(&one, h->version, h->group_size);
+    int64_t rest = h->file_bytes - h->header_bytes - (body_bytes(&one, h->version, h->group_size) - per_token);
+    if (per_token <= 0 || rest <= 0 || rest % per_token != 0 || rest / per_token > INT32_MAX) return 0;
+    int vocab = (int)(rest / per_token);
+    return vocab != h->config.vocab_size ? vocab : 0;
 }
 
 static void describe(char *text, size_t size, const LlamaConfig *c)
 {
-    snprintf(text, size, "dim %d, hidden_dim %d, n_layers %d, n_heads %d, n_kv_heads %d, vocab_size %d, seq_len %d",
-             c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads, c->vocab_size, c->seq_len);
+    snprintf(text, size, "dim %d, hidden_dim %d, n_layers %d, n_heads %d, n_kv_heads %d, vocab_size %d, seq_len %d, %s classifier",
+             c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads, c->vocab_size, c->seq_len,
+             c->shared_classifier ? "tied" : "untied");
 }
 
 static int read_header(const char *path, CheckpointHeader *h, char *error, size_t error_size)
@@ -58,7 +84,7 @@ static int read_header(const char *path, CheckpointHeader *h, char *error, size_
         snprintf(error, error_size, "%s is a directory, not a checkpoint file", path);
         return -1;
     }
-    unsigned char bytes[VERSION1_HEADER_BYTES] = {0};
+    unsigned char bytes[HEADER_BYTES] = {0};
     ssize_t got = read(fd, bytes, sizeof bytes);
     close(fd);
     if (got < 0) {
@@ -76,24 +102,20 @@ static int read_header(const char *path, CheckpointHeader *h, char *error, size_
     const int32_t *shape;
     if ((uint32_t)fields[0] == MAGIC) {
         h->version = fields[1];
-        if (h->version == 2) {
-            snprintf(error, error_size, "%s is a version-2 checkpoint (runq.c's INT8 export); this engine reads the "
-                     "FP32 versions 0 and 1 and quantizes them itself (--weights int8)", path);
+        if (h->version != 1 && h->version != 2) {
+            snprintf(error, error_size, "%s has llama2.c's magic number but version %d; versions 0, 1 (FP32) and 2 "
+                     "(INT8) are read", path, h->version);
             return -1;
         }
-        if (h->version != 1) {
-            snprintf(error, error_size, "%s has llama2.c's magic number but version %d; versions 0 and 1 are read",
-                     path, h->version);
-            return -1;
-        }
-        if (got < VERSION1_HEADER_BYTES) {
-            snprintf(error, error_size, "%s is truncated: %lld bytes, shorter than a version-1 header (%d bytes)",
-                     path, (long long)got, VERSION1_HEADER_BYTES);
+        if (got < HEADER_BYTES) {
+            snprintf(error, error_size, "%s is truncated: %lld bytes, shorter than a version-%d header (%d bytes)",
+                     path, (long long)got, h->version, HEADER_BYTES);
             return -1;
         }
         shape = fields + 2;
-        h->header_bytes = VERSION1_HEADER_BYTES;
-        h->config.shared_classifier = bytes[36];
+        h->header_bytes = HEADER_BYTES;
+        h->config.shared_classifier = bytes[FLAG_AT];
+        if (h->version == 2) memcpy(&h->group_size, bytes + GROUP_SIZE_AT, sizeof h->group_size);
     } else {
         h->version = 0;
         shape = fields;
@@ -105,20 +127,39 @@ static int read_header(const char *path, CheckpointHeader *h, char *error, size_
     c->n_kv_heads = shape[4], c->vocab_size = shape[5], c->seq_len = shape[6];
     if (h->version == 0 && c->vocab_size < 0 && c->vocab_size != INT32_MIN) c->vocab_size = -c->vocab_size;
 
-    char reason[400], shape_text[200];
+    char reason[400], shape_text[240];
+    describe(shape_text, sizeof shape_text, c);
     if (llama_validate_config(c, reason, sizeof reason) != 0) {
-        describe(shape_text, sizeof shape_text, c);
         snprintf(error, error_size, "%s is not a llama2.c checkpoint (version %d header read as %s): %s",
                  path, h->version, shape_text, reason);
         return -1;
     }
+    if (h->version == 2 && llama_check_group_size(c, h->group_size, reason, sizeof reason) != 0) {
+        snprintf(error, error_size, "%s: its version-2 header is inconsistent: %s. runq.c's layout needs every group "
+                 "within one row; re-export it with such a group size", path, reason);
+        return -1;
+    }
     int64_t expected = expected_file_bytes(h);
     if (h->file_bytes != expected) {
-        describe(shape_text, sizeof shape_text, c);
-        if (h->file_bytes < expected)
-            snprintf(error, error_size, "%s is truncated: %lld bytes, but a version-%d checkpoint of its shape (%s, %s "
-                     "classifier) needs %lld", path, (long long)h->file_bytes, h->version, shape_text,
-                     c->shared_classifier ? "tied" : "untied", (long long)expected);
+        CheckpointHeader flipped = *h;
+        flipped.config.shared_classifier = !c->shared_classifier;
+        int fitting = vocab_that_fits(h);
+        if (expected_file_bytes(&flipped) == h->file_bytes)
+            snprintf(error, error_size, "%s does not match its header: the header says the classifier is %s, but the "
+                     "file's size, %lld bytes, is that of a version-%d checkpoint with %s classifier; fix the header's "
+                     "%s, or export the model again", path, c->shared_classifier ? "tied" : "untied",
+                     (long long)h->file_bytes, h->version, c->shared_classifier ? "its own (untied)" : "a tied",
+                     h->version == 0 ? "sign of vocab_size" : "shared-classifier flag (byte 36)");
+        else if (fitting)
+            snprintf(error, error_size, "%s does not match its header: a version-%d checkpoint of the header's shape (%s) "
+                     "has %lld bytes, this file has %lld, which is exactly the size for vocab_size %d: the header's "
+                     "vocab_size %d is wrong (fix the header, or export the model again)", path, h->version, shape_text,
+                     (long long)expected, (long long)h->file_bytes, fitting, c->vocab_size);
+        else if (h->file_bytes < expected)
+            snprintf(error, error_size, "%s is truncated: %lld bytes, but a version-%d checkpoint of its header's shape (%s) "
+                     "has %lld bytes (%lld more): the file was cut short (copy it again), or its header does not describe "
+                     "its tensors", path, (long long)h->file_bytes, h->version, shape_text, (long long)expected,
+                     (long long)(expected - h->file_bytes));
         else
             snprintf(error, error_size, "%s has %lld bytes, %lld more than a version-%d checkpoint of its shape (%s) "
                      "holds: not a llama2.c checkpoint, or not the shape its header says", path,
@@ -138,7 +179,80 @@ int llama_read_checkpoint_config(const char *path, LlamaConfig *config, int *ver
 }
 
 /* ----------------------------------------------------------------------------------
- * Reading: map the file, lay the tensors over it */
+ * Reading: map the file, lay the tensors over it, check every value */
+
+/* Lays a version-2 body over the transformer: norms and INT8 values point into the file;
+ * the scales are copied to `scales` (in the file they need not be 4-byte aligned). */
+static void lay_out_version2(Transformer *t, const LlamaConfig *c, int group_size, const unsigned char *body, float *scales)
+{
+    int64_t at = 0, scale_at = 0;
+    for (const int *kind = llama_tensor_order(2); *kind >= 0; kind++) {
+        if (!llama_tensor_present(c, *kind)) continue;
+        int rows, cols, layers = llama_tensor_is_per_layer(*kind) ? c->n_layers : 1;
+        llama_tensor_shape(c, *kind, &rows, &cols);
+        int64_t count = (int64_t)rows * cols;
+        for (int layer = 0; layer < layers; layer++) {
+            if (!llama_tensor_is_matrix(*kind)) {
+                llama_set_tensor(t, *kind, layer, (const float *)(body + at));
+                at += 4 * count;
+                continue;
+            }
+            memcpy(scales + scale_at, body + at + count, (size_t)(count / group_size) * sizeof(float));
+            *llama_matrix_slot(t, *kind, layer) = (WeightMatrix){.rows = rows, .cols = cols, .format = WEIGHTS_INT8,
+                .int8 = (const int8_t *)(body + at), .scales = scales + scale_at, .group_size = group_size};
+            at += count + 4 * (count / group_size);
+            scale_at += count / group_size;
+        }
+    }
+    if (c->shared_classifier) t->classifier = t->token_embedding;
+}
+
+/* One tensor's values (or an INT8 matrix's scales) within [smallest, largest]; NaN is not. */
+static int check_values(const char *path, const float *values, int64_t count, float smallest, float largest,
+                        TensorKind kind, int layer, int scales, char *error, size_t error_size)
+{
+    for (int64_t i = 0; i < count; i++) {
+        float v = values[i];
+        if (v >= smallest && v <= largest) continue;
+        char where[120], what[200];
+        if (llama_tensor_is_per_layer(kind)) snprintf(where, sizeof where, "%s of layer %d", llama_tensor_name(kind), layer);
+        else snprintf(where, sizeof where, "%s", llama_tensor_name(kind));
+        if (isnan(v)) snprintf(what, sizeof what, "NaN, not a number");
+        else if (isinf(v)) snprintf(what, sizeof what, "an infinity");
+        else if (scales && v < 0) snprintf(what, sizeof what, "a negative scale (a scale is max|w| / 127)");
+        else if (scales) snprintf(what, sizeof what, "a scale of %g, for weights up to %g, beyond the bound |w| <= %g this "
+                                  "engine accepts (see LLAMA_MAX_WEIGHT_MAGNITUDE in llama.h)", v, v * 127.0,
+                                  (double)LLAMA_MAX_WEIGHT_MAGNITUDE);
+        else snprintf(what, sizeof what, "%g, beyond the bound |w| <= %g this engine accepts (see LLAMA_MAX_WEIGHT_MAGNITUDE "
+                      "in llama.h)", v, (double)LLAMA_MAX_WEIGHT_MAGNITUDE);
+        snprintf(error, error_size, "%s: %s%s holds %s at index %lld: the file is corrupt, or was not written from a "
+                 "trained model; export it again", path, where, scales ? " (its INT8 scales)" : "", what, (long long)i);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_weights(const Transformer *t, const char *path, char *error, size_t error_size)
+{
+    const LlamaConfig *c = &t->config;
+    for (int kind = 0; kind < TENSOR_KINDS; kind++) {
+        if (!llama_tensor_present(c, kind) || kind == TENSOR_ROPE_COS || kind == TENSOR_ROPE_SIN) continue;
+        int rows, cols;
+        llama_tensor_shape(c, kind, &rows, &cols);
+        int64_t count = (int64_t)rows * cols;
+        for (int layer = 0; layer < (llama_tensor_is_per_layer(kind) ? c->n_layers : 1); layer++) {
+            int failed;
+            if (t->format == WEIGHTS_INT8 && llama_tensor_is_matrix(kind))
+                failed = check_values(path, llama_matrix_slot((Transformer *)t, kind, layer)->scales, count / t->group_size,
+                                      0.0f, LLAMA_MAX_WEIGHT_MAGNITUDE / 127.0f, kind, layer, 1, error, error_size);
+            else
+                failed = check_values(path, llama_get_tensor(t, kind, layer), count, -LLAMA_MAX_WEIGHT_MAGNITUDE,
+                                      LLAMA_MAX_WEIGHT_MAGNITUDE, kind, layer, 0, error, error_size);
+            if (failed) return -1;
+        }
+    }
+    return 0;
+}
 
 int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, char *error, size_t error_size)
 {
@@ -162,7 +276,26 @@ int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, ch
     }
     t->mapping = mapping;
     t->mapping_bytes = (size_t)h.file_bytes;
-    llama_lay_out_tensors(t, &h.config, h.version, (const float *)((const char *)mapping + h.header_bytes));
+    const unsigned char *body = (const unsigned char *)mapping + h.header_bytes;
+    if (h.version == 2) {
+        int64_t scale_count = llama_matrix_parameter_count(&h.config) / h.group_size;
+        t->scale_storage = malloc((size_t)scale_count * sizeof(float));
+        if (!t->scale_storage) {
+            snprintf(error, error_size, "out of memory for the %lld scales of %s", (long long)scale_count, path);
+            llama_free_transformer(t);
+            return -1;
+        }
+        lay_out_version2(t, &h.config, h.group_size, body, t->scale_storage);
+        t->format = WEIGHTS_INT8;
+        t->group_size = h.group_size;
+        t->weights_bytes = llama_weights_bytes_of(&h.config, WEIGHTS_INT8, h.group_size);
+    } else {
+        llama_lay_out_tensors(t, &h.config, h.version, (const float *)body);
+    }
+    if (check_weights(t, path, error, error_size) != 0) {
+        llama_free_transformer(t);
+        return -1;
+    }
     return 0;
 }
 
@@ -172,12 +305,18 @@ int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, ch
 int llama_write_checkpoint(const Transformer *t, const char *path, int version, char *error, size_t error_size)
 {
     const LlamaConfig *c = &t->config;
-    if (version != 0 && version != 1) {
-        snprintf(error, error_size, "checkpoint version %d cannot be written; versions 0 and 1 can", version);
+    if (version < 0 || version > 2) {
+        snprintf(error, error_size, "checkpoint version %d cannot be written; versions 0 and 1 (FP32) and 2 (INT8) can", version);
         return -1;
     }
-    if (t->format != WEIGHTS_FP32) {
-        snprintf(error, error_size, "an INT8 model cannot be written as an FP32 checkpoint; write it before quantizing");
+    if (version == 2 && t->format != WEIGHTS_INT8) {
+        snprintf(error, error_size, "a version-2 checkpoint holds INT8 weights, and this model is FP32: quantize it first "
+                 "(llama_quantize_transformer; tools/llama --weights int8)");
+        return -1;
+    }
+    if (version != 2 && t->format != WEIGHTS_FP32) {
+        snprintf(error, error_size, "an INT8 model is written as version 2; versions 0 and 1 hold FP32 weights (write "
+                 "those before quantizing)");
         return -1;
     }
     FILE *f = fopen(path, "wb");
@@ -191,21 +330,30 @@ int llama_write_checkpoint(const Transformer *t, const char *path, int version, 
         if (!c->shared_classifier) shape[5] = -shape[5];
         ok = fwrite(shape, sizeof shape, 1, f) == 1;
     } else {
-        unsigned char header[VERSION1_HEADER_BYTES] = {0};
+        unsigned char header[HEADER_BYTES] = {0};
         uint32_t magic = MAGIC;
-        int32_t version_field = 1;
+        int32_t version_field = version;
         memcpy(header, &magic, 4);
         memcpy(header + 4, &version_field, 4);
         memcpy(header + 8, shape, sizeof shape);
-        header[36] = (unsigned char)c->shared_classifier;
+        header[FLAG_AT] = (unsigned char)c->shared_classifier;
+        if (version == 2) memcpy(header + GROUP_SIZE_AT, &t->group_size, sizeof t->group_size);
         ok = fwrite(header, sizeof header, 1, f) == 1;
     }
     for (const int *kind = llama_tensor_order(version); ok && *kind >= 0; kind++) {
         if (!llama_tensor_present(c, *kind)) continue;
         int rows, cols, layers = llama_tensor_is_per_layer(*kind) ? c->n_layers : 1;
         llama_tensor_shape(c, *kind, &rows, &cols);
-        for (int layer = 0; ok && layer < layers; layer++)
-            ok = fwrite(llama_get_tensor(t, *kind, layer), sizeof(float) * (size_t)cols, (size_t)rows, f) == (size_t)rows;
+        size_t count = (size_t)rows * (size_t)cols;
+        for (int layer = 0; ok && layer < layers; layer++) {
+            if (version == 2 && llama_tensor_is_matrix(*kind)) {
+                const WeightMatrix *m = llama_matrix_slot((Transformer *)t, *kind, layer);
+                ok = fwrite(m->int8, 1, count, f) == count &&
+                     fwrite(m->scales, sizeof(float), count / (size_t)t->group_size, f) == count / (size_t)t->group_size;
+            } else {
+                ok = fwrite(llama_get_tensor(t, *kind, layer), sizeof(float), count, f) == count;
+            }
+        }
     }
     if (fclose(f) != 0) ok = 0;
     if (!ok) {

@@ -114,6 +114,23 @@ int64_t llama_parameter_count(const LlamaConfig *c)
     return llama_matrix_parameter_count(c) + norms;
 }
 
+static int greatest_common_divisor(int a, int b) { return b ? greatest_common_divisor(b, a % b) : a; }
+
+int llama_check_group_size(const LlamaConfig *c, int group_size, char *error, size_t error_size)
+{
+    if (group_size < 1) {
+        snprintf(error, error_size, "group size %d: a group holds at least 1 value", group_size);
+        return -1;
+    }
+    int dim_fits = c->dim % group_size == 0, hidden_fits = c->hidden_dim % group_size == 0;
+    if (dim_fits && hidden_fits) return 0;
+    snprintf(error, error_size, "group size %d does not divide %s %d: the values of a group share one scale and lie "
+             "within one row (rows have dim %d values, w2's rows hidden_dim %d); use a divisor of %d, the greatest "
+             "common divisor of dim and hidden_dim", group_size, dim_fits ? "hidden_dim" : "dim",
+             dim_fits ? c->hidden_dim : c->dim, c->dim, c->hidden_dim, greatest_common_divisor(c->dim, c->hidden_dim));
+    return -1;
+}
+
 int llama_int8_group_size(const LlamaConfig *c, int wanted)
 {
     int group = wanted < 1 ? 1 : wanted;

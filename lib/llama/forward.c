@@ -22,6 +22,7 @@
 #include "blocks.h"
 #include "matmul.h"
 #include "quantize.h"
+#include "runq_arithmetic.h"
 #include "threads.h"
 
 /* ----------------------------------------------------------------------------------
@@ -92,10 +93,36 @@ int llama_build_session(Session *s, const Transformer *t, int batch, int capacit
     return 0;
 }
 
+int llama_set_int8_activations(Session *s, int on, char *error, size_t error_size)
+{
+    const Transformer *t = s->transformer;
+    const LlamaConfig *c = &t->config;
+    if (on && t->format != WEIGHTS_INT8) {
+        snprintf(error, error_size, "INT8 activations need INT8 weights (runq.c multiplies INT8 by INT8): quantize the "
+                 "model or load a version-2 checkpoint (tools/llama --weights int8)");
+        return -1;
+    }
+    s->int8_activations = on != 0;
+    if (!on || s->xq) return 0;
+    size_t widest = (size_t)(c->hidden_dim > c->dim ? c->hidden_dim : c->dim), values = (size_t)s->max_rows * widest;
+    s->xq = malloc(values);
+    s->xq_scales = malloc(values / (size_t)t->group_size * sizeof(float));
+    if (!s->xq || !s->xq_scales) {
+        free(s->xq), free(s->xq_scales);
+        s->xq = NULL, s->xq_scales = NULL, s->int8_activations = 0;
+        snprintf(error, error_size, "out of memory for INT8 activations (%.2f MB)", values * (1 + 4.0 / t->group_size) * 1e-6);
+        return -1;
+    }
+    s->activation_bytes += (int64_t)values + 4 * (int64_t)(values / (size_t)t->group_size);
+    return 0;
+}
+
 void llama_free_session(Session *s)
 {
     if (!s) return;
     llama_free_thread_pool(s->pool);
+    free(s->xq);
+    free(s->xq_scales);
     free(s->cache.keys);
     free(s->cache.values);
     free(s->cache.length);
@@ -140,8 +167,10 @@ typedef struct {
 } MatmulJob;
 
 typedef struct {
-    MatmulJob jobs[3];
+    MatmulJob jobs[3];         /* products of the same x */
     int count;
+    const int8_t *xq;          /* that x quantized, when the session has INT8 activations */
+    const float *xq_scales;
 } MatmulJobs;
 
 static void run_matmul_jobs(void *context, int thread, int threads)
@@ -151,14 +180,21 @@ static void run_matmul_jobs(void *context, int thread, int threads)
         const MatmulJob *job = &jobs->jobs[j];
         int first, last;
         llama_share_of(job->weights->rows, MATMUL_OUTPUT_TILE, thread, threads, &first, &last);
-        if (first < last) llama_matmul(job->out, job->x, job->rows, job->weights, first, last);
+        if (first >= last) continue;
+        if (jobs->xq) llama_runq_matmul(job->out, jobs->xq, jobs->xq_scales, job->rows, job->weights, first, last);
+        else llama_matmul(job->out, job->x, job->rows, job->weights, first, last);
     }
 }
 
-/* out = x . W^T for up to three independent products at once (one wake-up of the pool) */
+/* out = x . W^T for up to three independent products of the same x at once (one wake-up
+ * of the pool); with INT8 activations x is quantized first, once for all of them */
 static void multiply(Session *s, int count, MatmulJob a, MatmulJob b, MatmulJob c)
 {
-    MatmulJobs jobs = {{a, b, c}, count};
+    MatmulJobs jobs = {{a, b, c}, count, NULL, NULL};
+    if (s->int8_activations) {
+        llama_runq_quantize(s->xq, s->xq_scales, a.x, a.rows, a.weights->cols, a.weights->group_size);
+        jobs.xq = s->xq, jobs.xq_scales = s->xq_scales;
+    }
     llama_run_parallel(s->pool, run_matmul_jobs, &jobs);
 }
 
@@ -180,9 +216,10 @@ static void run_attention(void *context, int thread, int threads)
         int row = pair / c->n_heads, head = pair % c->n_heads, kv_head = head / heads_per_kv_head;
         int sequence = s->row_sequence[row], length = s->row_position[row] + 1;
         size_t head_offset = (size_t)kv_head * (size_t)head_dim;
-        llama_attend(s->xb + (size_t)row * c->dim + (size_t)head * head_dim, s->q + (size_t)row * c->dim + (size_t)head * head_dim,
-               cache_at(s, s->cache.keys, sequence, job->layer) + head_offset,
-               cache_at(s, s->cache.values, sequence, job->layer) + head_offset, length, kv_dim, head_dim, scores);
+        (s->int8_activations ? llama_runq_attend : llama_attend)(
+            s->xb + (size_t)row * c->dim + (size_t)head * head_dim, s->q + (size_t)row * c->dim + (size_t)head * head_dim,
+            cache_at(s, s->cache.keys, sequence, job->layer) + head_offset,
+            cache_at(s, s->cache.values, sequence, job->layer) + head_offset, length, kv_dim, head_dim, scores);
     }
 }
 
@@ -195,6 +232,10 @@ static void forward_step(Session *s, int rows, const int *logit_rows, int logit_
     const Transformer *t = s->transformer;
     const LlamaConfig *c = &t->config;
     int dim = c->dim, kv_dim = llama_kv_dim_of(c), hidden = c->hidden_dim, head_dim = llama_head_dim_of(c), half = head_dim / 2;
+    /* INT8 activations: runq.c's arithmetic in every block, not only the multiplications */
+    int runq = s->int8_activations;
+    void (*rmsnorm)(float *, const float *, const float *, int) = runq ? llama_runq_rmsnorm : llama_rmsnorm;
+    void (*swiglu)(float *, const float *, int) = runq ? llama_runq_swiglu : llama_swiglu;
 
     for (int r = 0; r < rows; r++) llama_dequantize_row(s->x + (size_t)r * dim, &t->token_embedding, s->row_token[r]);
 
@@ -202,14 +243,18 @@ static void forward_step(Session *s, int rows, const int *logit_rows, int logit_
         const LayerWeights *w = &t->layers[l];
 
         /* attention: norm, project to q k v, rotate, cache, attend, project back, add */
-        for (int r = 0; r < rows; r++) llama_rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_attention, dim);
+        for (int r = 0; r < rows; r++) rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_attention, dim);
         multiply(s, 3, (MatmulJob){s->q, s->xb, rows, &w->wq}, (MatmulJob){s->k, s->xb, rows, &w->wk},
                  (MatmulJob){s->v, s->xb, rows, &w->wv});
         for (int r = 0; r < rows; r++) {
             int position = s->row_position[r];
             const float *angle_cos = t->rope_cos + (size_t)position * half, *angle_sin = t->rope_sin + (size_t)position * half;
-            llama_rope(s->q + (size_t)r * dim, dim, head_dim, angle_cos, angle_sin);
-            llama_rope(s->k + (size_t)r * kv_dim, kv_dim, head_dim, angle_cos, angle_sin);
+            if (runq) {
+                llama_runq_rope(s->q + (size_t)r * dim, s->k + (size_t)r * kv_dim, dim, kv_dim, head_dim, position);
+            } else {
+                llama_rope(s->q + (size_t)r * dim, dim, head_dim, angle_cos, angle_sin);
+                llama_rope(s->k + (size_t)r * kv_dim, kv_dim, head_dim, angle_cos, angle_sin);
+            }
             size_t slot = (size_t)position * (size_t)kv_dim;
             memcpy(cache_at(s, s->cache.keys, s->row_sequence[r], l) + slot, s->k + (size_t)r * kv_dim, (size_t)kv_dim * sizeof(float));
             memcpy(cache_at(s, s->cache.values, s->row_sequence[r], l) + slot, s->v + (size_t)r * kv_dim, (size_t)kv_dim * sizeof(float));
@@ -220,9 +265,9 @@ static void forward_step(Session *s, int rows, const int *logit_rows, int logit_
         for (int r = 0; r < rows; r++) llama_add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
 
         /* MLP: norm, gate and up projections, SwiGLU, down projection, add */
-        for (int r = 0; r < rows; r++) llama_rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_ffn, dim);
+        for (int r = 0; r < rows; r++) rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_ffn, dim);
         multiply(s, 2, (MatmulJob){s->hb, s->xb, rows, &w->w1}, (MatmulJob){s->hb2, s->xb, rows, &w->w3}, (MatmulJob){0});
-        for (int r = 0; r < rows; r++) llama_swiglu(s->hb + (size_t)r * hidden, s->hb2 + (size_t)r * hidden, hidden);
+        for (int r = 0; r < rows; r++) swiglu(s->hb + (size_t)r * hidden, s->hb2 + (size_t)r * hidden, hidden);
         multiply(s, 1, (MatmulJob){s->xb2, s->hb, rows, &w->w2}, (MatmulJob){0}, (MatmulJob){0});
         for (int r = 0; r < rows; r++) llama_add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
     }
@@ -230,7 +275,7 @@ static void forward_step(Session *s, int rows, const int *logit_rows, int logit_
     /* the classifier, only for the rows whose next token is wanted */
     if (logit_count == 0) return;
     for (int k = 0; k < logit_count; k++)
-        llama_rmsnorm(s->xb + (size_t)k * dim, s->x + (size_t)logit_rows[k] * dim, t->rms_final, dim);
+        rmsnorm(s->xb + (size_t)k * dim, s->x + (size_t)logit_rows[k] * dim, t->rms_final, dim);
     multiply(s, 1, (MatmulJob){logits_out, s->xb, logit_count, &t->classifier}, (MatmulJob){0}, (MatmulJob){0});
 }
 

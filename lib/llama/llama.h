@@ -5,12 +5,14 @@
  * a SwiGLU MLP and a tied or untied classifier — the architecture of llama2.c's run.c —
  * with the parts a serving engine adds: prefill as matrix-matrix work, decode steps for
  * a batch of sequences at different positions, a KV cache sized by the formula the book
- * teaches, weight-only INT8 with group-wise scales, and optional threads.
+ * teaches, weight-only INT8 with group-wise scales (and, on request, INT8 activations with
+ * llama2.c's runq.c's arithmetic), and optional threads.
  *
  * Where weights come from: a llama2.c checkpoint (the legacy header of export.py's
- * version 0, or its version-1 FP32 export), memory-mapped; or generated from a seed for
- * any shape (named shapes such as llama2.c's "15M" and "110M" for tests and benchmarks).
- * Either can be written back to a checkpoint file.
+ * version 0, its version-1 FP32 export, or its version-2 INT8 export that runq.c reads),
+ * memory-mapped; or generated from a seed for any shape (named shapes such as llama2.c's
+ * "15M" and "110M" for tests and benchmarks). Either can be written back to a checkpoint
+ * file, FP32 models as version 0 or 1, INT8 models as version 2.
  *
  * Errors: every function that can fail on bad input returns a status and writes what is
  * wrong into `error` (error_size bytes); none exits. The order of use:
@@ -117,14 +119,27 @@ typedef struct {
 /* Seeded weights for any valid shape: the same seed gives the same bits on any machine. */
 int llama_build_transformer_generated(Transformer *t, const LlamaConfig *config, uint64_t seed, char *error, size_t error_size);
 /* A llama2.c checkpoint, memory-mapped: version 0 (legacy 28-byte header; a negative
- * vocab_size means an untied classifier) or version 1 (256-byte "ak42" header). */
+ * vocab_size means an untied classifier), version 1 (256-byte "ak42" header, FP32) or
+ * version 2 (the same header with a group size, INT8 as runq.c reads it: the model comes
+ * back INT8). Refuses a file whose size is not its header's, and any weight that is NaN,
+ * infinite or beyond LLAMA_MAX_WEIGHT_MAGNITUDE, naming the tensor. */
 int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, char *error, size_t error_size);
-/* Converts an FP32 transformer to weight-only INT8 in place (group_size values per scale,
- * halved until it divides every row; 64 like runq.c). The FP32 bytes are released. */
+
+/* The largest |weight| a checkpoint may hold (for INT8: 127 x the largest scale). Trained
+ * weights are of order 1 (llama2.c's models and Llama 2's stay far below 100). At this
+ * bound a layer of an 8192-wide model with every weight at the bound still computes
+ * attention scores below 1e29, far from FP32's 3.4e38; a file beyond it is corrupt, or not
+ * weights at all. */
+#define LLAMA_MAX_WEIGHT_MAGNITUDE 1e4f
+/* Converts an FP32 transformer to weight-only INT8 in place, group_size values per scale.
+ * group_size must divide dim and hidden_dim (a group lies within one row); any other is
+ * refused, naming the dimension (llama_int8_group_size gives export.py's back-off from 64).
+ * The FP32 bytes are released. */
 int llama_quantize_transformer(Transformer *t, int group_size, char *error, size_t error_size);
 void llama_free_transformer(Transformer *t);
 
-/* Writes an FP32 transformer as a llama2.c checkpoint, version 0 or 1. */
+/* Writes a transformer as a llama2.c checkpoint: an FP32 one as version 0 or 1, an INT8
+ * one as version 2 (export.py's version2_export layout, which runq.c reads). */
 int llama_write_checkpoint(const Transformer *t, const char *path, int version, char *error, size_t error_size);
 /* Reads only a checkpoint's header: its shape and version (for the performance model). */
 int llama_read_checkpoint_config(const char *path, LlamaConfig *config, int *version, char *error, size_t error_size);
@@ -133,8 +148,11 @@ int llama_read_checkpoint_config(const char *path, LlamaConfig *config, int *ver
  * parameter; INT8 is 1 byte a matrix parameter plus a 4-byte scale per group, with the
  * norm vectors kept in FP32. */
 int64_t llama_weights_bytes_of(const LlamaConfig *config, WeightFormat format, int group_size);
-/* The group size llama_quantize_transformer uses for a shape when asked for `wanted`. */
+/* `wanted` halved until it divides dim and hidden_dim (export.py's back-off; 64 -> 16 for
+ * dim 48, hidden_dim 112): the default group size of a shape. */
 int llama_int8_group_size(const LlamaConfig *config, int wanted);
+/* 0 if group_size divides dim and hidden_dim; else -1, naming the dimension it does not divide. */
+int llama_check_group_size(const LlamaConfig *config, int group_size, char *error, size_t error_size);
 
 /* ----------------------------------------------------------------------------------
  * A session: the KV cache for `batch` sequences of up to `capacity` tokens each, the
@@ -172,6 +190,10 @@ typedef struct {
     /* the rows of the step in flight */
     int *row_sequence, *row_position, *row_token;
     int64_t activation_bytes;  /* bytes of the buffers above */
+    /* INT8 activations (llama_set_activations): a step's input rows quantized */
+    int int8_activations;      /* 1: matrix multiplications run runq.c's arithmetic */
+    int8_t *xq;                /* (max_rows, max(dim, hidden_dim)) */
+    float *xq_scales;          /* one per group of xq */
 } Session;
 
 /* Rows of a session's forward step: min(LLAMA_MAX_STEP_ROWS, batch x capacity). */
@@ -184,6 +206,16 @@ int64_t llama_activation_bytes_of(const LlamaConfig *config, int batch, int capa
  * or a capacity whose KV cache does not fit in this machine's memory, saying how much it needs. */
 int llama_build_session(Session *s, const Transformer *t, int batch, int capacity, int threads, char *error, size_t error_size);
 void llama_free_session(Session *s);
+/* INT8 activations, llama2.c's runq.c's arithmetic, for a session of an INT8 model: before
+ * each matrix multiplication the input rows are quantized in groups of the model's
+ * group_size (scale = max|x| / 127, values rounded half away from zero), and each output
+ * is an int32 dot product per group, scaled and summed group after group in float as runq.c
+ * does; the other blocks, too, compute as runq.c does (runq_arithmetic.h). A version-2
+ * checkpoint then gives runq.c's logits bit for bit, as runq.c computes them built without
+ * fused multiply-adds (gcc -O3 for x86-64), and so its greedy tokens. Slower than the FP32
+ * path: plain loops. on = 0 returns to FP32 activations. Refused (-1) for an FP32 model:
+ * runq.c's dot products need INT8 weights. */
+int llama_set_int8_activations(Session *s, int on, char *error, size_t error_size);
 /* Forgets a sequence's tokens (its slot can take a new sequence). */
 void llama_reset_sequence(Session *s, int sequence);
 

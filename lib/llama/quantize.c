@@ -48,14 +48,14 @@ static const TensorKind matrix_kinds[] = {TENSOR_EMBEDDING, TENSOR_WQ, TENSOR_WK
                                           TENSOR_W1, TENSOR_W2, TENSOR_W3, TENSOR_CLASSIFIER};
 static const TensorKind vector_kinds[] = {TENSOR_RMS_ATTENTION, TENSOR_RMS_FFN, TENSOR_RMS_FINAL};
 
-int llama_quantize_transformer(Transformer *t, int wanted_group_size, char *error, size_t error_size)
+int llama_quantize_transformer(Transformer *t, int group_size, char *error, size_t error_size)
 {
     const LlamaConfig *c = &t->config;
     if (t->format != WEIGHTS_FP32) {
         snprintf(error, error_size, "the model is already INT8");
         return -1;
     }
-    int group_size = llama_int8_group_size(c, wanted_group_size);
+    if (llama_check_group_size(c, group_size, error, error_size) != 0) return -1;
     int64_t matrices = llama_matrix_parameter_count(c), vectors = llama_parameter_count(c) - matrices;
     int8_t *values = llama_allocate_weight_memory((size_t)matrices);
     float *scales = malloc((size_t)(matrices / group_size + vectors) * sizeof(float));

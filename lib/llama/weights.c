@@ -14,7 +14,7 @@
 
 /* ----------------------------------------------------------------------------------
  * The kinds of tensor and each file version's order (llama2.c's export.py:
- * legacy_export for version 0, version1_export for version 1) */
+ * legacy_export for version 0, version1_export for versions 1 and 2) */
 
 static const int version0_order[] = {
     TENSOR_EMBEDDING, TENSOR_RMS_ATTENTION, TENSOR_WQ, TENSOR_WK, TENSOR_WV, TENSOR_WO,
@@ -32,6 +32,23 @@ const int *llama_tensor_order(int version) { return version == 0 ? version0_orde
 int llama_tensor_is_per_layer(TensorKind kind)
 {
     return kind == TENSOR_RMS_ATTENTION || kind == TENSOR_RMS_FFN || (kind >= TENSOR_WQ && kind <= TENSOR_WO) ||
+           (kind >= TENSOR_W1 && kind <= TENSOR_W3);
+}
+
+const char *llama_tensor_name(TensorKind kind)
+{
+    static const char *const names[TENSOR_KINDS] = {
+        [TENSOR_EMBEDDING] = "tok_embeddings", [TENSOR_RMS_ATTENTION] = "attention_norm", [TENSOR_WQ] = "wq",
+        [TENSOR_WK] = "wk", [TENSOR_WV] = "wv", [TENSOR_WO] = "wo", [TENSOR_RMS_FFN] = "ffn_norm", [TENSOR_W1] = "w1",
+        [TENSOR_W2] = "w2", [TENSOR_W3] = "w3", [TENSOR_RMS_FINAL] = "norm", [TENSOR_ROPE_COS] = "freqs_cos",
+        [TENSOR_ROPE_SIN] = "freqs_sin", [TENSOR_CLASSIFIER] = "output",
+    };
+    return kind >= 0 && kind < TENSOR_KINDS ? names[kind] : "?";
+}
+
+int llama_tensor_is_matrix(TensorKind kind)
+{
+    return kind == TENSOR_EMBEDDING || kind == TENSOR_CLASSIFIER || (kind >= TENSOR_WQ && kind <= TENSOR_WO) ||
            (kind >= TENSOR_W1 && kind <= TENSOR_W3);
 }
 

@@ -26,10 +26,15 @@ typedef enum {
 } TensorKind;
 
 /* The kinds in a file version's order, ending with -1. The classifier is listed; it is
- * skipped when the classifier is tied. */
+ * skipped when the classifier is tied. Version 2 has version 1's order (norms first), each
+ * matrix stored as its INT8 values followed by its scales. */
 const int *llama_tensor_order(int version);
 
 int llama_tensor_is_per_layer(TensorKind kind);
+/* export.py's name of a kind (wq, w2, attention_norm, tok_embeddings, ...), for messages */
+const char *llama_tensor_name(TensorKind kind);
+/* Is this kind a matrix multiplication's weight (INT8 in a quantized model)? */
+int llama_tensor_is_matrix(TensorKind kind);
 /* rows and columns of one tensor of this kind (one layer's, for per-layer kinds) */
 void llama_tensor_shape(const LlamaConfig *config, TensorKind kind, int *rows, int *cols);
 /* floats of every tensor of this kind together (all layers) */

@@ -2,6 +2,7 @@
  * versions, tied and untied; a hand-made header is read as llama2.c's export.py writes it;
  * and every bad input is refused with a message that names what is wrong. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,14 +211,166 @@ Test(checkpoint, version1_tensors_sit_where_export_py_puts_them, .init = make_di
 }
 
 /* ----------------------------------------------------------------------------------
+ * Version 2: INT8 as export.py's version2_export writes it and runq.c reads it */
+
+static const int matrix_kinds[] = {TENSOR_EMBEDDING, TENSOR_WQ, TENSOR_WK, TENSOR_WV, TENSOR_WO, TENSOR_W1, TENSOR_W2, TENSOR_W3,
+                                   TENSOR_CLASSIFIER};
+
+/* the greedy tokens of a prompt, with FP32 or INT8 activations */
+static void greedy_tokens(const Transformer *t, int int8_activations, int *out, int n)
+{
+    Session s;
+    cr_assert(llama_build_session(&s, t, 1, 8 + n, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_set_int8_activations(&s, int8_activations, error, sizeof error) == 0, "%s", error);
+    int prompt[8] = {1, 5, 9, 2, 60, 7, 3, 95};
+    const float *logits = llama_prefill(&s, 0, prompt, 8, error, sizeof error);
+    for (int k = 0; k < n; k++) {
+        cr_assert(logits, "%s", error);
+        out[k] = llama_argmax(logits, t->config.vocab_size);
+        if (k + 1 < n) logits = llama_decode_batch(&s, (int[]){0}, &out[k], 1, error, sizeof error);
+    }
+    llama_free_session(&s);
+}
+
+static void check_version2_round_trip(int tied)
+{
+    LlamaConfig c;
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
+    c.shared_classifier = tied;
+    Transformer original, loaded;
+    cr_assert(llama_build_transformer_generated(&original, &c, 41, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_quantize_transformer(&original, 8, error, sizeof error) == 0, "%s", error);
+    const char *first = strdup(path_of("first.bin")), *second = strdup(path_of("second.bin"));
+    cr_assert(llama_write_checkpoint(&original, first, 2, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_from_checkpoint(&loaded, first, error, sizeof error) == 0, "%s", error);
+    cr_assert(memcmp(&loaded.config, &c, sizeof c) == 0, "%s: the shape read back differs", tied ? "tied" : "untied");
+    cr_assert(loaded.format == WEIGHTS_INT8 && loaded.group_size == 8 && loaded.mapping != NULL,
+              "a version-2 file is read as INT8 in groups of 8, memory-mapped (format %d, group %d)", loaded.format, loaded.group_size);
+    cr_assert(loaded.weights_bytes == original.weights_bytes, "weights_bytes %lld, written from %lld",
+              (long long)loaded.weights_bytes, (long long)original.weights_bytes);
+    for (size_t k = 0; k < sizeof matrix_kinds / sizeof matrix_kinds[0]; k++) {
+        int kind = matrix_kinds[k], rows, cols;
+        if (!llama_tensor_present(&c, kind)) continue;
+        llama_tensor_shape(&c, kind, &rows, &cols);
+        for (int layer = 0; layer < (llama_tensor_is_per_layer(kind) ? c.n_layers : 1); layer++) {
+            const WeightMatrix *a = llama_matrix_slot(&original, kind, layer), *b = llama_matrix_slot(&loaded, kind, layer);
+            cr_assert(b->format == WEIGHTS_INT8 && b->rows == rows && b->cols == cols && b->group_size == 8, "%s: its matrix",
+                      llama_tensor_name(kind));
+            cr_assert(memcmp(a->int8, b->int8, (size_t)rows * cols) == 0 &&
+                      memcmp(a->scales, b->scales, (size_t)rows * cols / 8 * sizeof(float)) == 0,
+                      "%s of layer %d: values or scales differ after the round trip", llama_tensor_name(kind), layer);
+        }
+    }
+    for (int layer = 0; layer < c.n_layers; layer++)
+        cr_assert(memcmp(original.layers[layer].rms_attention, loaded.layers[layer].rms_attention, c.dim * sizeof(float)) == 0 &&
+                  memcmp(original.layers[layer].rms_ffn, loaded.layers[layer].rms_ffn, c.dim * sizeof(float)) == 0,
+                  "the norms of layer %d differ", layer);
+    cr_assert(memcmp(original.rms_final, loaded.rms_final, c.dim * sizeof(float)) == 0, "the final norm differs");
+    cr_assert(tied == (loaded.classifier.int8 == loaded.token_embedding.int8), "the classifier is %s the embedding",
+              tied ? "not" : "wrongly");
+    /* written again from the loaded model: the same bytes */
+    cr_assert(llama_write_checkpoint(&loaded, second, 2, error, sizeof error) == 0, "%s", error);
+    long size1, size2;
+    void *a = read_bytes(first, &size1), *b = read_bytes(second, &size2);
+    cr_assert(size1 == size2 && memcmp(a, b, (size_t)size1) == 0, "re-writing the loaded version-2 model changes the file");
+    cr_assert(size1 == 256 + llama_weights_bytes_of(&c, WEIGHTS_INT8, 8), "version-2 file: %ld bytes, expected %lld", size1,
+              (long long)(256 + llama_weights_bytes_of(&c, WEIGHTS_INT8, 8)));
+    /* the same greedy tokens from the file as from memory, with either kind of activations */
+    for (int int8_activations = 0; int8_activations <= 1; int8_activations++) {
+        int from_memory[24], from_file[24];
+        greedy_tokens(&original, int8_activations, from_memory, 24);
+        greedy_tokens(&loaded, int8_activations, from_file, 24);
+        cr_assert(memcmp(from_memory, from_file, sizeof from_file) == 0, "%s activations: the file generates other tokens",
+                  int8_activations ? "INT8" : "FP32");
+    }
+    free(a), free(b), free((void *)first), free((void *)second);
+    llama_free_transformer(&original), llama_free_transformer(&loaded);
+}
+
+Test(checkpoint, version2_round_trip_untied, .init = make_directory, .fini = remove_directory, .timeout = 20) { check_version2_round_trip(0); }
+Test(checkpoint, version2_round_trip_tied, .init = make_directory, .fini = remove_directory, .timeout = 20) { check_version2_round_trip(1); }
+
+/* runq.c's memory_map_weights, written out here independently of checkpoint.c: the header's
+ * group size at byte 37; the norms in FP32 (all attention norms, all MLP norms, the final
+ * norm); then per matrix and layer, in export.py's order, its INT8 values and then its
+ * scales. Every tensor holds its own marker. */
+Test(checkpoint, version2_tensors_sit_where_runq_reads_them, .init = make_directory, .fini = remove_directory, .timeout = 10)
+{
+    LlamaConfig c;
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);   /* untied */
+    enum { GROUP = 16 };
+    size_t dim = c.dim, hidden = c.hidden_dim, kv = (size_t)llama_kv_dim_of(&c), vocab = c.vocab_size, layers = c.n_layers;
+    struct { const char *name; size_t layers, count; } order[] = {
+        {"tok_embeddings", 1, vocab * dim}, {"wq", layers, dim * dim}, {"wk", layers, kv * dim}, {"wv", layers, kv * dim},
+        {"wo", layers, dim * dim}, {"w1", layers, hidden * dim}, {"w2", layers, dim * hidden}, {"w3", layers, hidden * dim},
+        {"output", 1, vocab * dim}};
+    size_t bytes = 256 + 4 * (2 * layers + 1) * dim;
+    for (int i = 0; i < 9; i++) bytes += order[i].layers * (order[i].count + 4 * order[i].count / GROUP);
+    unsigned char *file = calloc(1, bytes);
+    int32_t head[9] = {0x616b3432, 2, c.dim, c.hidden_dim, c.n_layers, c.n_heads, c.n_kv_heads, c.vocab_size, c.seq_len};
+    int32_t group = GROUP;
+    memcpy(file, head, sizeof head);
+    file[36] = 0;                    /* shared_classifier */
+    memcpy(file + 37, &group, 4);    /* unaligned, as export.py's struct.pack('i') after a 'B' puts it */
+    unsigned char *at = file + 256;
+    for (size_t norm = 0; norm < 2 * layers + 1; norm++)
+        for (size_t k = 0; k < dim; k++, at += 4) memcpy(at, &(float){(float)(norm + 1)}, 4);
+    for (int i = 0; i < 9; i++)
+        for (size_t layer = 0; layer < order[i].layers; layer++) {
+            memset(at, 10 * i + (int)layer + 1, order[i].count);
+            at += order[i].count;
+            for (size_t k = 0; k < order[i].count / GROUP; k++, at += 4) memcpy(at, &(float){0.5f * (float)(10 * i + layer + 1)}, 4);
+        }
+    cr_assert((size_t)(at - file) == bytes);
+    write_bytes(path_of("runq.bin"), file, bytes);
+    Transformer t;
+    cr_assert(llama_build_transformer_from_checkpoint(&t, path_of("runq.bin"), error, sizeof error) == 0, "%s", error);
+    cr_assert(t.format == WEIGHTS_INT8 && t.group_size == GROUP, "format %d, group size %d", t.format, t.group_size);
+    for (int layer = 0; layer < c.n_layers; layer++) {
+        cr_assert(t.layers[layer].rms_attention[0] == layer + 1 && t.layers[layer].rms_attention[dim - 1] == layer + 1,
+                  "attention_norm of layer %d", layer);
+        cr_assert(t.layers[layer].rms_ffn[0] == c.n_layers + layer + 1, "ffn_norm of layer %d", layer);
+    }
+    cr_assert(t.rms_final[0] == 2 * c.n_layers + 1 && t.rms_final[dim - 1] == 2 * c.n_layers + 1, "the final norm");
+    for (int i = 0; i < 9; i++)
+        for (size_t layer = 0; layer < order[i].layers; layer++) {
+            const WeightMatrix *m = &t.token_embedding;
+            const LayerWeights *w = &t.layers[layer];
+            const char *name = order[i].name;
+            if (!strcmp(name, "output")) m = &t.classifier;
+            else if (!strcmp(name, "wq")) m = &w->wq;
+            else if (!strcmp(name, "wk")) m = &w->wk;
+            else if (!strcmp(name, "wv")) m = &w->wv;
+            else if (!strcmp(name, "wo")) m = &w->wo;
+            else if (!strcmp(name, "w1")) m = &w->w1;
+            else if (!strcmp(name, "w2")) m = &w->w2;
+            else if (!strcmp(name, "w3")) m = &w->w3;
+            int marker = 10 * i + (int)layer + 1;
+            size_t groups = order[i].count / GROUP;
+            cr_assert(m->int8[0] == marker && m->int8[order[i].count - 1] == marker, "%s of layer %zu: values %d, expected %d",
+                      name, layer, m->int8[0], marker);
+            cr_assert(m->scales[0] == 0.5f * marker && m->scales[groups - 1] == 0.5f * marker, "%s of layer %zu: scales %g",
+                      name, layer, m->scales[0]);
+        }
+    llama_free_transformer(&t);
+    free(file);
+}
+
+/* ----------------------------------------------------------------------------------
  * Bad input: refused, with a message naming what is wrong */
 
-static void expect_refusal(const char *path, const char *message)
+static void expect_weights_refused(const char *path, const char *message)
 {
     Transformer t;
     error[0] = 0;
     cr_assert(llama_build_transformer_from_checkpoint(&t, path, error, sizeof error) != 0, "%s was accepted", path);
     cr_assert(strstr(error, message), "refusing %s, the message should say '%s'; it says: %s", path, message, error);
+}
+
+/* refused by the loader, and its header by llama_read_checkpoint_config too */
+static void expect_refusal(const char *path, const char *message)
+{
+    expect_weights_refused(path, message);
     LlamaConfig c;
     cr_assert(llama_read_checkpoint_config(path, &c, NULL, error, sizeof error) != 0, "%s: its header was accepted", path);
 }
@@ -261,11 +414,11 @@ Test(checkpoint, bad_files_are_refused_with_their_reason, .init = make_directory
     write_bytes(path_of("short0.bin"), bytes0, (size_t)size0 / 2);
     expect_refusal(path_of("short0.bin"), "is truncated");
 
-    /* other versions of the format */
+    /* other versions of the format: a version-1 file relabelled 2 has no group size */
     int32_t version2[2] = {0x616b3432, 2}, version7[2] = {0x616b3432, 7};
     memcpy(bytes, version2, sizeof version2);
     write_bytes(path_of("v2.bin"), bytes, (size_t)size);
-    expect_refusal(path_of("v2.bin"), "version-2 checkpoint");
+    expect_refusal(path_of("v2.bin"), "its version-2 header is inconsistent: group size 0");
     memcpy(bytes, version7, sizeof version7);
     write_bytes(path_of("v7.bin"), bytes, (size_t)size);
     expect_refusal(path_of("v7.bin"), "version 7");
@@ -298,10 +451,13 @@ Test(checkpoint, impossible_shapes_and_formats_are_refused, .timeout = 10)
     cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_write_checkpoint(&t, "/nonexistent-directory/x.bin", 1, error, sizeof error) != 0 && strstr(error, "cannot create"),
               "an unwritable path: %s", error);
-    cr_assert(llama_write_checkpoint(&t, "/tmp/x.bin", 2, error, sizeof error) != 0 && strstr(error, "version 2 cannot be written"),
+    cr_assert(llama_write_checkpoint(&t, "/tmp/x.bin", 3, error, sizeof error) != 0 && strstr(error, "version 3 cannot be written"),
               "%s", error);
-    cr_assert(llama_quantize_transformer(&t, 64, error, sizeof error) == 0, "%s", error);
-    cr_assert(llama_write_checkpoint(&t, "/tmp/x.bin", 1, error, sizeof error) != 0 && strstr(error, "INT8"), "%s", error);
+    cr_assert(llama_write_checkpoint(&t, "/tmp/x.bin", 2, error, sizeof error) != 0 &&
+              strstr(error, "version-2 checkpoint holds INT8 weights, and this model is FP32"), "%s", error);
+    cr_assert(llama_quantize_transformer(&t, 16, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_write_checkpoint(&t, "/tmp/x.bin", 1, error, sizeof error) != 0 && strstr(error, "INT8 model is written as version 2"),
+              "%s", error);
     llama_free_transformer(&t);
 }
 
@@ -331,5 +487,106 @@ Test(checkpoint, requests_that_do_not_fit_are_refused, .timeout = 10)
     llama_reset_sequence(&s, 0);
     cr_assert(llama_decode_batch(&s, (int[]){0}, tokens, 1, error, sizeof error) && s.cache.length[0] == 1, "after a reset: %s", error);
     llama_free_session(&s);
+    llama_free_transformer(&t);
+}
+
+/* A value no trained model holds — NaN, an infinity, 1e30 — is refused, naming the tensor */
+static void patch_float(const char *from, const char *to, long offset, float value)   /* names in the directory */
+{
+    long size;
+    unsigned char *bytes = read_bytes(path_of(from), &size);
+    cr_assert(offset >= 0 && offset + 4 <= size);
+    memcpy(bytes + offset, &value, 4);
+    write_bytes(path_of(to), bytes, (size_t)size);
+    free(bytes);
+}
+
+Test(checkpoint, non_finite_and_huge_weights_are_refused, .init = make_directory, .fini = remove_directory, .timeout = 20)
+{
+    LlamaConfig c;
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
+    Transformer t, mapped;
+    cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_write_checkpoint(&t, path_of("good.bin"), 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_from_checkpoint(&mapped, path_of("good.bin"), error, sizeof error) == 0, "%s", error);
+    long w2 = (long)((const char *)mapped.layers[1].w2.fp32 - (const char *)mapped.mapping) + 4 * 17;
+    long norm = (long)((const char *)mapped.layers[0].rms_ffn - (const char *)mapped.mapping);
+    llama_free_transformer(&mapped);
+    const struct { long offset; float value; const char *says; } cases[] = {
+        {w2, NAN, "w2 of layer 1 holds NaN, not a number at index 17"},
+        {w2, INFINITY, "w2 of layer 1 holds an infinity at index 17"},
+        {w2, -1e30f, "w2 of layer 1 holds -1e+30, beyond the bound |w| <= 10000"},
+        {norm, 2e4f, "ffn_norm of layer 0 holds 20000, beyond the bound"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        patch_float("good.bin", "bad.bin", cases[i].offset, cases[i].value);
+        expect_weights_refused(path_of("bad.bin"), cases[i].says);
+    }
+    patch_float("good.bin", "large.bin", w2, 9999.0f);   /* within the bound: accepted */
+    cr_assert(llama_build_transformer_from_checkpoint(&mapped, path_of("large.bin"), error, sizeof error) == 0, "%s", error);
+    llama_free_transformer(&mapped);
+
+    /* version 2: the scales are checked (127 x scale is the group's largest weight) */
+    cr_assert(llama_quantize_transformer(&t, 16, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_write_checkpoint(&t, path_of("good2.bin"), 2, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_from_checkpoint(&mapped, path_of("good2.bin"), error, sizeof error) == 0, "%s", error);
+    long wq_scales = (long)((const char *)mapped.layers[0].wq.int8 - (const char *)mapped.mapping) + (long)c.dim * c.dim;
+    llama_free_transformer(&mapped);
+    patch_float("good2.bin", "bad2.bin", wq_scales, NAN);
+    expect_weights_refused(path_of("bad2.bin"), "wq of layer 0 (its INT8 scales) holds NaN");
+    patch_float("good2.bin", "bad2.bin", wq_scales, -0.5f);
+    expect_weights_refused(path_of("bad2.bin"), "a negative scale");
+    patch_float("good2.bin", "bad2.bin", wq_scales, 1e30f);
+    expect_weights_refused(path_of("bad2.bin"), "(its INT8 scales) holds a scale of 1e+30, for weights up to 1.27e+32, beyond the bound");
+    llama_free_transformer(&t);
+}
+
+/* A header that disagrees with its tensors is reported as that, with the sizes; a version-2
+ * group size that splits rows is refused naming the dimension */
+Test(checkpoint, inconsistent_headers_say_what_disagrees, .init = make_directory, .fini = remove_directory, .timeout = 20)
+{
+    LlamaConfig c;
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
+    Transformer t;
+    cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_write_checkpoint(&t, path_of("good.bin"), 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_write_checkpoint(&t, path_of("good0.bin"), 0, error, sizeof error) == 0, "%s", error);
+    long size;
+    unsigned char *bytes = read_bytes(path_of("good.bin"), &size);
+    int32_t vocab = c.vocab_size + 1;   /* like 32001 over the tensors of 32000 tokens */
+    memcpy(bytes + 28, &vocab, 4);
+    write_bytes(path_of("vocab.bin"), bytes, (size_t)size);
+    char says[200];
+    snprintf(says, sizeof says, "has %lld bytes, this file has %ld, which is exactly the size for vocab_size %d: the header's vocab_size %d is wrong",
+             (long long)(size + 2 * 4 * c.dim), size, c.vocab_size, vocab);
+    expect_refusal(path_of("vocab.bin"), says);
+    free(bytes);
+    bytes = read_bytes(path_of("good0.bin"), &size);
+    int32_t untied_vocab = -(c.vocab_size + 1);
+    memcpy(bytes + 20, &untied_vocab, 4);
+    write_bytes(path_of("vocab0.bin"), bytes, (size_t)size);
+    expect_refusal(path_of("vocab0.bin"), "exactly the size for vocab_size 96");
+    int32_t tied_vocab = c.vocab_size;   /* positive: tied, but the file holds an untied classifier */
+    memcpy(bytes + 20, &tied_vocab, 4);
+    write_bytes(path_of("tied0.bin"), bytes, (size_t)size);
+    expect_refusal(path_of("tied0.bin"), "the header says the classifier is tied, but the file's size");
+    free(bytes);
+
+    cr_assert(llama_quantize_transformer(&t, 16, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_write_checkpoint(&t, path_of("good2.bin"), 2, error, sizeof error) == 0, "%s", error);
+    bytes = read_bytes(path_of("good2.bin"), &size);
+    int32_t group = 7;
+    memcpy(bytes + 37, &group, 4);
+    write_bytes(path_of("group7.bin"), bytes, (size_t)size);
+    expect_refusal(path_of("group7.bin"), "its version-2 header is inconsistent: group size 7 does not divide dim 48");
+    group = 32;   /* divides dim 48? no: 48 = 16 x 3 */
+    memcpy(bytes + 37, &group, 4);
+    write_bytes(path_of("group32.bin"), bytes, (size_t)size);
+    expect_refusal(path_of("group32.bin"), "group size 32 does not divide dim 48");
+    group = 8;    /* divides both, but the file holds groups of 16: its size says so */
+    memcpy(bytes + 37, &group, 4);
+    write_bytes(path_of("group8.bin"), bytes, (size_t)size);
+    expect_refusal(path_of("group8.bin"), "is truncated");
+    free(bytes);
     llama_free_transformer(&t);
 }

@@ -9,6 +9,7 @@
 #include "llama.h"
 #include "matmul.h"
 #include "quantize.h"
+#include "runq_arithmetic.h"
 #include "reference.h"
 
 static char error[512];
@@ -81,7 +82,7 @@ static void check_int8_model(const char *shape, int n)
     Transformer fp32, int8;
     cr_assert(llama_build_transformer_generated(&fp32, &c, 21, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_transformer_generated(&int8, &c, 21, error, sizeof error) == 0, "%s", error);
-    cr_assert(llama_quantize_transformer(&int8, 64, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_quantize_transformer(&int8, llama_int8_group_size(&c, 64), error, sizeof error) == 0, "%s", error);
     cr_assert(int8.format == WEIGHTS_INT8 && int8.fp32_storage == NULL, "the FP32 bytes are released");
     int *tokens = malloc(n * sizeof(int));
     uint64_t state = llama_seed_generator(22);
@@ -128,9 +129,104 @@ Test(int8, bytes_are_a_quarter_plus_the_scales, .timeout = 30)
     cr_assert(llama_int8_group_size(&c, 64) == 4, "260K: group %d", llama_int8_group_size(&c, 64));
     Transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
-    cr_assert(llama_quantize_transformer(&t, 64, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_quantize_transformer(&t, 4, error, sizeof error) == 0, "%s", error);
     cr_assert(t.group_size == 4 && t.weights_bytes == llama_weights_bytes_of(&c, WEIGHTS_INT8, 4), "260K INT8: group %d, %lld bytes",
               t.group_size, (long long)t.weights_bytes);
     cr_assert(llama_quantize_transformer(&t, 64, error, sizeof error) != 0 && strstr(error, "already INT8"), "quantizing twice: %s", error);
+    llama_free_transformer(&t);
+}
+
+/* A group size that does not divide a row is refused, naming the dimension; nothing is
+ * rounded to another group size behind the caller's back. */
+Test(int8, group_sizes_that_do_not_divide_the_rows_are_refused, .timeout = 10)
+{
+    LlamaConfig c;
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);   /* dim 48, hidden_dim 112 */
+    Transformer t;
+    cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_quantize_transformer(&t, 7, error, sizeof error) != 0 && strstr(error, "group size 7 does not divide dim 48") &&
+              strstr(error, "use a divisor of 16"), "group size 7: %s", error);
+    cr_assert(llama_quantize_transformer(&t, 24, error, sizeof error) != 0 && strstr(error, "does not divide hidden_dim 112"),
+              "group size 24 divides dim but not hidden_dim: %s", error);
+    cr_assert(llama_quantize_transformer(&t, 0, error, sizeof error) != 0 && strstr(error, "at least 1"), "group size 0: %s", error);
+    cr_assert(t.format == WEIGHTS_FP32, "a refused group size leaves the model FP32");
+    cr_assert(llama_quantize_transformer(&t, 8, error, sizeof error) == 0 && t.group_size == 8, "group size 8: %s", error);
+    llama_free_transformer(&t);
+}
+
+/* INT8 activations (runq.c's arithmetic): the multiplication is runq.c's sum, exactly, and
+ * the model's logits stay close to those of weight-only INT8 on the same weights. */
+Test(int8, int8_activations_multiply_as_runq_does, .timeout = 10)
+{
+    enum { ROWS = 3, COLS = 96, OUTPUTS = 5, GROUP = 32 };
+    float x[ROWS * COLS], w[OUTPUTS * COLS], x_scales[ROWS * COLS / GROUP], w_scales[OUTPUTS * COLS / GROUP], out[ROWS * OUTPUTS];
+    int8_t xq[ROWS * COLS], wq[OUTPUTS * COLS];
+    fill_random(x, ROWS * COLS, 2.0f, 3);
+    fill_random(w, OUTPUTS * COLS, 0.5f, 4);
+    x[7] = 0.0f;   /* a zero among the values */
+    llama_quantize_rows(wq, w_scales, w, OUTPUTS * COLS, GROUP);
+    llama_runq_quantize(xq, x_scales, x, ROWS, COLS, GROUP);
+    WeightMatrix m = {.rows = OUTPUTS, .cols = COLS, .format = WEIGHTS_INT8, .int8 = wq, .scales = w_scales, .group_size = GROUP};
+    llama_runq_matmul(out, xq, x_scales, ROWS, &m, 0, OUTPUTS);
+    for (int r = 0; r < ROWS; r++) {
+        for (int g = 0; g < COLS / GROUP; g++) {
+            float largest = 0;
+            for (int k = 0; k < GROUP; k++) largest = fmaxf(largest, fabsf(x[r * COLS + g * GROUP + k]));
+            cr_assert(x_scales[r * COLS / GROUP + g] == largest / 127.0f, "row %d group %d: scale", r, g);
+            for (int k = 0; k < GROUP; k++) {
+                int j = r * COLS + g * GROUP + k;
+                cr_assert(xq[j] == (int8_t)round(x[j] / x_scales[r * COLS / GROUP + g]), "x[%d] = %g quantized to %d", j, x[j], xq[j]);
+            }
+        }
+        for (int i = 0; i < OUTPUTS; i++) {
+            volatile float expected = 0.0f;   /* one rounding per operation, groups front to back */
+            for (int g = 0; g < COLS / GROUP; g++) {
+                int32_t dot = 0;
+                for (int k = 0; k < GROUP; k++) dot += xq[r * COLS + g * GROUP + k] * wq[i * COLS + g * GROUP + k];
+                volatile float term = (float)dot * w_scales[i * COLS / GROUP + g];
+                term = term * x_scales[r * COLS / GROUP + g];
+                expected = expected + term;
+            }
+            cr_assert(out[r * OUTPUTS + i] == expected, "out[%d][%d] = %.9g, runq.c's sum is %.9g", r, i, out[r * OUTPUTS + i],
+                      (double)expected);
+        }
+    }
+    /* a half rounds away from zero, as C's round() does (lrintf would give 2 and -2) */
+    float halves[4] = {2.5f, -2.5f, 127.0f, 0.0f}, half_scale;
+    int8_t rounded[4];
+    llama_runq_quantize(rounded, &half_scale, halves, 1, 4, 4);
+    cr_assert(half_scale == 1.0f && rounded[0] == 3 && rounded[1] == -3 && rounded[2] == 127, "halves: %d %d", rounded[0], rounded[1]);
+}
+
+Test(int8, int8_activations_stay_close_and_need_int8_weights, .timeout = 30)
+{
+    LlamaConfig c;
+    cr_assert(llama_named_shape("260K", &c, error, sizeof error) == 0, "%s", error);
+    Transformer t;
+    cr_assert(llama_build_transformer_generated(&t, &c, 5, error, sizeof error) == 0, "%s", error);
+    Session a, b;
+    cr_assert(llama_build_session(&a, &t, 1, 16, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_set_int8_activations(&a, 1, error, sizeof error) != 0 && strstr(error, "need INT8 weights"), "FP32: %s", error);
+    llama_free_session(&a);
+    cr_assert(llama_quantize_transformer(&t, 4, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&a, &t, 1, 16, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&b, &t, 1, 16, 2, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_set_int8_activations(&b, 1, error, sizeof error) == 0, "%s", error);
+    int tokens[16];
+    uint64_t state = llama_seed_generator(6);
+    for (int i = 0; i < 16; i++) tokens[i] = (int)(llama_random_u32(&state) % (uint32_t)c.vocab_size);
+    float *weight_only = malloc(c.vocab_size * sizeof(float));
+    memcpy(weight_only, llama_prefill(&a, 0, tokens, 16, error, sizeof error), c.vocab_size * sizeof(float));
+    const float *both = llama_prefill(&b, 0, tokens, 16, error, sizeof error);
+    double largest = 0, difference = 0;
+    for (int i = 0; i < c.vocab_size; i++) {
+        largest = fmax(largest, fabs(weight_only[i]));
+        difference = fmax(difference, isnan(both[i]) ? INFINITY : fabs(both[i] - weight_only[i]));
+    }
+    cr_assert(difference > 0, "INT8 activations give weight-only INT8's logits exactly: the mode is not in use");
+    cr_assert(difference <= 0.05 * largest, "INT8 activations move the logits by %g, more than 5%% of the largest (%g)",
+              difference, largest);
+    free(weight_only);
+    llama_free_session(&a), llama_free_session(&b);
     llama_free_transformer(&t);
 }

@@ -82,6 +82,74 @@ printf '\x30\0\0\0\x70\0\0\0\x02\0\0\0\x05\0\0\0\x05\0\0\0\x60\0\0\0\x28\0\0\0' 
 refuse "llama refuses impossible dimensions" "dim 48 is not a multiple of n_heads 5" $llama --checkpoint "$tmp/five-heads.bin"
 refuse "llama refuses to write over a directory" "cannot create" $llama --shape tiny --write-checkpoint "$tmp"
 
+refuse "llama names an unknown option given last as unknown" "unknown option '--turbo'" $llama --shape tiny --turbo
+refuse "llama says a known option given last needs its value" "--batch needs a value" $llama --shape tiny --batch
+refuse "llama refuses a group size that does not divide the rows, naming the dimension" \
+    "group size 7 does not divide dim 48" $llama --shape tiny --weights int8 --group-size 7
+refuse "llama refuses --group-size without INT8 weights" "--group-size applies to INT8 weights" $llama --shape tiny --group-size 8
+refuse "llama refuses an unknown activation format" "--activations is fp32 or int8, not 'int4'" $llama --shape tiny --activations int4
+refuse "llama refuses INT8 activations on FP32 weights" "INT8 activations need INT8 weights" \
+    $llama --shape tiny --activations int8 --prompt-tokens 4 --gen 4
+
+# version 2: INT8 as llama2.c's runq.c reads it
+out=$($llama --shape tiny --seed 5 --weights int8 --write-checkpoint "$tmp/tiny2.bin") || bad "writing a version-2 checkpoint: $out"
+grep -q "version 2, INT8 in groups of 16" <<<"$out" || bad "--weights int8 --write-checkpoint should write version 2:"$'\n'"$out"
+header=$(od -An -tu4 -N8 "$tmp/tiny2.bin" | xargs) group=$(od -An -tu4 -j37 -N4 "$tmp/tiny2.bin" | xargs)
+[[ $header == "1634415666 2" && $group == 16 ]] || bad "version-2 header: magic and version '$header', group size at byte 37 '$group'"
+weights_bytes=$($llama --shape tiny --weights int8 --prompt-tokens 4 --gen 2 | sed -n 's/^weights_bytes: \([0-9]*\) bytes$/\1/p')
+[[ $(stat -c %s "$tmp/tiny2.bin") == $((256 + weights_bytes)) ]] || bad "version-2 file: $(stat -c %s "$tmp/tiny2.bin") bytes, not 256 + $weights_bytes"
+ok "llama --weights int8 --write-checkpoint writes version 2: runq.c's header, group size and size"
+for activations in fp32 int8; do
+    generated=$(tokens_of $llama --shape tiny --seed 5 --weights int8 --activations $activations --batch 2 --prompt-tokens 6 --gen 12)
+    [[ -n $generated && $(tokens_of $llama --checkpoint "$tmp/tiny2.bin" --seed 5 --activations $activations --batch 2 \
+        --prompt-tokens 6 --gen 12) == "$generated" ]] || bad "$activations activations: the version-2 checkpoint generates other tokens"
+done
+ok "a version-2 checkpoint generates the tokens of the INT8 model it was written from (FP32 and INT8 activations)"
+# runq.c's greedy tokens for this file and prompt, recorded from runq.c's forward pass (built with
+# gcc -O3, no FMA) on the same version-2 file; FP32 activations leave them at token 26
+$llama --shape 260K --seed 3 --weights int8 --write-checkpoint "$tmp/260K-q8.bin" > /dev/null || bad "writing 260K as version 2"
+runq="generated_0: 235 13 510 510 510 326 343 235 28 28 28 28 28 28 28 28 28 28 28 28 28 28 28 28 28 28 28 28 28 28 28 430 31 31 31 31 31 31 31 31"
+[[ $(tokens_of $llama --checkpoint "$tmp/260K-q8.bin" --sample-seed 7 --prompt-tokens 8 --gen 40 --activations int8) == "$runq" ]] ||
+    bad "--activations int8 does not give runq.c's greedy tokens"
+[[ $(tokens_of $llama --checkpoint "$tmp/260K-q8.bin" --sample-seed 7 --prompt-tokens 8 --gen 40 --activations int8 --threads 2 |
+     head -1) == "$runq" ]] || bad "--activations int8 with two threads does not give runq.c's greedy tokens"
+[[ $(tokens_of $llama --checkpoint "$tmp/260K-q8.bin" --sample-seed 7 --prompt-tokens 8 --gen 40) != "$runq" ]] ||
+    bad "FP32 activations give runq.c's tokens too: this check cannot tell the two apart"
+ok "--activations int8 gives runq.c's greedy tokens on a version-2 file"
+expect "llama reports INT8 activations" "^activations: int8$" $llama --checkpoint "$tmp/tiny2.bin" --activations int8 --prompt-tokens 4 --gen 4
+refuse "llama refuses to run a version-2 checkpoint as FP32" "holds INT8 weights (a version-2 checkpoint)" \
+    $llama --checkpoint "$tmp/tiny2.bin" --weights fp32
+refuse "llama refuses to regroup a version-2 checkpoint" "was quantized with group size 16; --group-size 8 cannot regroup" \
+    $llama --checkpoint "$tmp/tiny2.bin" --group-size 8
+refuse "llama refuses to write FP32 weights as version 2" "a version-2 checkpoint holds INT8 weights, and this model is FP32" \
+    $llama --shape tiny --write-checkpoint "$tmp/x.bin" --write-version 2
+refuse "llama refuses to write INT8 weights as version 1" "an INT8 model is written as version 2" \
+    $llama --shape tiny --weights int8 --write-checkpoint "$tmp/x.bin" --write-version 1
+
+# bad checkpoints: non-finite or huge weights, a header that disagrees with its tensors
+cp "$tmp/tiny1.bin" "$tmp/nan.bin"
+printf '\x00\x00\xc0\x7f' | dd of="$tmp/nan.bin" bs=1 seek=$((256 + 4 * 100)) conv=notrunc status=none   # a NaN in the second norm
+refuse "llama refuses a NaN weight, naming the tensor" "ffn_norm of layer 0 holds NaN, not a number at index 4" \
+    $llama --checkpoint "$tmp/nan.bin"
+cp "$tmp/tiny1.bin" "$tmp/huge.bin"
+printf '\xca\xf2\x49\x71' | dd of="$tmp/huge.bin" bs=1 seek=$((256 + 4 * 100)) conv=notrunc status=none  # 1e30
+refuse "llama refuses a weight of 1e30, saying the bound" "ffn_norm of layer 0 holds 1e+30, beyond the bound |w| <= 10000" $llama --checkpoint "$tmp/huge.bin"
+cp "$tmp/tiny1.bin" "$tmp/vocab.bin"
+printf '\x61\0\0\0' | dd of="$tmp/vocab.bin" bs=1 seek=28 conv=notrunc status=none   # vocab_size 97 over 96 tokens
+refuse "llama says a header's vocab_size disagrees with the file's size" \
+    "which is exactly the size for vocab_size 96: the header's vocab_size 97 is wrong" $llama --checkpoint "$tmp/vocab.bin"
+
+# a long prefill shows its progress (after 2 s): checked when the run takes long enough here
+started=$(date +%s%N)
+output=$($llama --shape tiny --batch 6000 --prompt-tokens 32 --gen 2 2>&1 >/dev/null)
+elapsed_ms=$((($(date +%s%N) - started) / 1000000))
+if ((elapsed_ms >= 3000)); then
+    grep -q "^progress: [0-9]*/6000 prompts prefilled" <<<"$output" || bad "a prefill of ${elapsed_ms} ms showed no progress:"$'\n'"$output"
+    ok "a long prefill shows its progress"
+else
+    ok "a long prefill shows its progress (not checked: the run took only ${elapsed_ms} ms here)"
+fi
+
 # ---- tools/perfmodel
 expect "perfmodel --help names the options" "--hardware NAME" $perfmodel --help
 out=$($perfmodel --model Llama-2-70B --hardware h100-sxm --weights fp16 2>&1) || bad "perfmodel 70B: $out"
@@ -107,3 +175,8 @@ refuse "perfmodel refuses a context longer than the shape's" "does not fit the m
     $perfmodel --shape 15M --prompt 200 --gen 100
 refuse "perfmodel refuses a truncated checkpoint" "is truncated" $perfmodel --checkpoint "$tmp/short.bin"
 refuse "perfmodel refuses two models" "give one model" $perfmodel --model Llama-2-7B --shape 15M
+refuse "perfmodel refuses a bandwidth outside a physical range, saying the range" "--bandwidth takes a number from 0.1 to 100000" \
+    $perfmodel --model Llama-2-7B --bandwidth 1e-300
+refuse "perfmodel refuses a peak outside a physical range" "--peak-tflops takes a number from 0.0001 to 100000" \
+    $perfmodel --model Llama-2-7B --peak-tflops 1e9
+refuse "perfmodel names an unknown option given last as unknown" "unknown option '--turbo'" $perfmodel --model Llama-2-7B --turbo

@@ -6,6 +6,8 @@
  *   tools/llama --shape 15M --seed 1 --prompt-tokens 32 --gen 64
  *   tools/llama --shape 110M --weights int8 --batch 8
  *   tools/llama --shape 15M --write-checkpoint /tmp/15M.bin && tools/llama --checkpoint /tmp/15M.bin
+ *   tools/llama --shape 15M --weights int8 --write-checkpoint /tmp/15M-q8.bin      (version 2, runq.c's format)
+ *   tools/llama --checkpoint /tmp/15M-q8.bin --activations int8 --print-tokens     (runq.c's arithmetic)
  *
  * There is no tokenizer: prompts are token ids drawn from the seeded generator, and
  * --print-tokens shows the ids generated. */
@@ -27,7 +29,7 @@
  * Options */
 
 typedef struct {
-    const char *checkpoint, *shape, *write_path, *weights;
+    const char *checkpoint, *shape, *write_path, *weights, *activations;
     uint64_t seed, sample_seed;
     int prompt_tokens, gen, batch, threads, group_size, version, print_tokens, sample_seed_given, repeat;
     float temperature;
@@ -40,21 +42,26 @@ static void usage(FILE *out)
             "\n"
             "Runs the book's toy Llama on `batch` seeded prompts and prints TTFT, TPOT and tokens/s.\n"
             "\n"
-            "  --checkpoint FILE      a llama2.c checkpoint (version 0 or 1, FP32), memory-mapped\n"
+            "  --checkpoint FILE      a llama2.c checkpoint, memory-mapped: version 0 or 1 (FP32) or 2 (INT8,\n"
+            "                         runq.c's format)\n"
             "  --shape NAME           seeded weights of a named shape: %s\n"
             "  --seed N               the weights' seed (default 1)\n"
             "  --prompt-tokens N      prompt length per sequence (default 32)\n"
             "  --gen N                tokens to generate per sequence (default 64)\n"
             "  --batch N              sequences decoded together (default 1)\n"
-            "  --weights fp32|int8    weight format (default fp32); int8: weight-only, group-wise scales\n"
-            "  --group-size N         INT8 values per scale (default 64; halved until it divides the rows)\n"
+            "  --weights fp32|int8    weight format (default: the model's, fp32 for --shape); int8: weight-only,\n"
+            "                         group-wise scales\n"
+            "  --group-size N         INT8 values per scale; must divide dim and hidden_dim (default 64, halved\n"
+            "                         until it divides them, as llama2.c's export.py does)\n"
+            "  --activations fp32|int8  int8: quantize each matrix multiplication's input as runq.c does and\n"
+            "                         multiply INT8 by INT8 (needs INT8 weights; default fp32)\n"
             "  --threads N            threads (default 1: measurements are single-threaded)\n"
             "  --temperature T        0 = greedy (default); else sample softmax(logits / T)\n"
             "  --sample-seed N        the prompts' and the sampler's seed (default: --seed)\n"
             "  --print-tokens         print each sequence's generated token ids\n"
             "  --repeat N             run N times on fresh sequences; times are the medians (default 1)\n"
-            "  --write-checkpoint F   write the (FP32) model to F and stop\n"
-            "  --write-version 0|1    the checkpoint version written (default 1)\n"
+            "  --write-checkpoint F   write the model to F and stop (FP32 as version 1, INT8 as version 2)\n"
+            "  --write-version 0|1|2  the checkpoint version written: 0 or 1 for FP32, 2 for INT8 weights\n"
             "  --help                 this text\n",
             llama_named_shape_list());
 }
@@ -80,14 +87,28 @@ static long parse_whole(const char *option, const char *text, long smallest, lon
     return value;
 }
 
+/* the options that take a value; an option not here and not a flag is unknown */
+static const char *const valued_options[] = {
+    "--checkpoint", "--shape", "--seed", "--sample-seed", "--prompt-tokens", "--gen", "--batch", "--threads",
+    "--group-size", "--write-version", "--repeat", "--weights", "--activations", "--write-checkpoint", "--temperature",
+};
+
+static int takes_value(const char *option)
+{
+    for (size_t i = 0; i < sizeof valued_options / sizeof valued_options[0]; i++)
+        if (!strcmp(option, valued_options[i])) return 1;
+    return 0;
+}
+
 static Options parse_options(int argc, char **argv)
 {
-    Options o = {.seed = 1, .prompt_tokens = 32, .gen = 64, .batch = 1, .threads = 1, .group_size = 64, .version = 1,
-                 .weights = "fp32", .repeat = 1};
+    Options o = {.seed = 1, .prompt_tokens = 32, .gen = 64, .batch = 1, .threads = 1, .version = -1, .repeat = 1,
+                 .activations = "fp32"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage(stdout), exit(0);
         else if (!strcmp(a, "--print-tokens")) o.print_tokens = 1;
+        else if (!takes_value(a)) die("unknown option '%s' (see --help)", a);
         else if (!value) die("%s needs a value (see --help)", a);
         else if (!strcmp(a, "--checkpoint")) o.checkpoint = value, i++;
         else if (!strcmp(a, "--shape")) o.shape = value, i++;
@@ -98,22 +119,49 @@ static Options parse_options(int argc, char **argv)
         else if (!strcmp(a, "--batch")) o.batch = (int)parse_whole(a, value, 1, 1 << 20), i++;
         else if (!strcmp(a, "--threads")) o.threads = (int)parse_whole(a, value, 1, 1024), i++;
         else if (!strcmp(a, "--group-size")) o.group_size = (int)parse_whole(a, value, 1, 1 << 20), i++;
-        else if (!strcmp(a, "--write-version")) o.version = (int)parse_whole(a, value, 0, 1), i++;
+        else if (!strcmp(a, "--write-version")) o.version = (int)parse_whole(a, value, 0, 2), i++;
         else if (!strcmp(a, "--repeat")) o.repeat = (int)parse_whole(a, value, 1, 1000), i++;
         else if (!strcmp(a, "--weights")) o.weights = value, i++;
+        else if (!strcmp(a, "--activations")) o.activations = value, i++;
         else if (!strcmp(a, "--write-checkpoint")) o.write_path = value, i++;
-        else if (!strcmp(a, "--temperature")) {
+        else {   /* --temperature */
             char *end;
             o.temperature = strtof(value, &end);
             if (!*value || *end || !(o.temperature >= 0.0f) || isinf(o.temperature))
                 die("--temperature takes a number >= 0, not '%s'", value);
             i++;
-        } else die("unknown option '%s' (see --help)", a);
+        }
     }
     if (!o.checkpoint == !o.shape) die("%s", "give one model: --checkpoint FILE or --shape NAME (see --help)");
-    if (strcmp(o.weights, "fp32") && strcmp(o.weights, "int8")) die("--weights is fp32 or int8, not '%s'", o.weights);
+    if (o.weights && strcmp(o.weights, "fp32") && strcmp(o.weights, "int8")) die("--weights is fp32 or int8, not '%s'", o.weights);
+    if (strcmp(o.activations, "fp32") && strcmp(o.activations, "int8"))
+        die("--activations is fp32 or int8, not '%s'", o.activations);
     if (!o.sample_seed_given) o.sample_seed = o.seed;
     return o;
+}
+
+/* The weight format asked for, applied to the model as loaded: FP32 is quantized when INT8
+ * is asked for; an INT8 (version-2) checkpoint stays as it is, and cannot become FP32. */
+static void apply_weight_format(Transformer *t, const Options *o)
+{
+    char error[1024];
+    if (t->format == WEIGHTS_INT8) {
+        if (o->weights && !strcmp(o->weights, "fp32"))
+            die("%s holds INT8 weights (a version-2 checkpoint); they cannot be run as FP32: dequantizing does not give "
+                "back the original weights (leave out --weights, or give an FP32 checkpoint)", o->checkpoint);
+        if (o->group_size && o->group_size != t->group_size) {
+            snprintf(error, sizeof error, "%s was quantized with group size %d; --group-size %d cannot regroup INT8 "
+                     "weights (leave out --group-size)", o->checkpoint, t->group_size, o->group_size);
+            die("%s", error);
+        }
+        return;
+    }
+    if (!o->weights || strcmp(o->weights, "int8")) {
+        if (o->group_size) die("%s", "--group-size applies to INT8 weights: add --weights int8");
+        return;
+    }
+    int group_size = o->group_size ? o->group_size : llama_int8_group_size(&t->config, 64);
+    if (llama_quantize_transformer(t, group_size, error, sizeof error) != 0) die("--group-size: %s", error);
 }
 
 /* ----------------------------------------------------------------------------------
@@ -127,14 +175,14 @@ static double now_s(void)
 }
 
 /* A progress line on stderr, once a run has taken 2 s, at most twice a second. */
-static void show_progress(double start, int done, int total)
+static void show_progress(double start, long long done, long long total, const char *what)
 {
     static double last;
     double now = now_s();
     if (now - start < 2.0 || now - last < 0.5 || done == total) return;
     last = now;
     int terminal = isatty(STDERR_FILENO);
-    fprintf(stderr, "%sprogress: %d/%d tokens generated, %.1f s%s", terminal ? "\r" : "", done, total, now - start,
+    fprintf(stderr, "%sprogress: %lld/%lld %s, %.1f s%s", terminal ? "\r" : "", done, total, what, now - start,
             terminal ? "   " : "\n");
 }
 
@@ -169,6 +217,9 @@ static void check_finite(const float *logits, int rows, int vocab, const char *w
 /* ----------------------------------------------------------------------------------
  * main */
 
+/* Prompt rows per prefill call: enough for 8 full steps, few enough to show progress. */
+enum { PREFILL_CALL_ROWS = 8 * LLAMA_MAX_STEP_ROWS };
+
 int main(int argc, char **argv)
 {
     Options o = parse_options(argc, argv);
@@ -183,13 +234,18 @@ int main(int argc, char **argv)
     config = t.config;
     double load_s = now_s() - start;
 
+    apply_weight_format(&t, &o);
     if (o.write_path) {
-        if (llama_write_checkpoint(&t, o.write_path, o.version, error, sizeof error) != 0) die("%s", error);
-        printf("wrote: %s (version %d, %lld parameters)\n", o.write_path, o.version, (long long)llama_parameter_count(&config));
+        int version = o.version >= 0 ? o.version : t.format == WEIGHTS_INT8 ? 2 : 1;
+        if (llama_write_checkpoint(&t, o.write_path, version, error, sizeof error) != 0) die("%s", error);
+        if (t.format == WEIGHTS_INT8)
+            printf("wrote: %s (version 2, INT8 in groups of %d, %lld parameters)\n", o.write_path, t.group_size,
+                   (long long)llama_parameter_count(&config));
+        else
+            printf("wrote: %s (version %d, FP32, %lld parameters)\n", o.write_path, version, (long long)llama_parameter_count(&config));
         llama_free_transformer(&t);
         return 0;
     }
-    if (!strcmp(o.weights, "int8") && llama_quantize_transformer(&t, o.group_size, error, sizeof error) != 0) die("%s", error);
 
     long long context = (long long)o.prompt_tokens + o.gen;
     if (context > config.seq_len) {
@@ -199,6 +255,8 @@ int main(int argc, char **argv)
     }
     Session s;
     if (llama_build_session(&s, &t, o.batch, (int)context, o.threads, error, sizeof error) != 0) die("%s", error);
+    if (!strcmp(o.activations, "int8") && llama_set_int8_activations(&s, 1, error, sizeof error) != 0)
+        die("--activations int8: %s", error);
 
     /* seeded prompts, one per sequence */
     uint64_t state = llama_seed_generator(o.sample_seed);
@@ -225,14 +283,23 @@ int main(int argc, char **argv)
         for (int b = 0; b < o.batch; b++) llama_reset_sequence(&s, b);
         llama_build_sampler(&sampler, config.vocab_size, o.temperature, o.sample_seed);   /* each repeat draws the same */
 
-        /* prefill: every prompt at once; its logits give each sequence's first token */
+        /* prefill: the prompts together, in calls of about PREFILL_CALL_ROWS rows (a sequence's
+         * logits do not depend on which others share its call), so that a long prefill shows
+         * its progress; the logits give each sequence's first token */
         double start_of_run = now_s();
-        const float *logits = llama_prefill_batch(&s, sequences, prompt_rows, lengths, o.batch, error, sizeof error);
-        if (!logits) die("%s", error);
-        for (int b = 0; b < o.batch; b++)
-            next[b] = generated[(size_t)b * o.gen] = llama_sample(&sampler, logits + (size_t)b * config.vocab_size);
+        const float *logits = NULL;
+        int per_call = PREFILL_CALL_ROWS / o.prompt_tokens > 0 ? PREFILL_CALL_ROWS / o.prompt_tokens : 1;
+        for (int first = 0; first < o.batch; first += per_call) {
+            int count = o.batch - first < per_call ? o.batch - first : per_call;
+            logits = llama_prefill_batch(&s, sequences + first, prompt_rows + first, lengths + first, count, error, sizeof error);
+            if (!logits) die("%s", error);
+            check_finite(logits, count, config.vocab_size, "after the prompt");
+            for (int b = 0; b < count; b++)
+                next[first + b] = generated[(size_t)(first + b) * o.gen] =
+                    llama_sample(&sampler, logits + (size_t)b * config.vocab_size);
+            show_progress(run_start, first + count, o.batch, "prompts prefilled");
+        }
         ttfts[r] = now_s() - start_of_run;
-        check_finite(logits, o.batch, config.vocab_size, "after the prompt");
 
         /* decode: one step per further token, all sequences together */
         double decode_start = now_s();
@@ -242,7 +309,7 @@ int main(int argc, char **argv)
             check_finite(logits, o.batch, config.vocab_size, "while decoding");
             for (int b = 0; b < o.batch; b++)
                 next[b] = generated[(size_t)b * o.gen + step] = llama_sample(&sampler, logits + (size_t)b * config.vocab_size);
-            show_progress(run_start, r * o.gen + step + 1, o.repeat * o.gen);
+            show_progress(run_start, (long long)r * o.gen + step + 1, (long long)o.repeat * o.gen, "tokens generated");
         }
         tpots[r] = o.gen > 1 ? (now_s() - decode_start) / (o.gen - 1) : NAN;
         totals[r] = now_s() - start_of_run;
@@ -256,7 +323,8 @@ int main(int argc, char **argv)
            o.shape ? o.shape : o.checkpoint, config.dim, config.hidden_dim, config.n_layers, config.n_heads,
            config.n_kv_heads, config.vocab_size, config.seq_len, config.shared_classifier ? "tied" : "untied");
     printf("parameters: %lld\n", (long long)llama_parameter_count(&config));
-    printf("weights: %s\n", o.weights);
+    printf("weights: %s\n", t.format == WEIGHTS_INT8 ? "int8" : "fp32");
+    printf("activations: %s\n", s.int8_activations ? "int8" : "fp32");
     if (t.format == WEIGHTS_INT8) printf("group_size: %d values\n", t.group_size);
     printf("weights_bytes: %lld bytes\n", (long long)t.weights_bytes);
     printf("kv_cache_bytes: %lld bytes\n", (long long)llama_kv_cache_bytes(config.n_layers, config.n_kv_heads,

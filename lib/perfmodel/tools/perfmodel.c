@@ -41,7 +41,8 @@ static void usage(FILE *out)
             "  --prompt N             prompt tokens per sequence (default 128)\n"
             "  --gen N                generated tokens per sequence (default 128)\n"
             "  --bandwidth GB/s       use this memory bandwidth instead of the table's or the measured one\n"
-            "  --peak-tflops T        use this peak instead of the table's or the measured one\n"
+            "                         (0.1 to 100000)\n"
+            "  --peak-tflops T        use this peak instead of the table's or the measured one (0.0001 to 100000)\n"
             "  --json                 one JSON object instead of lines\n"
             "  --help                 this text\n",
             llama_named_shape_list());
@@ -65,15 +66,29 @@ static int parse_count(const char *option, const char *text)
     return (int)value;
 }
 
-static double parse_positive(const char *option, const char *text)
+/* A number within [smallest, largest]: the physical range of what the option describes. */
+static double parse_within(const char *option, const char *text, double smallest, double largest, const char *range)
 {
     char *end;
     double value = strtod(text, &end);
-    if (!*text || *end || !(value > 0) || isinf(value)) {
-        fprintf(stderr, "perfmodel: %s takes a number > 0, not '%s'\n", option, text);
+    if (!*text || *end || !(value >= smallest && value <= largest)) {
+        fprintf(stderr, "perfmodel: %s takes a number from %g to %g (%s), not '%s'\n", option, smallest, largest, range, text);
         exit(2);
     }
     return value;
+}
+
+/* the options that take a value; an option not here and not a flag is unknown */
+static const char *const valued_options[] = {
+    "--model", "--checkpoint", "--shape", "--hardware", "--gpu", "--weights", "--kv", "--batch", "--prompt", "--gen",
+    "--bandwidth", "--peak-tflops",
+};
+
+static int takes_value(const char *option)
+{
+    for (size_t i = 0; i < sizeof valued_options / sizeof valued_options[0]; i++)
+        if (!strcmp(option, valued_options[i])) return 1;
+    return 0;
 }
 
 static Options parse_options(int argc, char **argv)
@@ -83,7 +98,10 @@ static Options parse_options(int argc, char **argv)
         const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage(stdout), exit(0);
         else if (!strcmp(a, "--json")) o.json = 1;
-        else if (!value) {
+        else if (!takes_value(a)) {
+            fprintf(stderr, "perfmodel: unknown option '%s' (see --help)\n", a);
+            exit(2);
+        } else if (!value) {
             fprintf(stderr, "perfmodel: %s needs a value (see --help)\n", a);
             exit(2);
         }
@@ -96,12 +114,12 @@ static Options parse_options(int argc, char **argv)
         else if (!strcmp(a, "--batch")) o.batch = parse_count(a, value), i++;
         else if (!strcmp(a, "--prompt")) o.prompt = parse_count(a, value), i++;
         else if (!strcmp(a, "--gen")) o.gen = parse_count(a, value), i++;
-        else if (!strcmp(a, "--bandwidth")) o.bandwidth_gb_per_s = parse_positive(a, value), i++;
-        else if (!strcmp(a, "--peak-tflops")) o.peak_tflops = parse_positive(a, value), i++;
-        else {
-            fprintf(stderr, "perfmodel: unknown option '%s' (see --help)\n", a);
-            exit(2);
-        }
+        else if (!strcmp(a, "--bandwidth"))
+            o.bandwidth_gb_per_s = parse_within(a, value, 0.1, 1e5, "GB/s: from a slow embedded core to over 10x the "
+                                                "fastest GPU memory of today, about 8000 GB/s"), i++;
+        else
+            o.peak_tflops = parse_within(a, value, 1e-4, 1e5, "TFLOP/s: from 0.1 GFLOP/s, a slow embedded core, to "
+                                         "20x the dense FP8 peak of today's largest GPU, about 4500"), i++;
     }
     if ((o.model != NULL) + (o.checkpoint != NULL) + (o.shape != NULL) != 1)
         die("give one model: --model NAME, --checkpoint FILE or --shape NAME (see --help)");
