@@ -1,6 +1,10 @@
 /* cu2sim.c — rewrites a .cu file so that a C++ compiler can run it on the simulator.
  *
- *   cu2sim input.cu > output.cpp
+ *   cu2sim input.cu [included-file ...] > output.cpp
+ *
+ * lib/sim/tools/simcc runs it on each .cu file and on every header of the program's own that
+ * one includes, giving it the files the input includes too: a template kernel declared in any
+ * of them is known at a launch in the input (see find_template_kernels).
  *
  * Two constructs of CUDA C are not C++, and this program rewrites exactly those, leaving
  * every other character (and every line number) where it was:
@@ -56,6 +60,9 @@ static void read_input(const char *path)
     FILE *f = fopen(path, "rb");
     if (!f) { perror(path); exit(EXIT_FAILURE); }
     size_t capacity = 1 << 16;
+    input_path = path;
+    length = 0;
+    free(text);
     text = malloc(capacity + 1);
     for (size_t n; (n = fread(text + length, 1, capacity - length, f)) > 0;) {
         length += n;
@@ -67,6 +74,7 @@ static void read_input(const char *path)
 
 static void classify(void)
 {
+    free(is_code);
     is_code = calloc(length + 1, 1);
     for (size_t i = 0; i < length;) {
         if (text[i] == '/' && text[i + 1] == '/') {
@@ -139,10 +147,17 @@ static void write_output(void)
 /* ---------------------------------------------------------------------------------
  * Launches */
 
-/* Names of kernels declared as templates in this file: nvcc deduces their template
- * arguments from a launch's arguments, the simulator's launcher cannot. */
+/* Names of kernels declared as templates in this file or the files it includes: nvcc deduces
+ * their template arguments from a launch's arguments, the simulator's launcher cannot. */
 static char template_kernels[64][128];
 static int template_kernel_count;
+
+static int is_template_kernel(const char *name)
+{
+    for (int k = 0; k < template_kernel_count; k++)
+        if (strcmp(name, template_kernels[k]) == 0) return 1;
+    return 0;
+}
 
 static void find_template_kernels(void)
 {
@@ -164,10 +179,11 @@ static void find_template_kernels(void)
         for (size_t k = j; k + 10 <= paren; k++) is_kernel |= word_at(k, "__global__");
         size_t end = skip_space_back(paren), start = end;
         while (start > j && is_identifier_char(text[start - 1])) start--;
-        if (is_kernel && end > start && end - start < 128 && template_kernel_count < 64) {
-            memcpy(template_kernels[template_kernel_count], text + start, end - start);
-            template_kernels[template_kernel_count++][end - start] = 0;
-        }
+        char name[128];
+        if (!is_kernel || end == start || end - start >= sizeof name) continue;
+        memcpy(name, text + start, end - start);
+        name[end - start] = 0;
+        if (!is_template_kernel(name) && template_kernel_count < 64) strcpy(template_kernels[template_kernel_count++], name);
     }
 }
 
@@ -215,10 +231,9 @@ static void rewrite_launch(size_t open)
     for (size_t i = start; i < open && n < sizeof name - 1; i++)
         if (!isspace((unsigned char)text[i])) name[n++] = text[i];
     name[n] = 0;
-    for (int k = 0; k < template_kernel_count; k++)
-        if (strcmp(name, template_kernels[k]) == 0)
-            fail(start, "launching the template kernel %s needs its template arguments spelled out on the simulator,\n"
-                 "    e.g. %s<float><<<...>>>(...): nvcc deduces them from the arguments, lib/sim/tools/simcc cannot", name, name);
+    if (is_template_kernel(name))
+        fail(start, "launching the template kernel %s needs its template arguments spelled out on the simulator,\n"
+             "    e.g. %s<float><<<...>>>(...): nvcc deduces them from the arguments, lib/sim/tools/simcc cannot", name, name);
     add_edit(start, 0, "sim::launcher(");
     add_edit(open, 3, ", \"%s\", __FILE__, __LINE__, ", name);
     add_edit(close, 3, ")");
@@ -378,12 +393,16 @@ static void rewrite_shared(size_t keyword, int in_function)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: cu2sim FILE.cu > FILE.cpp   (lib/sim/tools/simcc runs this for you)\n");
+    if (argc < 2) {
+        fprintf(stderr, "usage: cu2sim FILE.cu [INCLUDED-FILE ...] > FILE.cpp   (lib/sim/tools/simcc runs this for you)\n");
         return 2;
     }
-    input_path = argv[1];
-    read_input(input_path);
+    for (int a = 2; a < argc; a++) {       /* the included files: only their template kernels */
+        read_input(argv[a]);
+        classify();
+        find_template_kernels();
+    }
+    read_input(argv[1]);
     classify();
     find_template_kernels();
 
