@@ -72,16 +72,23 @@ sandboxed() {
                 --procs "$procs" --file-size "$file_size_mb" --open-files 512 --tmpfs-size "$tmpfs_mb")
     ((uid >= 0)) && args+=(--uid "$uid")
     "$sandbox_tool" "${args[@]}" "$@"
-    # fallback: no private /tmp or IPC namespace, so remove what this user left in the shared ones
-    if [[ $isolation == fallback ]] && ((uid >= 0)); then
-        find /tmp /dev/shm /var/tmp -xdev -mindepth 1 -maxdepth 3 \( -path "$GRADE_TMP" -prune \) -o \
-            \( -user "$uid" -prune -exec rm -rf {} + \) 2>/dev/null
-        local kind id
-        for kind in m q s; do
-            for id in $(ipcs -"$kind" 2>/dev/null | awk -v u="$uid" '$3 == u { print $2 }'); do ipcrm -"$kind" "$id" 2>/dev/null; done
-        done
-    fi
+    [[ -n ${keep_shared_tmp:-} ]] || clean_shared_tmp "$uid"
     true
+}
+
+# clean_shared_tmp UID. With the fallback isolation there is no private /tmp or IPC namespace, so
+# what UID left in the shared ones is removed: after every step of a submission but its tests, and
+# after its tests all together (run_test defers it: between one submission's own tests it would only
+# protect that submission from itself, at the price of a dozen processes a test).
+clean_shared_tmp() {
+    local uid=$1 kind id
+    [[ $isolation == fallback ]] && ((uid >= 0)) || return 0
+    find /tmp /dev/shm /var/tmp -xdev -mindepth 1 -maxdepth 3 \( -path "$GRADE_TMP" -prune \) -o \
+        \( -user "$uid" -prune -exec rm -rf {} + \) 2>/dev/null
+    for kind in m q s; do
+        for id in $(ipcs -"$kind" 2>/dev/null | awk -v u="$uid" '$3 == u { print $2 }'); do ipcrm -"$kind" "$id" 2>/dev/null; done
+    done
+    return 0
 }
 
 # status_field PREFIX.status NAME: one field of grade-sandbox's status line.
@@ -107,7 +114,7 @@ run_test() {
         private_dir "$scratch" "$uid"
         extra+=(--tmp "$scratch")
     fi
-    sandboxed "$prefix" "$uid" --wall "$test_wall_seconds" --cpu "$test_seconds" --report "$prefix.report" \
+    keep_shared_tmp=1 sandboxed "$prefix" "$uid" --wall "$test_wall_seconds" --cpu "$test_seconds" --report "$prefix.report" \
         --ro "$book" --ro "$(dirname "$binary")" --chdir "$book" --setenv LAB_REPORT=/dev/fd/3 \
         --setenv LAB_DATA_DIR="$book/data" "${extra[@]}" \
         -- "$binary" "--filter=$name" -j1
