@@ -69,7 +69,7 @@ help:
 	@echo "  make reset DAY=01              restore day 01's lab as shipped (your files are backed up)"
 	@echo "  make progress                  where you are across the thirty days"
 	@echo "  make test                      everything: all solutions pass, all labs fail, library tests, nvcc, book"
-	@echo "  make bench                     the speed figures (simulator, engine, grader) as name: value lines"
+	@echo "  make bench                     the speed figures (simulator, engine, grader) as name: value lines [PART=sim]"
 	@echo "  make plots | make book         redraw the reference plots | rebuild book.md"
 	@echo "  make grade SUBMISSIONS=DIR     grade a class in a sandbox [DAYS=01,02 HIDDEN=DIR OUT=DIR JOBS=N]"
 	@echo "  make gradescope                the Gradescope autograder zip [DAYS=… HIDDEN=DIR OUT=DIR]"
