@@ -56,6 +56,14 @@ typedef struct shared_declaration {
     const sim_shape *shape;  /* element size and extents, to name tile[4][17] */
 } shared_declaration;
 
+/* A race with a thread waiting at a barrier, kept until the interval ends (races.c says why). */
+typedef struct pending_race {
+    int pending;
+    unsigned thread, other;  /* the thread whose access raced, and the one that waits */
+    unsigned later_races;    /* races met since, while it waits */
+    char accesses[900];      /* "read tile[0] at x.cu:12, which thread (0,0,0) wrote at x.cu:11" */
+} pending_race;
+
 typedef struct worker {
     fiber scheduler;
     cuda_thread threads[MAX_THREADS_PER_BLOCK];
@@ -80,7 +88,9 @@ typedef struct worker {
     sigjmp_buf abort_launch;
     cudaError_t abort_error;
 
-    struct shadow_word *shadow;       /* race-detector state, one per 4-byte word of the arena */
+    struct access_record *shadow;     /* race-detector state, one per 4-byte word of the arena */
+    struct access_record *shadow_bytes;   /* and one per byte, for words accessed in parts */
+    pending_race race;
     struct metrics_state *metrics;    /* per-block counting state, when metrics are on */
 } worker;
 
@@ -106,6 +116,9 @@ void sim_shared_name(worker *w, uintptr_t address, char *out, size_t size);
 int sim_resolve_collectives(worker *w, int first_lane, int lanes);
 void sim_check_collectives_at_barrier(worker *w);
 
+/* groups.c: releases the lanes waiting at coalesced_threads(), grouped by place; returns whether any can go on. */
+int sim_resolve_coalesced(worker *w, int first_lane, int lanes);
+
 /* memory.c */
 typedef struct allocation {
     uintptr_t start;
@@ -125,6 +138,8 @@ void sim_image_ranges_init(void);
 
 /* races.c */
 void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, void *site);
+/* Fails the launch with the pending race, in the name of the thread whose access raced. */
+__attribute__((noreturn)) void sim_race_fail(worker *w);
 
 /* metrics.c */
 extern int sim_metrics_counting;    /* true during a launch whose metrics are being counted */

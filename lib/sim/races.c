@@ -1,12 +1,26 @@
-/* races.c — the missing __syncthreads(): two threads of a block touching the same shared
- * word in one barrier interval, at least one of them writing, with nothing ordering them.
+/* races.c — the missing __syncthreads(): two threads of a block touching the same bytes of
+ * shared memory in one barrier interval, at least one of them writing, with nothing ordering
+ * them.
  *
  * On a GPU such a race gives a wrong answer only sometimes; here threads take turns, so it
  * would never show by chance. Instead every shared access is checked against a shadow
- * record of the word's last writer and readers in the current interval. Two lanes of one
- * warp are ordered by a warp collective or __syncwarp() between their accesses (the warp's
- * epoch has moved on); threads of different warps only by __syncthreads() (the interval
- * has moved on). Interval numbers are never reused, so the shadow needs no clearing. */
+ * record of the last writer and readers, in the current interval, of the bytes it touches.
+ * Two lanes of one warp are ordered by a warp collective or __syncwarp() between their
+ * accesses (the warp's epoch has moved on); threads of different warps only by
+ * __syncthreads() (the interval has moved on). Interval numbers are never reused, so the
+ * shadow needs no clearing.
+ *
+ * Accesses are checked at their real width. A 4-byte word has one record while every access
+ * to it covers the whole word (floats, ints, and the words of a float2 or a double); the
+ * first access to part of a word in an interval splits it: its record is copied into one
+ * record per byte, which then hold the word's accesses until the interval ends. So threads
+ * writing neighbouring chars or halves of one word do not race, and the common whole-word
+ * access costs one record, as before.
+ *
+ * A race with a thread that waits at a barrier this one has not passed may be a symptom:
+ * if this thread never reaches that barrier (it sits in a branch, or this thread returns
+ * first), the missing arrival is the mistake. Such a race is kept, the block runs on to
+ * the end of the interval, and threads.c reports the barrier, or else the race. */
 #include "internal.h"
 
 #include <errno.h>
@@ -15,85 +29,137 @@
 #include <string.h>
 #include <sys/mman.h>
 
-typedef struct shadow_word {
+typedef struct access_record {
+    const void *write_site, *first_read_site, *last_read_site;
     uint32_t write_interval, read_interval;
+    uint32_t split_interval;   /* a word's record only: the interval in which its bytes have records */
     uint16_t writer, first_reader, last_reader;
     uint16_t write_epoch, read_epoch;
     uint8_t many_readers, readers_in_several_warps;
-    const void *write_site, *first_read_site, *last_read_site;
-} shadow_word;
+} access_record;
 
-static shadow_word *shadow_of(worker *w)
+enum { WORDS = SHARED_ARENA_BYTES / 4 };
+
+static void *map_shadow(size_t bytes)
 {
-    if (!w->shadow) {
-        void *p = mmap(NULL, SHARED_ARENA_BYTES / 4 * sizeof(shadow_word), PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED) sim_fatal("cannot map the race detector's shadow memory: %s", strerror(errno));
-        w->shadow = p;
-    }
-    return (shadow_word *)w->shadow;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) sim_fatal("cannot map the race detector's shadow memory: %s", strerror(errno));
+    return p;
 }
 
-/* Did a collective of `thread`'s warp complete since it recorded `epoch`? */
+/* Did a collective of `later`'s warp complete since `earlier` recorded `epoch`? */
 static int ordered_in_warp(worker *w, unsigned earlier, uint16_t epoch, unsigned later)
 {
     return earlier / WARP_SIZE == later / WARP_SIZE && (uint16_t)w->warp_epoch[later / WARP_SIZE] != epoch;
 }
 
-static __attribute__((noreturn, noinline)) void report(worker *w, uintptr_t address, const char *what_this_did,
-                                                     unsigned other, const char *what_other_did,
-                                                     const void *this_site, const void *other_site)
+void sim_race_fail(worker *w)
 {
+    pending_race race = w->race;
+    w->race.pending = 0;
+    w->running = &w->threads[race.thread];
+    int same_warp = race.other / WARP_SIZE == race.thread / WARP_SIZE;
+    sim_kernel_fail(cudaErrorLaunchFailure,
+        "%s in the same barrier interval:\n"
+        "     nothing orders the two accesses, so on a GPU the result depends on timing. A %s is missing\n"
+        "     between them.", race.accesses, same_warp ? "__syncwarp() (or __syncthreads())" : "__syncthreads()");
+}
+
+/* The running thread's access at `address` races with `other`'s. */
+static __attribute__((cold, noinline)) void report(worker *w, uintptr_t address, const char *what_this_did,
+                                                 unsigned other, const char *what_other_did,
+                                                 const void *this_site, const void *other_site)
+{
+    if (w->race.pending) {   /* the interval's first race waits for its end (see the top) */
+        /* ...unless threads keep racing: a thread spinning on a flag that a waiting thread set. */
+        if (++w->race.later_races == 1000000) sim_race_fail(w);
+        return;
+    }
     char name[160], here[600];
     sim_shared_name(w, address, name, sizeof name);
     snprintf(here, sizeof here, "%s", sim_source_line(this_site));
     const char *there = sim_source_line(other_site);
     const uint3 o = w->threads[other].idx;
-    int same_warp = other / WARP_SIZE == w->running->linear / WARP_SIZE;
-    sim_kernel_fail(cudaErrorLaunchFailure,
-        "%s %s%s%s, which thread (%u,%u,%u) %s%s%s in the same barrier interval:\n"
-        "     nothing orders the two accesses, so on a GPU the result depends on timing. A %s is missing\n"
-        "     between them.", what_this_did, name, *here ? " at " : "", here, o.x, o.y, o.z, what_other_did,
-        *there ? " at " : "", there, same_warp ? "__syncwarp() (or __syncthreads())" : "__syncthreads()");
+    snprintf(w->race.accesses, sizeof w->race.accesses, "%s %s%s%s, which thread (%u,%u,%u) %s%s%s", what_this_did,
+             name, *here ? " at " : "", here, o.x, o.y, o.z, what_other_did, *there ? " at " : "", there);
+    w->race.pending = 1;
+    w->race.later_races = 0;
+    w->race.thread = w->running->linear;
+    w->race.other = other;
+    if (w->threads[other].state != AT_BARRIER) sim_race_fail(w);
+}
+
+/* Checks one access against the record of the bytes at `address`, and enters it there. */
+static inline __attribute__((always_inline)) void check_record(worker *w, access_record *s, uintptr_t address,
+                                                               int is_write, void *site)
+{
+    unsigned self = w->running->linear, warp = self / WARP_SIZE;
+    uint16_t epoch = (uint16_t)w->warp_epoch[warp];
+    uint32_t interval = w->interval;
+    int written_now = s->write_interval == interval && s->writer != self &&
+                      !ordered_in_warp(w, s->writer, s->write_epoch, self);
+    if (written_now)
+        report(w, address, is_write ? "wrote" : "read", s->writer, "wrote", site, s->write_site);
+    if (is_write) {
+        if (s->read_interval == interval) {
+            /* Name a reader other than this thread, at the place where it read. */
+            int last_is_other = s->last_reader != self;
+            unsigned other = last_is_other ? s->last_reader : s->first_reader;
+            const void *other_site = last_is_other ? s->last_read_site : s->first_read_site;
+            int others_read = s->many_readers || s->first_reader != self;
+            int ordered = !s->readers_in_several_warps && ordered_in_warp(w, other, s->read_epoch, self);
+            if (others_read && !ordered) report(w, address, "wrote", other, "read", site, other_site);
+        }
+        s->writer = (uint16_t)self;
+        s->write_interval = interval;
+        s->write_epoch = epoch;
+        s->write_site = site;
+    } else if (s->read_interval != interval) {
+        s->read_interval = interval;
+        s->first_reader = s->last_reader = (uint16_t)self;
+        s->read_epoch = epoch;
+        s->many_readers = s->readers_in_several_warps = 0;
+        s->first_read_site = s->last_read_site = site;
+    } else if (s->last_reader != self) {
+        s->many_readers = 1;
+        s->readers_in_several_warps |= s->first_reader / WARP_SIZE != warp;
+        s->last_reader = (uint16_t)self;
+        s->read_epoch = epoch;
+        s->last_read_site = site;
+    }
+}
+
+/* The bytes [first, end) of word `i`, through the word's byte records. */
+static __attribute__((noinline)) void check_bytes(worker *w, size_t i, unsigned first, unsigned end, int is_write,
+                                                void *site)
+{
+    access_record *word = &w->shadow[i], *byte = &w->shadow_bytes[4 * i];
+    if (word->split_interval != w->interval) {
+        for (int b = 0; b < 4; b++) byte[b] = *word;
+        word->split_interval = w->interval;
+    }
+    for (unsigned b = first; b < end; b++)
+        check_record(w, &byte[b], (uintptr_t)w->shared_arena + 4 * i + b, is_write, site);
 }
 
 void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, void *site)
 {
-    shadow_word *shadow = shadow_of(w);
-    unsigned self = w->running->linear, warp = self / WARP_SIZE;
-    uint16_t epoch = (uint16_t)w->warp_epoch[warp];
-    uint32_t interval = w->interval;
-    size_t first = (address - (uintptr_t)w->shared_arena) / 4, last = (address + bytes - 1 - (uintptr_t)w->shared_arena) / 4;
-    for (size_t i = first; i <= last && i < SHARED_ARENA_BYTES / 4; i++) {
-        shadow_word *s = &shadow[i];
-        uintptr_t word = (uintptr_t)w->shared_arena + 4 * i;
-        int written_now = s->write_interval == interval && s->writer != self &&
-                          !ordered_in_warp(w, s->writer, s->write_epoch, self);
-        if (written_now)
-            report(w, word, is_write ? "wrote" : "read", s->writer, "wrote", site, s->write_site);
-        if (is_write) {
-            if (s->read_interval == interval) {
-                /* Name a reader other than this thread, at the place where it read. */
-                int last_is_other = s->last_reader != self;
-                unsigned other = last_is_other ? s->last_reader : s->first_reader;
-                const void *other_site = last_is_other ? s->last_read_site : s->first_read_site;
-                int others_read = s->many_readers || s->first_reader != self;
-                int ordered = !s->readers_in_several_warps && ordered_in_warp(w, other, s->read_epoch, self);
-                if (others_read && !ordered) report(w, word, "wrote", other, "read", site, other_site);
-            }
-            s->writer = (uint16_t)self;
-            s->write_interval = interval;
-            s->write_epoch = epoch;
-            s->write_site = site;
-        } else if (s->read_interval != interval) {
-            *s = (shadow_word){s->write_interval, interval, s->writer, (uint16_t)self, (uint16_t)self,
-                               s->write_epoch, epoch, 0, 0, s->write_site, site, site};
-        } else if (s->last_reader != self) {
-            s->many_readers = 1;
-            s->readers_in_several_warps |= s->first_reader / WARP_SIZE != warp;
-            s->last_reader = (uint16_t)self;
-            s->read_epoch = epoch;
-            s->last_read_site = site;
-        }
+    if (!w->shadow) {
+        w->shadow = map_shadow(WORDS * sizeof(access_record));
+        w->shadow_bytes = map_shadow(4 * WORDS * sizeof(access_record));
+    }
+    size_t offset = address - (uintptr_t)w->shared_arena, end = offset + bytes;
+    if (bytes == 4 && offset % 4 == 0 && w->shadow[offset / 4].split_interval != w->interval) {   /* the most common */
+        check_record(w, &w->shadow[offset / 4], address, is_write, site);
+        return;
+    }
+    if (end > SHARED_ARENA_BYTES) end = SHARED_ARENA_BYTES;
+    for (size_t i = offset / 4; 4 * i < end; i++) {
+        unsigned first = offset > 4 * i ? (unsigned)(offset - 4 * i) : 0;
+        unsigned last = end < 4 * i + 4 ? (unsigned)(end - 4 * i) : 4;
+        if (first == 0 && last == 4 && w->shadow[i].split_interval != w->interval)
+            check_record(w, &w->shadow[i], (uintptr_t)w->shared_arena + 4 * i, is_write, site);
+        else
+            check_bytes(w, i, first, last, is_write, site);
     }
 }

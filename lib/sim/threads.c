@@ -89,6 +89,12 @@ void sim_describe_place(worker *w)
 
 void sim_abort_launch(worker *w, cudaError_t error)
 {
+    if (w->race.pending) {   /* the race was kept for the end of the interval (races.c): say it too */
+        const uint3 t = w->threads[w->race.thread].idx;
+        fprintf(stderr, "sim: before that, in the same barrier interval, thread (%u,%u,%u) %s,\n"
+                "     with nothing ordering the two accesses.\n", t.x, t.y, t.z, w->race.accesses);
+        w->race.pending = 0;
+    }
     w->abort_error = error;
     siglongjmp(w->abort_launch, 1);
 }
@@ -256,11 +262,49 @@ static int same_barrier(const cuda_thread *a, const cuda_thread *b)
            (a->barrier_file == b->barrier_file || strcmp(a->barrier_file, b->barrier_file) == 0);
 }
 
+/* Fails the launch: `waiter` waits at a barrier that `other` will never reach, because it has
+ * returned or waits at another barrier. `because` is "" or a sentence about a race it caused. */
+static __attribute__((noreturn)) void barrier_never_completes(const cuda_thread *waiter, const cuda_thread *other,
+                                                              const char *because)
+{
+    if (other->state == DONE)
+        sim_kernel_fail(cudaErrorLaunchFailure,
+            "thread (%u,%u,%u) waits at __syncthreads() in %s:%d, but thread (%u,%u,%u) of the same\n"
+            "     block has already returned and will never arrive.%s\n"
+            "     Every thread of a block must reach each __syncthreads(): do not return early from a kernel\n"
+            "     that synchronises, and keep every barrier out of branches that only some threads take\n"
+            "     (guard the work with `if (i < n)`, not the barrier).",
+            waiter->idx.x, waiter->idx.y, waiter->idx.z, waiter->barrier_file, waiter->barrier_line,
+            other->idx.x, other->idx.y, other->idx.z, because);
+    sim_kernel_fail(cudaErrorLaunchFailure,
+        "threads wait at different barriers: thread (%u,%u,%u) at __syncthreads() in %s:%d,\n"
+        "     thread (%u,%u,%u) at __syncthreads() in %s:%d.%s\n"
+        "     A barrier inside a branch that not every thread of the block takes never completes;\n"
+        "     move it out of the branch.",
+        waiter->idx.x, waiter->idx.y, waiter->idx.z, waiter->barrier_file, waiter->barrier_line,
+        other->idx.x, other->idx.y, other->idx.z, other->barrier_file, other->barrier_line, because);
+}
+
+/* A race kept for the end of the interval (races.c): if the racing thread did not reach the
+ * barrier the other thread waits at, the barrier is the mistake and the race its symptom. */
+static void report_pending_race(worker *w)
+{
+    const cuda_thread *racer = &w->threads[w->race.thread], *waiter = &w->threads[w->race.other];
+    if (racer->state == AT_BARRIER && same_barrier(racer, waiter)) sim_race_fail(w);
+    char because[1100];
+    snprintf(because, sizeof because, "\n     Not having waited at %s:%d, thread (%u,%u,%u) %s;\n"
+             "     that race follows from the barrier it skipped.", waiter->barrier_file, waiter->barrier_line,
+             racer->idx.x, racer->idx.y, racer->idx.z, w->race.accesses);
+    w->race.pending = 0;
+    barrier_never_completes(waiter, racer, because);
+}
+
 /* After every warp has run as far as it can, every unfinished thread waits at a barrier.
  * They may go on only if all of the block's threads wait at the same one: a thread that
  * returned, or one waiting elsewhere, would hang a GPU (or worse, silently break it). */
 static void release_barrier(worker *w)
 {
+    if (w->race.pending) report_pending_race(w);
     cuda_thread *first_waiting = NULL, *first_done = NULL;
     for (int i = 0; i < w->thread_count; i++) {
         cuda_thread *t = &w->threads[i];
@@ -269,21 +313,10 @@ static void release_barrier(worker *w)
         } else if (!first_waiting) {
             first_waiting = t;
         } else if (!same_barrier(t, first_waiting)) {
-            sim_kernel_fail(cudaErrorLaunchFailure,
-                "threads wait at different barriers: thread (%u,%u,%u) at __syncthreads() in %s:%d,\n"
-                "     thread (%u,%u,%u) at __syncthreads() in %s:%d. A barrier inside a branch that\n"
-                "     not every thread of the block takes never completes; move it out of the branch.",
-                first_waiting->idx.x, first_waiting->idx.y, first_waiting->idx.z, first_waiting->barrier_file,
-                first_waiting->barrier_line, t->idx.x, t->idx.y, t->idx.z, t->barrier_file, t->barrier_line);
+            barrier_never_completes(first_waiting, t, "");
         }
     }
-    if (first_done)
-        sim_kernel_fail(cudaErrorLaunchFailure,
-            "thread (%u,%u,%u) waits at __syncthreads() in %s:%d, but thread (%u,%u,%u) of the same\n"
-            "     block has already returned and will never arrive. Do not return early from a kernel\n"
-            "     that synchronises: guard the work with `if (i < n)` and keep every barrier outside it.",
-            first_waiting->idx.x, first_waiting->idx.y, first_waiting->idx.z, first_waiting->barrier_file,
-            first_waiting->barrier_line, first_done->idx.x, first_done->idx.y, first_done->idx.z);
+    if (first_done) barrier_never_completes(first_waiting, first_done, "");
     for (int i = 0; i < w->thread_count; i++) w->threads[i].state = RELEASED;
     w->interval++;
     sim_metrics_barrier(w);
@@ -311,6 +344,7 @@ static void run_block(worker *w)
     w->interval++;
     w->done_count = 0;
     w->collectives_waiting = 0;
+    w->race.pending = 0;
     for (int i = 0; i < w->thread_count; i++) w->threads[i].state = NOT_STARTED;
     for (;;) {
         for (int first = 0; first < w->thread_count; first += WARP_SIZE)

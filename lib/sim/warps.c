@@ -15,7 +15,7 @@
 static const char *collective_name(collective_kind kind)
 {
     static const char *names[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
-                                  "__ballot_sync", "__any_sync", "__all_sync", "__syncwarp"};
+                                  "__ballot_sync", "__any_sync", "__all_sync", "__syncwarp", "coalesced_threads()"};
     return names[kind];
 }
 
@@ -85,7 +85,7 @@ int sim_resolve_collectives(worker *w, int first, int lanes)
     int progress = 0;
     for (int lane = 0; lane < lanes; lane++) {
         cuda_thread *t = &w->threads[first + lane];
-        if (t->state != AT_COLLECTIVE) continue;
+        if (t->state != AT_COLLECTIVE || t->collective.kind == COLLECTIVE_COALESCE) continue;
         const collective_call *c = &t->collective;
         int complete = 1;
         for (int other = 0; other < WARP_SIZE && complete; other++) {
@@ -105,7 +105,9 @@ int sim_resolve_collectives(worker *w, int first, int lanes)
                          u->barrier_line);
                 fail_pending(w, t, u, why);
             }
-            if (u->state != AT_COLLECTIVE) {   /* still on its way (cannot happen after a full pass) */
+            /* Still on its way: not yet started (cannot happen after a full pass), or at coalesced_threads(),
+             * released once nothing else in the warp can go on. */
+            if (u->state != AT_COLLECTIVE || u->collective.kind == COLLECTIVE_COALESCE) {
                 complete = 0;
                 break;
             }
@@ -146,7 +148,7 @@ int sim_resolve_collectives(worker *w, int first, int lanes)
         w->warp_epoch[first / WARP_SIZE]++;
         progress = 1;
     }
-    return progress;
+    return progress || sim_resolve_coalesced(w, first, lanes);
 }
 
 void sim_check_collectives_at_barrier(worker *w)

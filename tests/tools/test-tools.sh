@@ -55,9 +55,9 @@ expect_output "a __shared__ initializer is refused with the line" "init.cu:1: er
 expect_output "simcc refuses an unknown option" "unknown option --frobnicate" lib/sim/tools/simcc --frobnicate x.cu
 
 # A CUDA header the simulator does not provide is a clear error, never one taken from a toolkit.
-printf '#include <cooperative_groups.h>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n' > "$tmp/cg.cu"
+printf '#include <mma.h>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n' > "$tmp/mma.cu"
 expect_output "a CUDA header the simulator lacks says so, and what to use instead" \
-    "cooperative_groups.h is not simulated yet" lib/sim/tools/simcc -o "$tmp/cg" "$tmp/cg.cu"
+    "mma.h (WMMA, Tensor Core fragments) is not simulated" lib/sim/tools/simcc -o "$tmp/mma" "$tmp/mma.cu"
 printf '#include <builtin_types.h>\nint main() { return 0; }\n' > "$tmp/toolkit.cu"
 if lib/sim/tools/simcc -o "$tmp/toolkit" "$tmp/toolkit.cu" > "$tmp/toolkit.log" 2>&1; then
     bad "a toolkit-only header (builtin_types.h) was taken from an installed CUDA toolkit"
