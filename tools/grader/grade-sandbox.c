@@ -11,7 +11,13 @@
  *             loader's files, the --ro and --rw folders and fresh /tmp, /dev/shm, /dev and /proc
  *             exist; no network at all; the process tree dies with pid 1 of its namespace.
  *   fallback  no namespaces (containers that forbid them): a private session and process group
- *             that the command cannot leave (setsid and setpgid are refused), killed as a group.
+ *             that the command cannot leave (setsid and setpgid are refused), killed as a group;
+ *             where the kernel has Landlock (5.13 and later, when enabled), files only beneath the
+ *             system's folders (read), the --ro folders (read), the --rw folders and the --tmp
+ *             folder (read and write) and no /proc, and (Landlock ABI 6, Linux 6.12) no abstract
+ *             Unix socket or signal reaching outside the step. What Landlock does not cover: Unix
+ *             sockets bound to a path elsewhere can still be connected to, where their file
+ *             permissions let the job's user write them, and stat() still sees every /proc/PID.
  * Both add: a non-root user (--uid, when the grader is root: each parallel job has its own, so
  * process limits and file permissions separate the jobs), resource limits (CPU seconds, writable
  * memory, processes, file size, open files, no core files), a wall-clock limit, a cap on output, and
@@ -26,8 +32,11 @@
  * per-process) and whether the cgroup's limit was hit (oom=N).
  *
  * Options:
- *   --mode bwrap|fallback   --uid N   --chdir DIR   --setenv NAME=VALUE   --tmp DIR (fallback: TMPDIR)
- *   --ro PATH  --rw PATH     (bwrap) bind PATH at the same place, read-only or writable
+ *   --mode bwrap|fallback   --uid N   --chdir DIR   --setenv NAME=VALUE
+ *   --tmp DIR                (fallback) TMPDIR and HOME; without it, a fresh folder under /tmp that
+ *                            is the job's user's alone, removed after the step
+ *   --ro PATH  --rw PATH     bwrap: bind PATH at the same place, read-only or writable; fallback
+ *                            with Landlock: a folder the step may read, or read and write
  *   --wall S --cpu S --memory MB --procs N --file-size MB --open-files N --tmpfs-size MB
  *   --output-limit BYTES     stop the command once it has printed this much (default 8 MiB)
  *   --log FILE               the first --log-keep BYTES (default 64 KiB) of its stdout and stderr
@@ -35,10 +44,13 @@
  *   --status FILE            one line: result=exited|signaled|timeout|output-limit|not-started
  *                            (timeout: the wall-clock limit or the CPU limit)
  *                            code=N signal=N wall_ms=N cpu_ms=N isolation=bwrap|fallback
- *                            memory=cgroup|per-process oom=N */
+ *                            memory=cgroup|per-process oom=N
+ *                            landlock=abiN|none|unused (fallback: the Landlock ABI applied, or none
+ *                            where the kernel has none or GRADE_LANDLOCK=off; bwrap: namespaces) */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -417,7 +429,153 @@ static void cgroup_remove(void)
     }
 }
 
-static void start(const options *o, int output_fd, int report_fd)
+/* ---------------------------------------------------------------------------------
+ * The step's temporary folder (fallback without --tmp): a fresh one under /tmp, the job's user's
+ * alone, removed with everything in it when the step is over */
+
+static char private_tmp[64];
+
+static const char *private_tmp_create(long uid)
+{
+    snprintf(private_tmp, sizeof private_tmp, "/tmp/grade-sandbox-XXXXXX");
+    if (!mkdtemp(private_tmp)) { perror("grade-sandbox: mkdtemp"); exit(2); }
+    if (uid >= 0 && geteuid() == 0 && chown(private_tmp, (uid_t)uid, (gid_t)uid) != 0) {
+        perror("grade-sandbox: chown");
+        exit(2);
+    }
+    return private_tmp;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int kind, struct FTW *where)
+{
+    (void)st, (void)kind, (void)where;
+    remove(path);
+    return 0;
+}
+
+/* Only once every process of the step is dead: nothing can then swap a folder for a link. */
+static void private_tmp_remove(void)
+{
+    if (*private_tmp) nftw(private_tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/* ---------------------------------------------------------------------------------
+ * Landlock (fallback): which files a step may open, and whom it may reach. Without namespaces,
+ * everything of the machine that file permissions let the job's user read would be open to it; the
+ * ruleset opens only the system's programs and libraries and the step's own folders, and scopes
+ * abstract Unix sockets and signals to the step's own processes. Applied after no_new_privs, it holds
+ * for the command and everything it starts. The constants are the kernel's ABI (linux/landlock.h),
+ * written out so that older headers build this too. */
+
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#define LANDLOCK_RULE_PATH_BENEATH 1
+#define LANDLOCK_ACCESS_FS_EXECUTE (1ULL << 0)
+#define LANDLOCK_ACCESS_FS_WRITE_FILE (1ULL << 1)
+#define LANDLOCK_ACCESS_FS_READ_FILE (1ULL << 2)
+#define LANDLOCK_ACCESS_FS_READ_DIR (1ULL << 3)
+#define LANDLOCK_ACCESS_FS_REMOVE_DIR (1ULL << 4)
+#define LANDLOCK_ACCESS_FS_REMOVE_FILE (1ULL << 5)
+#define LANDLOCK_ACCESS_FS_MAKE_CHAR (1ULL << 6)
+#define LANDLOCK_ACCESS_FS_MAKE_DIR (1ULL << 7)
+#define LANDLOCK_ACCESS_FS_MAKE_REG (1ULL << 8)
+#define LANDLOCK_ACCESS_FS_MAKE_SOCK (1ULL << 9)
+#define LANDLOCK_ACCESS_FS_MAKE_FIFO (1ULL << 10)
+#define LANDLOCK_ACCESS_FS_MAKE_BLOCK (1ULL << 11)
+#define LANDLOCK_ACCESS_FS_MAKE_SYM (1ULL << 12)
+#define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)      /* ABI 2 */
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)   /* ABI 3 */
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV (1ULL << 15)  /* ABI 5 */
+#define LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)   /* ABI 4 */
+#define LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)   /* ABI 6 */
+#define LANDLOCK_SCOPE_SIGNAL (1ULL << 1)
+
+typedef struct ruleset_attributes { uint64_t handled_access_fs, handled_access_net, scoped; } ruleset_attributes;
+typedef struct __attribute__((packed)) path_beneath { uint64_t allowed_access; int32_t parent_fd; } path_beneath;
+
+#define FS_READ (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
+#define FS_FILE (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE | \
+                 LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_IOCTL_DEV)   /* the rights a rule on a file may hold */
+
+/* The Landlock ABI this kernel offers, 0 where it has none (too old, or not enabled at boot);
+ * GRADE_LANDLOCK=off makes the fallback run as on such a kernel (for testing what grade then says). */
+static int landlock_abi(void)
+{
+#ifdef SYS_landlock_create_ruleset
+    const char *setting = getenv("GRADE_LANDLOCK");
+    if (setting && strcmp(setting, "off") == 0) return 0;
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    return abi > 0 ? (int)abi : 0;
+#else
+    return 0;
+#endif
+}
+
+#ifdef SYS_landlock_create_ruleset
+/* Allows access (what of it the ruleset handles) beneath path; a path that does not exist is skipped. */
+static void landlock_allow(int ruleset, const char *path, uint64_t access, uint64_t handled)
+{
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (fstat(fd, &st) != 0) child_fail(path);
+    path_beneath rule = {access & handled & (S_ISDIR(st.st_mode) ? ~0ULL : FS_FILE), fd};
+    if (rule.allowed_access && syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
+        child_fail(path);
+    close(fd);
+}
+#endif
+
+/* Restricts this process and all it will start: read and execute beneath the system's folders and the
+ * --ro folders; read, write and create beneath the --rw folders, the step's temporary folder, /dev/shm
+ * (where Criterion keeps its workers' shared memory) and a few devices; nothing elsewhere, /proc
+ * included (so no other process's command line or environment). No TCP (seccomp refuses it too), no
+ * abstract Unix socket made outside the step, no signal to a process outside it. */
+static void landlock_apply(const options *o, int abi, const char *tmp)
+{
+#ifdef SYS_landlock_create_ruleset
+    uint64_t fs_write = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+                     LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_REFER |
+                     LANDLOCK_ACCESS_FS_TRUNCATE;
+    ruleset_attributes attributes = {
+        .handled_access_fs = FS_READ | fs_write | LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+                             LANDLOCK_ACCESS_FS_IOCTL_DEV,
+        .handled_access_net = LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP,
+        .scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL,
+    };
+    /* what older ABIs lack is left out (then allowed, as before Landlock) */
+    if (abi < 2) attributes.handled_access_fs &= ~LANDLOCK_ACCESS_FS_REFER;
+    if (abi < 3) attributes.handled_access_fs &= ~LANDLOCK_ACCESS_FS_TRUNCATE;
+    if (abi < 4) attributes.handled_access_net = 0;
+    if (abi < 5) attributes.handled_access_fs &= ~LANDLOCK_ACCESS_FS_IOCTL_DEV;
+    if (abi < 6) attributes.scoped = 0;
+    uint64_t handled = attributes.handled_access_fs;
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attributes, sizeof attributes, 0);
+    if (ruleset < 0) child_fail("landlock_create_ruleset");
+    /* the loader's and the compilers' files (clang reads which distribution it runs on), the CPUs' count */
+    const char *system[] = {"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32", "/etc/ld.so.cache",
+                            "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime",
+                            "/etc/locale.alias", "/etc/os-release", "/etc/debian_version", "/etc/lsb-release",
+                            "/sys/devices/system/cpu"};
+    for (size_t i = 0; i < sizeof system / sizeof *system; i++) landlock_allow(ruleset, system[i], FS_READ, handled);
+    for (int i = 0; i < o->ro_count; i++) landlock_allow(ruleset, o->ro[i], FS_READ, handled);
+    const char *devices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"};
+    for (size_t i = 0; i < sizeof devices / sizeof *devices; i++)
+        landlock_allow(ruleset, devices[i], FS_FILE & ~LANDLOCK_ACCESS_FS_EXECUTE, handled);
+    for (int i = 0; i < o->rw_count; i++) landlock_allow(ruleset, o->rw[i], FS_READ | fs_write, handled);
+    landlock_allow(ruleset, tmp, FS_READ | fs_write, handled);
+    landlock_allow(ruleset, "/dev/shm", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | fs_write, handled);
+    /* Criterion's runner listens on /tmp/criterion_PID.sock, whatever TMPDIR says */
+    landlock_allow(ruleset, "/tmp", LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_REMOVE_FILE, handled);
+    if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) child_fail("landlock_restrict_self");
+    close(ruleset);
+#else
+    (void)o, (void)abi, (void)tmp;
+#endif
+}
+
+static void start(const options *o, int output_fd, int report_fd, int landlock)
 {
     /* the grader's own signal dispositions are not the command's */
     signal(SIGINT, SIG_DFL);
@@ -491,6 +649,7 @@ static void start(const options *o, int output_fd, int report_fd)
     for (int i = 0; i < o->env_count; i++) env[n++] = (char *)o->env[i];
     env[n] = NULL;
     if (o->chdir && chdir(o->chdir) != 0) child_fail(o->chdir);
+    if (landlock) landlock_apply(o, landlock, tmp);
     if (f.length) {
         struct sock_fprog program = {(unsigned short)f.length, f.code};
         if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) != 0) child_fail("seccomp");
@@ -567,6 +726,8 @@ int main(int argc, char **argv)
     sigaction(SIGHUP, &on_signal, NULL);
 
     int memory_cgroup = cgroup_create(o.memory_mb) == 0;
+    int landlock = o.bwrap ? 0 : landlock_abi();
+    if (!o.bwrap && !o.tmp) o.tmp = private_tmp_create(o.uid);
     long long started = now_ms();
     pid_t pid = fork();
     if (pid < 0) { perror("fork"); return 2; }
@@ -576,10 +737,17 @@ int main(int argc, char **argv)
         if (o.report) fcntl(report[1], F_SETFD, 0);
         close(output[0]);
         if (o.report) close(report[0]);
-        start(&o, output[1], o.report ? report[1] : -1);
+        start(&o, output[1], o.report ? report[1] : -1, landlock);
     }
     close(output[1]);
     if (o.report) close(report[1]);
+    /* A descriptor that becomes readable when the command ends, so the wait below wakes at once
+     * instead of at its next 50 ms tick (a test takes tens of milliseconds); -1 on kernels before 5.3. */
+#ifdef SYS_pidfd_open
+    int ended = (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    int ended = -1;
+#endif
 
     size_t log_capacity = (size_t)o.log_keep, log_length = 0, report_length = 0;
     const size_t report_capacity = 1 << 20;
@@ -600,14 +768,16 @@ int main(int argc, char **argv)
         if (interrupted) {
             kill_everything(&o, pid);
             cgroup_remove();
+            private_tmp_remove();
             signal((int)interrupted, SIG_DFL);
             raise((int)interrupted);
             _exit(128 + (int)interrupted);
         }
         if (!exited && now_ms() >= deadline) { result = "timeout"; break; }
         if (!exited && printed > o.output_limit) { result = "output-limit"; break; }
-        struct pollfd fds[2] = {{output_open ? output[0] : -1, POLLIN, 0}, {report_open ? report[0] : -1, POLLIN, 0}};
-        int ready = poll(fds, 2, exited ? 200 : 50);
+        struct pollfd fds[3] = {{output_open ? output[0] : -1, POLLIN, 0}, {report_open ? report[0] : -1, POLLIN, 0},
+                                {exited ? -1 : ended, POLLIN, 0}};
+        int ready = poll(fds, 3, exited ? 200 : 50);
         if (ready == 0 && exited) break;   /* everything is dead: whatever is still open is stale */
         if (fds[0].revents) {
             ssize_t n = read(output[0], buffer, sizeof buffer);
@@ -634,8 +804,10 @@ int main(int argc, char **argv)
         kill_everything(&o, pid);
         waitpid(pid, &status, 0);
     }
+    if (ended >= 0) close(ended);
     long ooms = memory_cgroup ? cgroup_ooms(o.memory_mb) : 0;
     cgroup_remove();
+    private_tmp_remove();
     long long wall = now_ms() - started;
     struct rusage usage;
     getrusage(RUSAGE_CHILDREN, &usage);
@@ -669,9 +841,12 @@ int main(int argc, char **argv)
         }
     }
 
-    char line[256];
-    int n = snprintf(line, sizeof line, "result=%s code=%d signal=%d wall_ms=%lld cpu_ms=%lld isolation=%s memory=%s oom=%ld\n",
-                     result, code, sig, wall, cpu, o.bwrap ? "bwrap" : "fallback", memory_cgroup ? "cgroup" : "per-process", ooms);
+    char line[256], landlock_text[16] = "unused";
+    if (!o.bwrap) snprintf(landlock_text, sizeof landlock_text, landlock ? "abi%d" : "none", landlock);
+    int n = snprintf(line, sizeof line,
+                     "result=%s code=%d signal=%d wall_ms=%lld cpu_ms=%lld isolation=%s memory=%s oom=%ld landlock=%s\n",
+                     result, code, sig, wall, cpu, o.bwrap ? "bwrap" : "fallback", memory_cgroup ? "cgroup" : "per-process",
+                     ooms, landlock_text);
     if (write_file(o.log, log, log_length) || (o.report && write_file(o.report, report_data, report_length)) ||
         write_file(o.status, line, (size_t)n))
         return 2;
