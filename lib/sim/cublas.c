@@ -7,7 +7,7 @@
  * an overrun makes a real cuBLAS kernel fault, so here it is reported and leaves the sticky
  * cudaErrorIllegalAddress behind. Half and bfloat16 inputs are widened to float; FP32 inputs
  * are narrowed first where the compute type allows a GPU to (TF32, FP16 or BF16), as its
- * Tensor Cores would. */
+ * Tensor Cores would. cuBLASLt (cublaslt.c) multiplies through sim_gemm_to_floats, below. */
 #include "internal.h"
 #include "runtime.h"
 
@@ -115,8 +115,9 @@ static int valid_operation(cublasOperation_t op) { return op == CUBLAS_OP_N || o
 static int at_least_one(int x) { return x > 1 ? x : 1; }
 
 /* A rows x cols column-major matrix with leading dimension ld, of elements of `element`
- * bytes, must lie inside one live allocation. Reports and returns 0 if it does not. */
-static int matrix_on_device(const char *call, const char *name, const void *pointer, int rows, int cols, int ld,
+ * bytes, must lie inside one live allocation. Reports and returns 0 if it does not.
+ * (cublaslt.c checks its matrices with it too.) */
+int sim_matrix_on_device(const char *call, const char *name, const void *pointer, int rows, int cols, int ld,
                             size_t element)
 {
     if (rows == 0 || cols == 0) return 1;
@@ -179,6 +180,53 @@ static float *widened(const void *data, cudaDataType type, int rows, int cols, i
     return out;
 }
 
+/* How a compute type lets a GPU narrow FP32 inputs (`math`: the handle's math mode, which can ask
+ * for TF32 under CUBLAS_COMPUTE_32F; cuBLASLt has none and passes CUBLAS_DEFAULT_MATH). */
+static input_rounding rounding_for(cublasComputeType_t compute, cudaDataType input_type, cublasMath_t math)
+{
+    if (input_type != CUDA_R_32F) return KEEP_FP32;
+    if (compute == CUBLAS_COMPUTE_32F_FAST_TF32 || (compute == CUBLAS_COMPUTE_32F && math == CUBLAS_TF32_TENSOR_OP_MATH))
+        return TO_TF32;
+    if (compute == CUBLAS_COMPUTE_32F_FAST_16F) return TO_FP16;
+    if (compute == CUBLAS_COMPUTE_32F_FAST_16BF) return TO_BF16;
+    return KEEP_FP32;
+}
+
+/* alpha op(A) op(B) + beta C as a new m x n float matrix (leading dimension m), for cublaslt.c: its
+ * epilogues work on the float result before it is stored in D's type. C is read only when beta is
+ * not 0, as cuBLAS reads it. NULL when memory runs out. */
+float *sim_gemm_to_floats(cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, float alpha,
+                          const void *A, cudaDataType a_type, int lda, const void *B, cudaDataType b_type, int ldb,
+                          float beta, const void *C, cudaDataType c_type, int ldc, cublasComputeType_t compute)
+{
+    int a_rows = transa == CUBLAS_OP_N ? m : k, a_cols = transa == CUBLAS_OP_N ? k : m;
+    int b_rows = transb == CUBLAS_OP_N ? k : n, b_cols = transb == CUBLAS_OP_N ? n : k;
+    float *d = calloc((size_t)m * (size_t)n, sizeof *d);
+    if (!d) return NULL;
+    if (beta != 0)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) {
+                size_t at = (size_t)j * (size_t)ldc + (size_t)i;
+                d[(size_t)j * m + i] = c_type == CUDA_R_32F ? ((const float *)C)[at]
+                                     : c_type == CUDA_R_16BF ? sim_bfloat16_bits_to_float(((const unsigned short *)C)[at])
+                                                             : sim_half_bits_to_float(((const unsigned short *)C)[at]);
+            }
+    if (k == 0) {
+        for (size_t i = 0; i < (size_t)m * n; i++) d[i] *= beta;
+        return d;
+    }
+    input_rounding rounding = rounding_for(compute, a_type, CUBLAS_DEFAULT_MATH);
+    float *a = widened(A, a_type, a_rows, a_cols, lda, rounding), *b = widened(B, b_type, b_rows, b_cols, ldb, rounding);
+    if (a && b)
+        cblas_sgemm(CBLAS_COL_MAJOR, transa == CUBLAS_OP_N ? CBLAS_NO_TRANS : CBLAS_TRANS,
+                    transb == CUBLAS_OP_N ? CBLAS_NO_TRANS : CBLAS_TRANS, m, n, k, alpha, a, lda, b, ldb, beta, d, m);
+    else
+        free(d), d = NULL;
+    free(a);
+    free(b);
+    return d;
+}
+
 /* ---------------------------------------------------------------------------------
  * The routines */
 
@@ -206,9 +254,9 @@ static cublasStatus_t gemm_typed(const char *call, cublasHandle_t handle, cublas
     int a_rows = transa == CUBLAS_OP_N ? m : k, a_cols = transa == CUBLAS_OP_N ? k : m;
     int b_rows = transb == CUBLAS_OP_N ? k : n, b_cols = transb == CUBLAS_OP_N ? n : k;
     size_t a_size = a_type == CUDA_R_32F ? 4 : 2, b_size = b_type == CUDA_R_32F ? 4 : 2, c_size = c_type == CUDA_R_32F ? 4 : 2;
-    if (!matrix_on_device(call, "A", A, a_rows, a_cols, lda, a_size) ||
-        !matrix_on_device(call, "B", B, b_rows, b_cols, ldb, b_size) ||
-        !matrix_on_device(call, "C", C, m, n, ldc, c_size))
+    if (!sim_matrix_on_device(call, "A", A, a_rows, a_cols, lda, a_size) ||
+        !sim_matrix_on_device(call, "B", B, b_rows, b_cols, ldb, b_size) ||
+        !sim_matrix_on_device(call, "C", C, m, n, ldc, c_size))
         return CUBLAS_STATUS_EXECUTION_FAILED;
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
     float *a = k ? widened(A, a_type, a_rows, a_cols, lda, rounding) : NULL;
@@ -264,14 +312,7 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
     }
     /* FP32 inputs may be narrowed: the FAST compute types allow it and a GPU does it, so the
      * simulator does too rather than silently computing more exactly than the GPU would. */
-    input_rounding rounding = KEEP_FP32;
-    if (Atype == CUDA_R_32F) {
-        if (computeType == CUBLAS_COMPUTE_32F_FAST_TF32 ||
-            (computeType == CUBLAS_COMPUTE_32F && handle->math == CUBLAS_TF32_TENSOR_OP_MATH))
-            rounding = TO_TF32;
-        else if (computeType == CUBLAS_COMPUTE_32F_FAST_16F) rounding = TO_FP16;
-        else if (computeType == CUBLAS_COMPUTE_32F_FAST_16BF) rounding = TO_BF16;
-    }
+    input_rounding rounding = rounding_for(computeType, Atype, handle->math);
     return gemm_typed("cublasGemmEx", handle, transa, transb, m, n, k, *(const float *)alpha, A, Atype, lda, B, Btype,
                       ldb, *(const float *)beta, C, Ctype, ldc, rounding);
 }
@@ -304,9 +345,9 @@ cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m
     }
     int x_length = trans == CUBLAS_OP_N ? n : m, y_length = trans == CUBLAS_OP_N ? m : n;
     int step_x = incx < 0 ? -incx : incx, step_y = incy < 0 ? -incy : incy;
-    if (!matrix_on_device("cublasSgemv", "A", A, m, n, lda, 4) ||
-        !matrix_on_device("cublasSgemv", "x", x, x_length ? 1 : 0, x_length, step_x, 4) ||
-        !matrix_on_device("cublasSgemv", "y", y, y_length ? 1 : 0, y_length, step_y, 4))
+    if (!sim_matrix_on_device("cublasSgemv", "A", A, m, n, lda, 4) ||
+        !sim_matrix_on_device("cublasSgemv", "x", x, x_length ? 1 : 0, x_length, step_x, 4) ||
+        !sim_matrix_on_device("cublasSgemv", "y", y, y_length ? 1 : 0, y_length, step_y, 4))
         return CUBLAS_STATUS_EXECUTION_FAILED;
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
     cblas_sgemv(CBLAS_COL_MAJOR, trans == CUBLAS_OP_N ? CBLAS_NO_TRANS : CBLAS_TRANS, m, n, *alpha, A, lda, x, incx,

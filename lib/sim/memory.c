@@ -1,4 +1,5 @@
-/* memory.c — device memory on the CPU: cudaMalloc/cudaFree, the copies and cudaMemset.
+/* memory.c — device memory on the CPU: cudaMalloc/cudaFree, pitched memory, pinned and registered
+ * host memory, the copies and the memsets (1-D and 2-D).
  *
  * All device memory lives in one large reserved range of address space, so that a device
  * address can never be mistaken for a host one (and the reverse). Each allocation gets
@@ -11,6 +12,7 @@
 #include "runtime.h"
 #include "device.h"
 
+#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,9 +71,9 @@ const allocation *sim_nearest_allocation(uintptr_t address, long long *offset)
     return best;
 }
 
-cudaError_t cudaMalloc(void **pointer, size_t bytes)
+/* An allocation of `bytes`, recorded as made by the call that returns to `caller`. */
+static cudaError_t allocate(void **pointer, size_t bytes, void *caller)
 {
-    void *caller = __builtin_return_address(0);
     if (sim_sticky_error()) return sim_record_error(sim_sticky_error());
     if (!pointer) return sim_record_error(cudaErrorInvalidValue);
     *pointer = NULL;
@@ -97,6 +99,26 @@ cudaError_t cudaMalloc(void **pointer, size_t bytes)
     bytes_allocated += bytes;
     *pointer = memory;
     return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void **pointer, size_t bytes) { return allocate(pointer, bytes, __builtin_return_address(0)); }
+
+/* Rows padded to a multiple of PITCH_ALIGNMENT bytes, the textureAlignment GPUs since Fermi report
+ * (cudaMallocPitch on an A100 or H100 gives a 512-byte pitch for a 400-byte row): each row starts
+ * where a 2-D array's row should, on a 32-byte sector and a 128-byte line. */
+enum { PITCH_ALIGNMENT = 512 };
+
+cudaError_t cudaMallocPitch(void **pointer, size_t *pitch, size_t width, size_t height)
+{
+    if (!pointer || !pitch) return sim_record_error(cudaErrorInvalidValue);
+    size_t row = (width + PITCH_ALIGNMENT - 1) / PITCH_ALIGNMENT * PITCH_ALIGNMENT;
+    if (row < width || (height && row > (size_t)-1 / height)) {
+        fprintf(stderr, "sim: cudaMallocPitch of %zu rows of %zu bytes: more than the address space holds\n",
+                height, width);
+        return sim_record_error(cudaErrorMemoryAllocation);
+    }
+    *pitch = row;
+    return allocate(pointer, row * height, __builtin_return_address(0));
 }
 
 static void release(allocation *a)
@@ -139,33 +161,129 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 }
 
 /* ---------------------------------------------------------------------------------
- * Pinned host memory: host memory that kernels may read, as on a system with unified addressing */
+ * Pinned and registered host memory. A GPU with unified addressing (every 64-bit system) maps it
+ * into the device's address space at the same address (cudaDevAttrCanUseHostPointerForRegisteredMem
+ * is 1 on x86-64 Linux), so a kernel may read and write it through the host pointer, as here, and
+ * cudaHostGetDevicePointer gives that pointer back. */
 
-typedef struct pinned { uintptr_t start; size_t bytes; } pinned;
-static pinned pinned_blocks[256];
-static int pinned_count;
+typedef struct pinned { uintptr_t start; size_t bytes; int registered; } pinned;  /* registered: by cudaHostRegister */
+static pinned *pinned_blocks;
+static size_t pinned_count, pinned_capacity;
+
+static pinned *find_pinned(uintptr_t address)
+{
+    for (size_t i = 0; i < pinned_count; i++)
+        if (address - pinned_blocks[i].start < (pinned_blocks[i].bytes ? pinned_blocks[i].bytes : 1))
+            return &pinned_blocks[i];
+    return NULL;
+}
 
 int sim_is_pinned_host(uintptr_t address)
 {
-    for (int i = 0; i < pinned_count; i++)
-        if (address - pinned_blocks[i].start < pinned_blocks[i].bytes) return 1;
-    return 0;
+    const pinned *p = find_pinned(address);
+    return p && p->bytes;   /* a 0-byte block has no byte a kernel may touch */
 }
 
-cudaError_t cudaMallocHost(void **pointer, size_t bytes)
+static cudaError_t add_pinned(uintptr_t start, size_t bytes, int registered)
 {
-    if (!pointer) return sim_record_error(cudaErrorInvalidValue);
-    *pointer = malloc(bytes ? bytes : 1);
-    if (!*pointer) return sim_record_error(cudaErrorMemoryAllocation);
-    if (pinned_count < 256) pinned_blocks[pinned_count++] = (pinned){(uintptr_t)*pointer, bytes};
+    if (sim_grow((void **)&pinned_blocks, &pinned_capacity, pinned_count, sizeof *pinned_blocks, 16))
+        return cudaErrorMemoryAllocation;
+    pinned_blocks[pinned_count++] = (pinned){start, bytes, registered};
     return cudaSuccess;
 }
 
+static void remove_pinned(pinned *p) { *p = pinned_blocks[--pinned_count]; }
+
+enum { HOST_ALLOC_FLAGS = 0x07, HOST_REGISTER_FLAGS = 0x03 };   /* Portable | Mapped (| WriteCombined) */
+
+cudaError_t cudaHostAlloc(void **pointer, size_t bytes, unsigned int flags)
+{
+    if (!pointer) return sim_record_error(cudaErrorInvalidValue);
+    if (flags & ~(unsigned)HOST_ALLOC_FLAGS) {
+        fprintf(stderr, "sim: cudaHostAlloc: flags 0x%x: the flags are cudaHostAllocPortable, "
+                "cudaHostAllocMapped and cudaHostAllocWriteCombined\n", flags);
+        return sim_record_error(cudaErrorInvalidValue);
+    }
+    *pointer = malloc(bytes ? bytes : 1);
+    if (!*pointer) return sim_record_error(cudaErrorMemoryAllocation);
+    if (add_pinned((uintptr_t)*pointer, bytes, 0) != cudaSuccess) {
+        free(*pointer);
+        *pointer = NULL;
+        return sim_record_error(cudaErrorMemoryAllocation);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void **pointer, size_t bytes) { return cudaHostAlloc(pointer, bytes, 0); }
+
 cudaError_t cudaFreeHost(void *pointer)
 {
-    for (int i = 0; i < pinned_count; i++)
-        if (pinned_blocks[i].start == (uintptr_t)pointer) pinned_blocks[i] = pinned_blocks[--pinned_count];
+    if (!pointer) return cudaSuccess;
+    pinned *p = find_pinned((uintptr_t)pointer);
+    if (!p || p->registered || p->start != (uintptr_t)pointer) {
+        fprintf(stderr, "sim: cudaFreeHost(%p): %s\n", pointer,
+                !p ? "not memory from cudaMallocHost or cudaHostAlloc (free it with free or delete)"
+                : p->registered ? "memory registered with cudaHostRegister: unregister it with cudaHostUnregister "
+                                  "and free it the way it was allocated"
+                                : "the pointer is inside an allocation, not at its start");
+        return sim_record_error(cudaErrorInvalidValue);
+    }
+    remove_pinned(p);
     free(pointer);
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostRegister(void *pointer, size_t bytes, unsigned int flags)
+{
+    if (!pointer || bytes == 0 || (flags & ~(unsigned)HOST_REGISTER_FLAGS)) {
+        fprintf(stderr, "sim: cudaHostRegister(%p, %zu, 0x%x): %s\n", pointer, bytes, flags,
+                !pointer || !bytes ? "a NULL pointer or an empty range"
+                                   : "the simulator takes cudaHostRegisterDefault, Portable and Mapped (no I/O or "
+                                     "read-only memory)");
+        return sim_record_error(cudaErrorInvalidValue);
+    }
+    if (sim_is_device_address((uintptr_t)pointer)) {
+        fprintf(stderr, "sim: cudaHostRegister(%p): this is device memory from cudaMalloc, not host memory\n", pointer);
+        return sim_record_error(cudaErrorInvalidValue);
+    }
+    for (size_t i = 0; i < pinned_count; i++) {
+        const pinned *p = &pinned_blocks[i];
+        if ((uintptr_t)pointer < p->start + p->bytes && p->start < (uintptr_t)pointer + bytes) {
+            fprintf(stderr, "sim: cudaHostRegister(%p, %zu): the range overlaps %s at %p (%zu bytes)\n", pointer,
+                    bytes, p->registered ? "memory already registered" : "pinned memory from cudaMallocHost",
+                    (void *)p->start, p->bytes);
+            return sim_record_error(cudaErrorHostMemoryAlreadyRegistered);
+        }
+    }
+    return sim_record_error(add_pinned((uintptr_t)pointer, bytes, 1));
+}
+
+cudaError_t cudaHostUnregister(void *pointer)
+{
+    pinned *p = pointer ? find_pinned((uintptr_t)pointer) : NULL;
+    if (!p || !p->registered || p->start != (uintptr_t)pointer) {
+        fprintf(stderr, "sim: cudaHostUnregister(%p): %s\n", pointer,
+                p && p->registered ? "the pointer is inside a registered range, not at its start"
+                                   : "this memory was not registered with cudaHostRegister");
+        return sim_record_error(cudaErrorHostMemoryNotRegistered);
+    }
+    remove_pinned(p);
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostGetDevicePointer(void **device_pointer, void *host_pointer, unsigned int flags)
+{
+    if (!device_pointer || flags != 0) {
+        fprintf(stderr, "sim: cudaHostGetDevicePointer: %s\n", flags ? "flags must be 0" : "a NULL result pointer");
+        return sim_record_error(cudaErrorInvalidValue);
+    }
+    *device_pointer = NULL;
+    if (!host_pointer || !find_pinned((uintptr_t)host_pointer)) {
+        fprintf(stderr, "sim: cudaHostGetDevicePointer(%p): not memory from cudaHostAlloc, cudaMallocHost or "
+                "cudaHostRegister\n", host_pointer);
+        return sim_record_error(cudaErrorInvalidValue);
+    }
+    *device_pointer = host_pointer;
     return cudaSuccess;
 }
 
@@ -231,6 +349,119 @@ cudaError_t sim_memset_now(void *pointer, int value, size_t bytes)
     if (!check_side("cudaMemset", "destination", pointer, bytes, 1)) return sim_record_error(cudaErrorInvalidValue);
     memset(pointer, value, bytes);
     return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------------------------
+ * 2-D copies and memsets: `height` rows of `width` bytes, each `pitch` bytes after the one before.
+ * The whole rectangle is checked first, as CUDA checks it before copying anything; then each row
+ * goes through cudaMemcpy(Async) or cudaMemset(Async), so a stream capture records them too. */
+
+static const char *kind_name(cudaMemcpyKind kind)
+{
+    static const char *names[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
+                                  "cudaMemcpyDeviceToDevice", "cudaMemcpyDefault"};
+    return (unsigned)kind <= cudaMemcpyDefault ? names[kind] : "not a cudaMemcpyKind";
+}
+
+/* Checks one side of a 2-D copy: device memory that holds the whole rectangle, or host memory. */
+static int check_rectangle(const char *call, const char *side, const void *pointer, size_t pitch, size_t width,
+                           size_t height, int want_device)
+{
+    if (!want_device) return check_side(call, side, pointer, 1, 0);
+    if (!check_side(call, side, pointer, 1, 1)) return 0;
+    const allocation *a = sim_find_allocation((uintptr_t)pointer);
+    size_t offset = (uintptr_t)pointer - a->start, span = (height - 1) * pitch + width;
+    if (span > a->bytes - offset) {
+        fprintf(stderr, "sim: %s: %zu rows of %zu bytes, %zu bytes apart, span %zu bytes from offset %zu of a "
+                "%zu-byte allocation: they run %zu bytes past its end (the %s)\n     (is the height, the width "
+                "or the pitch that of another array? cudaMallocPitch returns the pitch to use)\n", call, height,
+                width, pitch, span, offset, a->bytes, span - (a->bytes - offset), side);
+        return 0;
+    }
+    return 1;
+}
+
+static cudaError_t copy_2d(const char *function, void *destination, size_t destination_pitch, const void *source,
+                           size_t source_pitch, size_t width, size_t height, cudaMemcpyKind kind, int async,
+                           cudaStream_t stream)
+{
+    char call[80];
+    snprintf(call, sizeof call, "%s(%s)", function, kind_name(kind));
+    if (sim_sticky_error()) return sim_record_error(sim_sticky_error());
+    if (width == 0 || height == 0) return cudaSuccess;
+    if ((unsigned)kind > cudaMemcpyDefault) {
+        fprintf(stderr, "sim: %s: %d is not a cudaMemcpyKind\n", function, (int)kind);
+        return sim_record_error(cudaErrorInvalidMemcpyDirection);
+    }
+    if (width > destination_pitch || width > source_pitch) {
+        fprintf(stderr, "sim: %s: rows of %zu bytes do not fit a %s pitch of %zu bytes (a pitch is the distance "
+                "from one row's start to the next, in bytes: at least the width)\n", call, width,
+                width > destination_pitch ? "destination" : "source",
+                width > destination_pitch ? destination_pitch : source_pitch);
+        return sim_record_error(cudaErrorInvalidPitchValue);
+    }
+    if (!destination || !source) {
+        fprintf(stderr, "sim: %s: a NULL %s\n", call, destination ? "source" : "destination");
+        return sim_record_error(cudaErrorInvalidValue);
+    }
+    cudaMemcpyKind actual = kind;
+    if (kind == cudaMemcpyDefault)
+        actual = (cudaMemcpyKind)((sim_is_device_address((uintptr_t)source) ? 2 : 0) +
+                                  (sim_is_device_address((uintptr_t)destination) ? 1 : 0));
+    int source_on_device = actual == cudaMemcpyDeviceToHost || actual == cudaMemcpyDeviceToDevice;
+    int destination_on_device = actual == cudaMemcpyHostToDevice || actual == cudaMemcpyDeviceToDevice;
+    if (!check_rectangle(call, "destination", destination, destination_pitch, width, height, destination_on_device) ||
+        !check_rectangle(call, "source", source, source_pitch, width, height, source_on_device))
+        return sim_record_error(cudaErrorInvalidValue);
+    for (size_t row = 0; row < height; row++) {
+        void *to = (char *)destination + row * destination_pitch;
+        const void *from = (const char *)source + row * source_pitch;
+        cudaError_t error = async ? cudaMemcpyAsync(to, from, width, kind, stream) : cudaMemcpy(to, from, width, kind);
+        if (error != cudaSuccess) return error;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2D(void *destination, size_t destination_pitch, const void *source, size_t source_pitch,
+                         size_t width, size_t height, cudaMemcpyKind kind)
+{
+    return copy_2d("cudaMemcpy2D", destination, destination_pitch, source, source_pitch, width, height, kind, 0, 0);
+}
+
+cudaError_t cudaMemcpy2DAsync(void *destination, size_t destination_pitch, const void *source, size_t source_pitch,
+                              size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return copy_2d("cudaMemcpy2DAsync", destination, destination_pitch, source, source_pitch, width, height, kind, 1,
+                   stream);
+}
+
+static cudaError_t memset_2d(const char *call, void *pointer, size_t pitch, int value, size_t width, size_t height,
+                             int async, cudaStream_t stream)
+{
+    if (sim_sticky_error()) return sim_record_error(sim_sticky_error());
+    if (width == 0 || height == 0) return cudaSuccess;
+    if (width > pitch) {
+        fprintf(stderr, "sim: %s: rows of %zu bytes do not fit a pitch of %zu bytes\n", call, width, pitch);
+        return sim_record_error(cudaErrorInvalidPitchValue);
+    }
+    if (!check_rectangle(call, "destination", pointer, pitch, width, height, 1))
+        return sim_record_error(cudaErrorInvalidValue);
+    for (size_t row = 0; row < height; row++) {
+        void *at = (char *)pointer + row * pitch;
+        cudaError_t error = async ? cudaMemsetAsync(at, value, width, stream) : cudaMemset(at, value, width);
+        if (error != cudaSuccess) return error;
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemset2D(void *pointer, size_t pitch, int value, size_t width, size_t height)
+{
+    return memset_2d("cudaMemset2D", pointer, pitch, value, width, height, 0, 0);
+}
+
+cudaError_t cudaMemset2DAsync(void *pointer, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
+{
+    return memset_2d("cudaMemset2DAsync", pointer, pitch, value, width, height, 1, stream);
 }
 
 /* __constant__ and __device__ variables are ordinary variables in the simulator. */

@@ -1,10 +1,12 @@
-/* runtime.c — the rest of the host API: the device, synchronisation and kernel attributes.
+/* runtime.c — the rest of the host API: the device, synchronisation, kernel attributes and the
+ * refusal of cooperative launches.
  * Every launch and copy finishes before the call that made it returns, so synchronising
  * only reports the error a failed kernel left behind. */
-#include "sim.h"
+#include "internal.h"
 #include "runtime.h"
 #include "device.h"
 
+#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +63,11 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attribute, in
     case cudaDevAttrGlobalMemoryBusWidth: *value = d->memory_bus_width_bits; break;
     case cudaDevAttrL2CacheSize: *value = (int)d->l2_cache_bytes; break;
     case cudaDevAttrMaxThreadsPerMultiProcessor: *value = d->max_threads_per_multiprocessor; break;
-    case cudaDevAttrUnifiedAddressing: *value = 0; break;
+    case cudaDevAttrTextureAlignment: *value = 512; break;   /* what cudaMallocPitch aligns rows to */
+    case cudaDevAttrTexturePitchAlignment: *value = 32; break;
+    case cudaDevAttrUnifiedAddressing: *value = 1; break;    /* one address space: cudaMemcpyDefault works */
+    case cudaDevAttrCanUseHostPointerForRegisteredMem: *value = 1; break;   /* memory.c: pinned memory */
+    case cudaDevAttrHostRegisterSupported: *value = 1; break;
     case cudaDevAttrComputeCapabilityMajor: *value = d->major; break;
     case cudaDevAttrComputeCapabilityMinor: *value = d->minor; break;
     case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = (int)d->shared_per_multiprocessor; break;
@@ -104,7 +110,21 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device)
     prop->maxThreadsPerMultiProcessor = d->max_threads_per_multiprocessor;
     prop->maxBlocksPerMultiProcessor = d->max_blocks_per_multiprocessor;
     prop->memoryBusWidth = d->memory_bus_width_bits;
+    prop->cooperativeLaunch = 0;
+    prop->canUseHostPointerForRegisteredMem = 1;
     return cudaSuccess;
+}
+
+/* What a GPU without cooperative launch answers (cudaDevAttrCooperativeLaunch = 0): blocks run here
+ * one after another, so a grid-wide barrier could never be released. */
+cudaError_t sim_launch_cooperative(const void *kernel)
+{
+    const char *where = kernel ? sim_source_line((const char *)kernel + 1) : "";   /* the kernel's first line */
+    fprintf(stderr, "sim: cudaLaunchCooperativeKernel(the kernel at %s): the simulated GPU has no cooperative launch "
+            "(cudaDevAttrCooperativeLaunch is 0): its blocks run one after another, so grid.sync() could never "
+            "return.\n     Check the attribute and take the path without a grid-wide barrier (two launches "
+            "where the grid must synchronise).\n", *where ? where : "an unknown place");
+    return sim_record_error(cudaErrorNotSupported);
 }
 
 cudaError_t cudaDeviceSynchronize(void) { return sim_sticky_error(); }

@@ -30,7 +30,7 @@ NVCC_FLAGS="-O2 -lineinfo"
 OPENBLAS_LIBS="-lopenblas"
 CRITERION_LIBS="-lcriterion"
 SIM_RUNTIME_LIBS="$OPENBLAS_LIBS -lm -lpthread -ldl"
-CUDA_RUNTIME_LIBS="-lcublas"
+CUDA_RUNTIME_LIBS="-lcublas -lcublasLt"
 
 # name | Debian package | kind (library, tool) | probe
 book_dependencies=(

@@ -26,9 +26,20 @@
 #include <utility>
 
 #include "../sim.h"
+#include "cuda_runtime_api.h"
 #include "sim_metrics.h"
 
 #define SIM_CUDA 1
+
+/* __CUDA_ARCH__ is not defined. nvcc compiles a .cu file twice, defining it (as 800, 900, ...) only
+ * in the pass that compiles device code; the simulator compiles host and device code in one pass
+ * for the CPU, which is the host pass. So `#ifndef __CUDA_ARCH__` host code stays host code, and
+ * device code tested with `#ifdef __CUDA_ARCH__` or `#if __CUDA_ARCH__ >= 800` takes the path nvcc's
+ * host pass takes (lib/sim/README.md, "Where it differs from a GPU"). A program can tell it runs on
+ * the simulator by SIM_CUDA. */
+#ifdef __CUDA_ARCH__
+#error "__CUDA_ARCH__ is defined: the simulator compiles one host pass, where CUDA leaves it undefined (lib/sim/README.md)"
+#endif
 
 /* ---------------------------------------------------------------------------------
  * Qualifiers: on the CPU every function runs anywhere and every variable is host memory */
@@ -53,36 +64,59 @@ struct dim3 {
     constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 
-#define SIM_VECTOR_TYPES(T, name)                                                   \
-    struct alignas(2 * sizeof(T)) name##2 { T x, y; };                             \
-    struct name##3 { T x, y, z; };                                                  \
-    struct alignas(4 * sizeof(T) > 16 ? 16 : 4 * sizeof(T)) name##4 { T x, y, z, w; }; \
-    static inline name##2 make_##name##2(T x, T y) { return name##2{x, y}; }        \
-    static inline name##3 make_##name##3(T x, T y, T z) { return name##3{x, y, z}; } \
-    static inline name##4 make_##name##4(T x, T y, T z, T w) { return name##4{x, y, z, w}; }
-#define SIM_VECTOR_TYPE1(T, name) \
-    struct name##1 { T x; };      \
-    static inline name##1 make_##name##1(T x) { return name##1{x}; }
-/* CUDA's vector types: a 2-vector aligned to twice its element, a 4-vector to four times (at most 16). */
-SIM_VECTOR_TYPES(float, float) SIM_VECTOR_TYPE1(float, float)
-SIM_VECTOR_TYPES(double, double) SIM_VECTOR_TYPE1(double, double)
-SIM_VECTOR_TYPES(int, int) SIM_VECTOR_TYPE1(int, int)
-SIM_VECTOR_TYPES(signed char, char) SIM_VECTOR_TYPE1(signed char, char)
-SIM_VECTOR_TYPES(unsigned char, uchar) SIM_VECTOR_TYPE1(unsigned char, uchar)
-SIM_VECTOR_TYPES(short, short) SIM_VECTOR_TYPE1(short, short)
-SIM_VECTOR_TYPES(unsigned short, ushort) SIM_VECTOR_TYPE1(unsigned short, ushort)
-SIM_VECTOR_TYPES(long, long) SIM_VECTOR_TYPE1(long, long)
-SIM_VECTOR_TYPES(unsigned long, ulong) SIM_VECTOR_TYPE1(unsigned long, ulong)
-SIM_VECTOR_TYPES(long long, longlong) SIM_VECTOR_TYPE1(long long, longlong)
-SIM_VECTOR_TYPES(unsigned long long, ulonglong) SIM_VECTOR_TYPE1(unsigned long long, ulonglong)
-SIM_VECTOR_TYPE1(unsigned int, uint)
-#undef SIM_VECTOR_TYPES
-#undef SIM_VECTOR_TYPE1
+/* CUDA's vector types (vector_types.h): a 2-vector is aligned to twice its element, a 4-vector to
+ * four times it, at most 16 bytes; 1- and 3-vectors to their element. CUDA 13 deprecates the 4-vectors
+ * of 8-byte elements (long4, ulong4, longlong4, ulonglong4, double4) for the _16a and _32a types that
+ * name their alignment; so does the simulator, and __NV_NO_VECTOR_DEPRECATION_DIAG silences it, as there. */
+#ifdef __NV_NO_VECTOR_DEPRECATION_DIAG
+#define SIM_VECTOR_DEPRECATED(name)
+#else
+#define SIM_VECTOR_DEPRECATED(name) __attribute__((deprecated("use " #name "4_16a or " #name "4_32a")))
+#endif
+#define SIM_VECTOR_TYPES_123(T, name)                                                  \
+    struct name##1 { T x; };                                                          \
+    struct alignas(2 * sizeof(T)) name##2 { T x, y; };                                \
+    struct name##3 { T x, y, z; };                                                    \
+    static inline name##1 make_##name##1(T x) { return name##1{x}; }                  \
+    static inline name##2 make_##name##2(T x, T y) { return name##2{x, y}; }          \
+    static inline name##3 make_##name##3(T x, T y, T z) { return name##3{x, y, z}; }
+#define SIM_VECTOR_TYPE_4(T, name, ...)                                                \
+    struct __VA_ARGS__ alignas(4 * sizeof(T) > 16 ? 16 : 4 * sizeof(T)) name##4 { T x, y, z, w; };
+#define SIM_MAKE_4(T, name, suffix) \
+    static inline name##4##suffix make_##name##4##suffix(T x, T y, T z, T w) { return name##4##suffix{x, y, z, w}; }
+#define SIM_SMALL_VECTOR_TYPES(T, name) SIM_VECTOR_TYPES_123(T, name) SIM_VECTOR_TYPE_4(T, name) SIM_MAKE_4(T, name, )
+#define SIM_WIDE_VECTOR_TYPES(T, name)                                                 \
+    SIM_VECTOR_TYPES_123(T, name) SIM_VECTOR_TYPE_4(T, name, SIM_VECTOR_DEPRECATED(name)) \
+    struct alignas(16) name##4_16a { T x, y, z, w; };                                 \
+    struct alignas(32) name##4_32a { T x, y, z, w; };                                 \
+    SIM_MAKE_4(T, name, _16a) SIM_MAKE_4(T, name, _32a)                               \
+    _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Wdeprecated-declarations\"") \
+    SIM_MAKE_4(T, name, ) _Pragma("clang diagnostic pop")
+SIM_SMALL_VECTOR_TYPES(signed char, char)
+SIM_SMALL_VECTOR_TYPES(unsigned char, uchar)
+SIM_SMALL_VECTOR_TYPES(short, short)
+SIM_SMALL_VECTOR_TYPES(unsigned short, ushort)
+SIM_SMALL_VECTOR_TYPES(int, int)
+SIM_SMALL_VECTOR_TYPES(float, float)
+SIM_WIDE_VECTOR_TYPES(long, long)
+SIM_WIDE_VECTOR_TYPES(unsigned long, ulong)
+SIM_WIDE_VECTOR_TYPES(long long, longlong)
+SIM_WIDE_VECTOR_TYPES(unsigned long long, ulonglong)
+SIM_WIDE_VECTOR_TYPES(double, double)
+/* uint3 is sim.h's (the built-in variables are uint3s); the other uint vectors are as above. */
+struct uint1 { unsigned int x; };
 struct alignas(8) uint2 { unsigned int x, y; };
 struct alignas(16) uint4 { unsigned int x, y, z, w; };
+static inline uint1 make_uint1(unsigned x) { return uint1{x}; }
 static inline uint2 make_uint2(unsigned x, unsigned y) { return uint2{x, y}; }
 static inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
 static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
+#undef SIM_VECTOR_TYPES_123
+#undef SIM_VECTOR_TYPE_4
+#undef SIM_MAKE_4
+#undef SIM_SMALL_VECTOR_TYPES
+#undef SIM_WIDE_VECTOR_TYPES
+#undef SIM_VECTOR_DEPRECATED
 
 /* ---------------------------------------------------------------------------------
  * Built-in variables: the running CUDA thread's, kept in thread-local variables */
@@ -310,6 +344,49 @@ template <typename T> static inline cudaError_t cudaMalloc(T **pointer, size_t b
 template <typename T> static inline cudaError_t cudaMallocHost(T **pointer, size_t bytes)
 {
     return cudaMallocHost(reinterpret_cast<void **>(pointer), bytes);
+}
+static inline cudaError_t cudaMallocHost(void **pointer, size_t bytes, unsigned int flags)
+{
+    return cudaHostAlloc(pointer, bytes, flags);
+}
+template <typename T> static inline cudaError_t cudaMallocHost(T **pointer, size_t bytes, unsigned int flags)
+{
+    return cudaHostAlloc(reinterpret_cast<void **>(pointer), bytes, flags);
+}
+template <typename T> static inline cudaError_t cudaHostAlloc(T **pointer, size_t bytes, unsigned int flags)
+{
+    return cudaHostAlloc(reinterpret_cast<void **>(pointer), bytes, flags);
+}
+template <typename T> static inline cudaError_t cudaHostGetDevicePointer(T **device_pointer, void *host_pointer,
+                                                                      unsigned int flags)
+{
+    return cudaHostGetDevicePointer(reinterpret_cast<void **>(device_pointer), host_pointer, flags);
+}
+template <typename T> static inline cudaError_t cudaMallocPitch(T **pointer, size_t *pitch, size_t width, size_t height)
+{
+    return cudaMallocPitch(reinterpret_cast<void **>(pointer), pitch, width, height);
+}
+static inline cudaError_t cudaMemcpy2DAsync(void *d, size_t dpitch, const void *s, size_t spitch, size_t width,
+                                            size_t height, cudaMemcpyKind kind)
+{
+    return cudaMemcpy2DAsync(d, dpitch, s, spitch, width, height, kind, 0);
+}
+static inline cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height)
+{
+    return cudaMemset2DAsync(p, pitch, value, width, height, 0);
+}
+
+/* A cooperative launch is refused: the simulated GPU reports cudaDevAttrCooperativeLaunch = 0. */
+static inline cudaError_t cudaLaunchCooperativeKernel(const void *kernel, dim3 grid, dim3 block, void **arguments,
+                                                      size_t shared_bytes, cudaStream_t stream)
+{
+    return sim_launch_cooperative(kernel);
+}
+template <typename T>
+static inline cudaError_t cudaLaunchCooperativeKernel(T *kernel, dim3 grid, dim3 block, void **arguments,
+                                                      size_t shared_bytes = 0, cudaStream_t stream = 0)
+{
+    return sim_launch_cooperative(reinterpret_cast<const void *>(kernel));
 }
 template <typename T>
 static inline cudaError_t cudaMemcpyToSymbol(T &symbol, const void *source, size_t bytes,
