@@ -5,15 +5,20 @@
  * value loaded serves more than one FMA, and the weights stream through the caches in the
  * order the hardware prefetcher follows (with software prefetches where it does not). At
  * one row (decode) every weight byte is read exactly once a step, which is what the
- * performance model assumes. The FP32 section below explains the three code paths; all
- * three add every sum in the same order, which the tests check bit for bit. */
+ * performance model assumes. The FP32 section below explains its two code paths and the
+ * INT8 section its own; every path adds each sum in its format's one documented order,
+ * which tests/llama/order.c checks bit for bit against a scalar transcription. */
 #include "matmul.h"
 
 #include "lanes.h"
 
 enum {
     OUTPUT_TILE = MATMUL_OUTPUT_TILE,
-    INT8_ROW_TILE = 2,      /* the INT8 tile also keeps a partial sum per group: 2 x 4 x 2 registers */
+    /* INT8 tiles keep a partial sum per group beside each accumulator: rows x outputs x 2
+     * registers. One row (decode) takes 8 outputs at a time; 2 or 3 rows, 2 x 4; 4 rows or
+     * more, 4 x 2, each converted weight serving 4 rows. */
+    INT8_ROW_OUTPUTS = 8, INT8_FEW_ROWS = 2, INT8_FEW_OUTPUTS = 4, INT8_MANY_ROWS = 4, INT8_MANY_OUTPUTS = 2,
+    INT8_PREFETCH_ROWS = 16,/* how far ahead of its tile INT8 asks for weights, in rows */
     ROW_BLOCK = 64,         /* rows whose activations stay in L2 while a weight tile is reused */
 };
 
@@ -26,16 +31,21 @@ static int smaller(int a, int b) { return a < b ? a : b; }
  * sum_lanes((chain0 + chain1) + (chain2 + chain3)). Four chains because an FMA waits 4
  * cycles for the one before it: a single row needs four in flight to stream at full speed.
  *
- * Three ways to walk the matrix, for three regimes:
- *   one row (decode)      dot_fp32: one weight row at a time, front to back, prefetching
- *                         ahead — memory-bound, every byte read once;
- *   a few rows (a batch)  tile_fp32_streaming: 2 rows x 2 outputs, blocks in order — still
- *                         mostly memory-bound, so the weights must stream in order;
- *   many rows (prefill)   tile_fp32_by_chain: 4 rows x 4 outputs, one chain after the other
- *                         (a tile of 4 x 4 x 4 registers would not fit) — compute-bound,
- *                         each weight loaded serves 4 rows and each input 4 outputs. */
+ * Two ways to walk the matrix:
+ *   one row (decode)       dot_fp32: one weight row at a time, front to back, prefetching
+ *                          ahead — memory-bound, every byte read once;
+ *   two rows or more       tile_fp32: 2 rows x 3 outputs, each with its four chains (24
+ *                          accumulators), the blocks in order. Each weight loaded serves 2
+ *                          rows and each input 3 outputs: 5 loads feed 6 FMAs, so the
+ *                          FMA units, not the loads, set the pace. A tile of outputs is
+ *                          read from memory once and then served from L1 to every other
+ *                          pair of rows; while those pairs compute, the next tile of
+ *                          outputs is prefetched, a share per pair, so that the memory
+ *                          keeps streaming under the FMAs. (Measured at 8 rows of 110M,
+ *                          one thread: 37 GFLOP/s with a 2 x 2 tile, 43 with 2 x 3, 58
+ *                          with 2 x 3 and these prefetches.) */
 
-enum { CHAINS = 4, CHAIN_STRIDE = CHAINS * LANES, FEW_ROWS = 16 };
+enum { CHAINS = 4, CHAIN_STRIDE = CHAINS * LANES, TILE_ROWS = 2, TILE_OUTPUTS = 3, CACHE_LINE = 64 };
 
 /* How far ahead of the loads a decode row asks for its weights, in floats (8 KB). The
  * hardware prefetcher alone keeps too few lines in flight when the weights come from the
@@ -50,7 +60,7 @@ ALWAYS_INLINE float combine_chains(FloatLanes c0, FloatLanes c1, FloatLanes c2, 
 
 ALWAYS_INLINE void prefetch_ahead(const float *w)
 {
-    for (int line = 0; line < CHAIN_STRIDE; line += 64 / (int)sizeof(float)) __builtin_prefetch(w + PREFETCH_AHEAD + line);
+    for (int line = 0; line < CHAIN_STRIDE; line += CACHE_LINE / (int)sizeof(float)) __builtin_prefetch(w + PREFETCH_AHEAD + line);
 }
 
 /* one row, one output: the four chains side by side */
@@ -72,20 +82,24 @@ ALWAYS_INLINE float dot_fp32(const float *x, const float *w, int cols)
     return combine_chains(c0, c1, c2, c3);
 }
 
-/* up to 2 rows x 2 outputs side by side, each with its four chains: 16 accumulators; the
- * blocks in order, so the weights stream front to back as in dot_fp32 */
-ALWAYS_INLINE void tile_fp32_streaming(float *out, int out_stride, const float *x, const float *w, int cols, int rows,
-                                       int outputs)
+/* Up to TILE_ROWS rows x TILE_OUTPUTS outputs side by side, each with its four chains; the
+ * blocks in order. `prefetch_lines` cache lines from `prefetch` are asked for along the way,
+ * a few per step, into L2 (measured on 110M, the matrices of a step at 8 rows: 42 ms
+ * without these prefetches, 41 ms fetching into L1, 30 ms into L2). */
+ALWAYS_INLINE void tile_fp32(float *out, int out_stride, const float *x, const float *w, int cols, int rows, int outputs,
+                             const char *prefetch, int prefetch_lines)
 {
-    FloatLanes c[CHAINS][2][2] = {{{0}}};
-    int body = cols - cols % LANES, j = 0;
+    FloatLanes c[CHAINS][TILE_ROWS][TILE_OUTPUTS] = {{{0}}};
+    int body = cols - cols % LANES, steps = body / CHAIN_STRIDE, j = 0;
+    int lines_per_step = steps > 0 ? (prefetch_lines + steps - 1) / steps : 0;
 #define ACCUMULATE(chain, at)                                                                                   \
     for (int o = 0; o < outputs; o++) {                                                                         \
         FloatLanes weight = load_floats(w + (size_t)o * cols + (at));                                           \
         for (int r = 0; r < rows; r++) c[chain][r][o] += load_floats(x + (size_t)r * cols + (at)) * weight;     \
     }
     for (; j + CHAIN_STRIDE <= body; j += CHAIN_STRIDE) {
-        for (int o = 0; o < outputs; o++) prefetch_ahead(w + (size_t)o * cols + j);
+        for (int k = 0; k < lines_per_step && prefetch_lines > 0; k++, prefetch_lines--, prefetch += CACHE_LINE)
+            __builtin_prefetch(prefetch, 0, 2);
         ACCUMULATE(0, j)
         ACCUMULATE(1, j + LANES)
         ACCUMULATE(2, j + 2 * LANES)
@@ -103,47 +117,16 @@ ALWAYS_INLINE void tile_fp32_streaming(float *out, int out_stride, const float *
             out[(size_t)r * out_stride + o] = combine_chains(c[0][r][o], c[1][r][o], c[2][r][o], c[3][r][o]);
 }
 
-/* up to 4 rows x 4 outputs, chain 0 over all its blocks, then chain 1, ... (the same sums
- * in the same order as above, computed in another order of instructions) */
-ALWAYS_INLINE void tile_fp32_by_chain(float *out, int out_stride, const float *x, const float *w, int cols, int rows,
-                                      int outputs)
+/* tile_fp32 with constant sizes, so the compiler keeps the tile in registers */
+static void tile_fp32_any(float *out, int out_stride, const float *x, const float *w, int cols, int rows, int outputs,
+                          const char *prefetch, int prefetch_lines)
 {
-    FloatLanes chain[CHAINS][4][4];
-    int body = cols - cols % LANES;
-    for (int k = 0; k < CHAINS; k++) {
-        FloatLanes acc[4][4] = {{0}};
-        for (int j = k * LANES; j < body; j += CHAIN_STRIDE) {
-            FloatLanes weights[4], inputs[4];
-            for (int o = 0; o < outputs; o++) weights[o] = load_floats(w + (size_t)o * cols + j);
-            for (int r = 0; r < rows; r++) inputs[r] = load_floats(x + (size_t)r * cols + j);
-            for (int o = 0; o < outputs; o++)
-                for (int r = 0; r < rows; r++) acc[r][o] += inputs[r] * weights[o];
-        }
-        if (k == 0)
-            for (int j = body; j < cols; j++)
-                for (int o = 0; o < outputs; o++)
-                    for (int r = 0; r < rows; r++) acc[r][o][j - body] += x[(size_t)r * cols + j] * w[(size_t)o * cols + j];
-        for (int r = 0; r < rows; r++)
-            for (int o = 0; o < outputs; o++) chain[k][r][o] = acc[r][o];
-    }
-    for (int r = 0; r < rows; r++)
-        for (int o = 0; o < outputs; o++)
-            out[(size_t)r * out_stride + o] = combine_chains(chain[0][r][o], chain[1][r][o], chain[2][r][o], chain[3][r][o]);
-}
-
-/* the tile functions with constant sizes, so the compiler keeps each tile in registers */
-static void tile_fp32(float *out, int out_stride, const float *x, const float *w, int cols, int rows, int outputs)
-{
-    if (outputs == 4 && rows == 4) tile_fp32_by_chain(out, out_stride, x, w, cols, 4, 4);
-    else if (outputs == 4 && rows == 3) tile_fp32_by_chain(out, out_stride, x, w, cols, 3, 4);
-    else if (outputs == 4 && rows == 2) tile_fp32_by_chain(out, out_stride, x, w, cols, 2, 4);
-    else if (outputs == 2 && rows == 2) tile_fp32_streaming(out, out_stride, x, w, cols, 2, 2);
-    else if (outputs == 2 && rows == 1) tile_fp32_streaming(out, out_stride, x, w, cols, 1, 2);
-    else if (outputs == 1 && rows == 2) tile_fp32_streaming(out, out_stride, x, w, cols, 2, 1);
-    else
-        for (int r = 0; r < rows; r++)
-            for (int o = 0; o < outputs; o++)
-                out[(size_t)r * out_stride + o] = dot_fp32(x + (size_t)r * cols, w + (size_t)o * cols, cols);
+    if (rows == 2 && outputs == 3) tile_fp32(out, out_stride, x, w, cols, 2, 3, prefetch, prefetch_lines);
+    else if (rows == 2 && outputs == 2) tile_fp32(out, out_stride, x, w, cols, 2, 2, prefetch, prefetch_lines);
+    else if (rows == 2 && outputs == 1) tile_fp32(out, out_stride, x, w, cols, 2, 1, prefetch, prefetch_lines);
+    else if (rows == 1 && outputs == 3) tile_fp32(out, out_stride, x, w, cols, 1, 3, prefetch, prefetch_lines);
+    else if (rows == 1 && outputs == 2) tile_fp32(out, out_stride, x, w, cols, 1, 2, prefetch, prefetch_lines);
+    else tile_fp32(out, out_stride, x, w, cols, 1, 1, prefetch, prefetch_lines);
 }
 
 static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last)
@@ -153,55 +136,72 @@ static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix
         for (int i = first; i < last; i++) out[i] = dot_fp32(x, m->fp32 + (size_t)i * cols, cols);
         return;
     }
-    /* tiles of 2 x 2 for a few rows, 4 x 4 for many; rows in blocks that stay in L2 */
-    int row_tile = rows < FEW_ROWS ? 2 : 4, output_tile = row_tile;
     for (int block = 0; block < rows; block += ROW_BLOCK) {
-        int block_rows = smaller(ROW_BLOCK, rows - block);
-        for (int i = first; i < last; i += output_tile) {
-            int outputs = smaller(output_tile, last - i);
+        int block_rows = smaller(ROW_BLOCK, rows - block), pairs = (block_rows + TILE_ROWS - 1) / TILE_ROWS;
+        for (int i = first; i < last; i += TILE_OUTPUTS) {
+            int outputs = smaller(TILE_OUTPUTS, last - i);
             const float *w = m->fp32 + (size_t)i * cols;
-            if (row_tile == 4 && i + 3 * output_tile <= last)   /* by-chain tiles read lines out of order: fetch ahead */
-                for (size_t line = 0; line < (size_t)output_tile * cols; line += 64 / sizeof(float))
-                    __builtin_prefetch(w + 2 * (size_t)output_tile * cols + line);
-            for (int r = block; r < block + block_rows; r += row_tile)
-                tile_fp32(out + (size_t)r * out_stride + i, out_stride, x + (size_t)r * cols, w, cols,
-                          smaller(row_tile, block + block_rows - r), outputs);
+            /* the next tile's weights, in equal shares over this tile's pairs of rows */
+            int next_lines = (int)((size_t)smaller(TILE_OUTPUTS, last - i - outputs) * cols * sizeof(float) / CACHE_LINE);
+            const char *next = (const char *)(w + (size_t)outputs * cols);
+            for (int pair = 0; pair < pairs; pair++) {
+                int r = block + pair * TILE_ROWS, from = next_lines * pair / pairs, to = next_lines * (pair + 1) / pairs;
+                tile_fp32_any(out + (size_t)r * out_stride + i, out_stride, x + (size_t)r * cols, w, cols,
+                              smaller(TILE_ROWS, block + block_rows - r), outputs, next + (size_t)from * CACHE_LINE, to - from);
+            }
         }
     }
 }
 
 /* ----------------------------------------------------------------------------------
  * INT8, weight-only: within a group of group_size values the products x * (float)q are
- * summed lane by lane, as above; then the group's partial sums are multiplied by its scale
- * and added to the accumulator — one multiply by the scale per group, not per weight. */
+ * summed lane by lane (element k of the group to lane k % LANES, the last group_size % LANES
+ * to lanes 0, 1, ...), front to back; then the group's partial sums are multiplied by its
+ * scale and added to the accumulator — one multiply by the scale per group, not per
+ * weight — and the result is sum_lanes(accumulator).
+ *
+ * Converting a weight from int8 to float costs two instructions, more than the FMA it
+ * feeds, so INT8 is bound by the conversions rather than by memory on this kind of core.
+ * One row (decode) takes 8 outputs at a time (16 accumulators); 2 or 3 rows take tiles of
+ * 2 rows x 4 outputs, and 4 rows or more tiles of 4 x 2, where each converted weight
+ * serves 4 rows. */
 
 ALWAYS_INLINE void tile_int8(float *out, int out_stride, const float *x, const int8_t *w, const float *scales,
                              int cols, int group_size, int rows, int outputs)
 {
-    FloatLanes acc[INT8_ROW_TILE][OUTPUT_TILE] = {{0}};
+    FloatLanes acc[INT8_MANY_ROWS][INT8_ROW_OUTPUTS] = {{0}};
     int groups = cols / group_size, body = group_size - group_size % LANES;
-    for (int g = 0; g < groups; g++) {
-        FloatLanes part[INT8_ROW_TILE][OUTPUT_TILE] = {{0}};
-        const float *xg = x + (size_t)g * group_size;
-        const int8_t *wg = w + (size_t)g * group_size;
-        /* Fetch the same group of the next tile's rows now: four rows read 16 bytes at a
-         * time are a pattern the prefetcher follows poorly (measured: 10 GB/s without
-         * this line, 30-37 GB/s with it). */
-        for (int o = 0; o < outputs; o++) __builtin_prefetch(wg + (size_t)(o + OUTPUT_TILE) * cols);
-        for (int j = 0; j < body; j += LANES) {
-            FloatLanes weights[OUTPUT_TILE], inputs[INT8_ROW_TILE];
-            for (int o = 0; o < outputs; o++) weights[o] = load_int8_as_floats(wg + (size_t)o * cols + j);
-            for (int r = 0; r < rows; r++) inputs[r] = load_floats(xg + (size_t)r * cols + j);
-            for (int o = 0; o < outputs; o++)
-                for (int r = 0; r < rows; r++) part[r][o] += inputs[r] * weights[o];
-        }
-        for (int j = body; j < group_size; j++)
-            for (int o = 0; o < outputs; o++)
-                for (int r = 0; r < rows; r++)
-                    part[r][o][j - body] += xg[(size_t)r * cols + j] * (float)wg[(size_t)o * cols + j];
-        for (int o = 0; o < outputs; o++) {
-            float scale = scales[(size_t)o * groups + g];
-            for (int r = 0; r < rows; r++) acc[r][o] += scale * part[r][o];
+    int groups_a_line = group_size < CACHE_LINE ? CACHE_LINE / group_size : 1;
+    /* each row's own pointer: computed as w + o * cols in the loop, clang chains the
+     * addresses one on another (16 dependent adds a group) and INT8 ran 10-25% slower */
+    const int8_t *weight_row[INT8_ROW_OUTPUTS];
+    const float *scale_row[INT8_ROW_OUTPUTS], *input_row[INT8_MANY_ROWS];
+    for (int o = 0; o < outputs; o++) weight_row[o] = w + (size_t)o * cols, scale_row[o] = scales + (size_t)o * groups;
+    for (int r = 0; r < rows; r++) input_row[r] = x + (size_t)r * cols;
+    for (int first_group = 0; first_group < groups; first_group += groups_a_line) {
+        /* Ask for the same line INT8_PREFETCH_ROWS rows further on now, into L2: rows read
+         * a few bytes at a time, side by side, are a pattern the hardware prefetcher
+         * follows poorly (measured on 110M, one row: 7 GB/s without this line; 4 rows
+         * ahead, 9 GB/s into L1 and 16 into L2; into L2 8 rows ahead 19, 16 rows 21). */
+        for (int o = 0; o < outputs; o++)
+            __builtin_prefetch(weight_row[o] + (size_t)first_group * group_size + (size_t)INT8_PREFETCH_ROWS * cols, 0, 2);
+        for (int g = first_group; g < first_group + groups_a_line && g < groups; g++) {
+            FloatLanes part[INT8_MANY_ROWS][INT8_ROW_OUTPUTS] = {{0}};
+            size_t at = (size_t)g * group_size;
+            for (int j = 0; j < body; j += LANES) {
+                FloatLanes weights[INT8_ROW_OUTPUTS], inputs[INT8_MANY_ROWS];
+                for (int o = 0; o < outputs; o++) weights[o] = load_int8_as_floats(weight_row[o] + at + j);
+                for (int r = 0; r < rows; r++) inputs[r] = load_floats(input_row[r] + at + j);
+                for (int o = 0; o < outputs; o++)
+                    for (int r = 0; r < rows; r++) part[r][o] += inputs[r] * weights[o];
+            }
+            for (int j = body; j < group_size; j++)
+                for (int o = 0; o < outputs; o++)
+                    for (int r = 0; r < rows; r++) part[r][o][j - body] += input_row[r][at + j] * (float)weight_row[o][at + j];
+            for (int o = 0; o < outputs; o++) {
+                float scale = scale_row[o][g];
+                for (int r = 0; r < rows; r++) acc[r][o] += scale * part[r][o];
+            }
         }
     }
     for (int r = 0; r < rows; r++)
@@ -214,7 +214,16 @@ static void tile_int8_any(float *out, int out_stride, const float *x, const int8
     int groups = cols / group_size;
     /* the usual groups (64, and 32 for widths such as 288) as constants: their loops unroll
      * into straight-line code */
-    if (outputs == 4 && rows == 2 && group_size == 64) tile_int8(out, out_stride, x, w, scales, cols, 64, 2, 4);
+    if (outputs == 2 && rows == 4 && group_size == 64) tile_int8(out, out_stride, x, w, scales, cols, 64, 4, 2);
+    else if (outputs == 2 && rows == 4 && group_size == 32) tile_int8(out, out_stride, x, w, scales, cols, 32, 4, 2);
+    else if (outputs == 2 && rows == 4) tile_int8(out, out_stride, x, w, scales, cols, group_size, 4, 2);
+    else if (outputs == 2 && rows == 3) tile_int8(out, out_stride, x, w, scales, cols, group_size, 3, 2);
+    else if (outputs == 2 && rows == 2) tile_int8(out, out_stride, x, w, scales, cols, group_size, 2, 2);
+    else if (outputs == 2 && rows == 1) tile_int8(out, out_stride, x, w, scales, cols, group_size, 1, 2);
+    else if (outputs == 8 && rows == 1 && group_size == 64) tile_int8(out, out_stride, x, w, scales, cols, 64, 1, 8);
+    else if (outputs == 8 && rows == 1 && group_size == 32) tile_int8(out, out_stride, x, w, scales, cols, 32, 1, 8);
+    else if (outputs == 8 && rows == 1) tile_int8(out, out_stride, x, w, scales, cols, group_size, 1, 8);
+    else if (outputs == 4 && rows == 2 && group_size == 64) tile_int8(out, out_stride, x, w, scales, cols, 64, 2, 4);
     else if (outputs == 4 && rows == 1 && group_size == 64) tile_int8(out, out_stride, x, w, scales, cols, 64, 1, 4);
     else if (outputs == 4 && rows == 2 && group_size == 32) tile_int8(out, out_stride, x, w, scales, cols, 32, 2, 4);
     else if (outputs == 4 && rows == 1 && group_size == 32) tile_int8(out, out_stride, x, w, scales, cols, 32, 1, 4);
@@ -232,13 +241,16 @@ static void matmul_int8(float *out, const float *x, int rows, const WeightMatrix
     int cols = m->cols, out_stride = m->rows, groups = cols / m->group_size;
     for (int block = 0; block < rows; block += ROW_BLOCK) {
         int block_rows = smaller(ROW_BLOCK, rows - block);
-        for (int i = first; i < last; i += OUTPUT_TILE) {
-            int outputs = smaller(OUTPUT_TILE, last - i);
+        int tile = rows == 1 ? INT8_ROW_OUTPUTS : rows < INT8_MANY_ROWS ? INT8_FEW_OUTPUTS : INT8_MANY_OUTPUTS;
+        int row_tile = rows < INT8_MANY_ROWS ? INT8_FEW_ROWS : INT8_MANY_ROWS;
+        for (int i = first, outputs; i < last; i += outputs) {
+            outputs = smaller(tile, last - i);
+            if (tile == INT8_ROW_OUTPUTS && outputs > OUTPUT_TILE && outputs < tile) outputs = OUTPUT_TILE;   /* the rest in 4s */
             const int8_t *w = m->int8 + (size_t)i * cols;
             const float *scales = m->scales + (size_t)i * groups;
-            for (int r = block; r < block + block_rows; r += INT8_ROW_TILE)
+            for (int r = block; r < block + block_rows; r += row_tile)
                 tile_int8_any(out + (size_t)r * out_stride + i, out_stride, x + (size_t)r * cols, w, scales, cols,
-                              m->group_size, smaller(INT8_ROW_TILE, block + block_rows - r), outputs);
+                              m->group_size, smaller(row_tile, block + block_rows - r), outputs);
         }
     }
 }

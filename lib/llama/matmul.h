@@ -14,7 +14,8 @@
 
 void llama_matmul(float *out, const float *x, int rows, const WeightMatrix *w, int first_output, int last_output);
 
-/* Outputs are computed in tiles of this many; a thread's share starts on a multiple of it. */
+/* A thread's share of the outputs starts on a multiple of this many (the INT8 tiles of 4
+ * and 8 outputs then stay whole inside a share). */
 #define MATMUL_OUTPUT_TILE 4
 
 #endif

@@ -5,7 +5,8 @@
  *
  * Both run on the calling thread only: they measure one core, the way the engine runs by
  * default. Both report the best of several runs, as STREAM does: the machine's capability,
- * not its average mood. */
+ * not its average mood. Both time by the thread's CPU time, so that other programs holding
+ * the core for a while do not count (on a quiet machine it equals the wall clock). */
 #ifndef PERFMODEL_CPU_PROBES_H
 #define PERFMODEL_CPU_PROBES_H
 

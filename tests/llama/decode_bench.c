@@ -1,0 +1,206 @@
+/* decode_bench.c — the engine's decode speed on this machine beside the bounds of the
+ * performance model, for tests/llama/bench (`make bench PART=engine`).
+ *
+ *   decode_bench ROUNDS STEPS SHAPE...      (tests/llama/bench: 7 3 42M 110M)
+ *
+ * For each shape, FP32 and weight-only INT8 weights, batches 1, 2, 4, 8, 16 and 32, one
+ * thread: every configuration is timed for `steps` decode steps once per round, the rounds
+ * interleave all configurations (and a STREAM read of the model's bytes), and each figure
+ * is the median over the rounds. Whatever else runs on the machine then slows every
+ * configuration alike, and the ratios between them stay meaningful.
+ *
+ * Three kinds of figure, labelled as such:
+ *   bound       the roofline of lib/perfmodel with the bandwidth measured in this run:
+ *               max(bytes / STREAM read, FLOPs / FMA peak, weights / conversion rate);
+ *               at batch 1 bytes / STREAM read is the memory bound;
+ *   calibrated  the engine's time as memory time / u + compute time / v (streaming and
+ *               computing one after the other, not overlapped as the roofline assumes),
+ *               u and v fitted through batches 1 and 32 of this run: a prediction for
+ *               the batches in between (or compute time / v alone, where the engine
+ *               hides its memory traffic under its compute, as INT8 does);
+ *   measured    the engine, by the thread's CPU time as the probes are (cpu_probes.h),
+ *               with the wall clock beside it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpu_probes.h"
+#include "llama.h"
+#include "perfmodel.h"
+
+enum { BATCHES = 6, FORMATS = 2, PROMPT = 8, MAX_ROUNDS = 64 };
+static const int batch_sizes[BATCHES] = {1, 2, 4, 8, 16, 32};
+static const char *format_names[FORMATS] = {"fp32", "int8"};
+
+static double seconds_of(clockid_t clock)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *values, int n)
+{
+    qsort(values, (size_t)n, sizeof *values, by_value);
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+static void fail(const char *what, const char *error)
+{
+    fprintf(stderr, "decode_bench: %s: %s\n", what, error);
+    exit(1);
+}
+
+typedef struct {
+    Session session;
+    int sequences[32], tokens[32];
+    double step_s[MAX_ROUNDS], wall_step_s[MAX_ROUNDS];
+} Config;
+
+/* `steps` decode steps of every sequence of the configuration, in round `round`: seconds a
+ * step, of this thread's CPU time (what the engine costs, not counting the time other
+ * programs hold the core) and of the clock on the wall */
+static void time_steps(Config *c, int round, int batch, int steps, int vocab)
+{
+    char error[256];
+    double cpu = seconds_of(CLOCK_THREAD_CPUTIME_ID), wall = seconds_of(CLOCK_MONOTONIC);
+    for (int step = 0; step < steps; step++) {
+        for (int i = 0; i < batch; i++) c->tokens[i] = (c->tokens[i] * 31 + 7 + i) % vocab;
+        if (!llama_decode_batch(&c->session, c->sequences, c->tokens, batch, error, sizeof error)) fail("decode", error);
+    }
+    c->step_s[round] = (seconds_of(CLOCK_THREAD_CPUTIME_ID) - cpu) / steps;
+    c->wall_step_s[round] = (seconds_of(CLOCK_MONOTONIC) - wall) / steps;
+}
+
+/* One decode step as the model counts it: the roofline's bound, and the two times the
+ * calibration adds — memory (the step's bytes at the STREAM bandwidth) and compute (its
+ * FLOPs at the FMA peak, plus, for INT8, converting the weights as the engine does: once
+ * per tile of rows, matmul.c's tiles being 1, 2 (for 2 or 3 rows) and 4 rows high) */
+typedef struct {
+    double bound_s, memory_s, compute_s;
+} StepModel;
+
+static StepModel model_step(const ModelShape *m, const Hardware *h, const LlamaConfig *c, int format, int batch, int gen)
+{
+    Workload w = {.weights = format ? DTYPE_INT8 : DTYPE_FP32, .kv = DTYPE_FP32, .batch = batch, .prompt = PROMPT, .gen = gen};
+    Estimate e;
+    perfmodel_estimate(m, h, &w, &e);
+    int tile_rows = batch == 1 ? 1 : batch < 4 ? 2 : 4;
+    double conversions = format ? (double)llama_matrix_parameter_count(c) * ((batch + tile_rows - 1) / tile_rows) : 0.0;
+    return (StepModel){e.decode_step_time_s, e.decode_step_bytes / e.bandwidth,
+                       e.decode_step_flops / e.peak_flops + (format ? conversions / e.conversion_rate : 0.0)};
+}
+
+static void bench_shape(const char *shape, int rounds, int steps)
+{
+    char error[256];
+    LlamaConfig c;
+    if (llama_named_shape(shape, &c, error, sizeof error) != 0) fail(shape, error);
+    Transformer t[FORMATS];
+    for (int f = 0; f < FORMATS; f++)
+        if (llama_build_transformer_generated(&t[f], &c, 1, error, sizeof error) != 0) fail(shape, error);
+    if (llama_quantize_transformer(&t[1], llama_int8_group_size(&c, 64), error, sizeof error) != 0) fail(shape, error);
+
+    int capacity = PROMPT + rounds * steps + 1, prompt[PROMPT];
+    static Config configs[FORMATS][BATCHES];
+    for (int f = 0; f < FORMATS; f++)
+        for (int b = 0; b < BATCHES; b++) {
+            Config *k = &configs[f][b];
+            int batch = batch_sizes[b];
+            if (llama_build_session(&k->session, &t[f], batch, capacity, 1, error, sizeof error) != 0) fail(shape, error);
+            for (int i = 0; i < batch; i++) {
+                for (int p = 0; p < PROMPT; p++) prompt[p] = (i * 101 + p * 13 + 1) % c.vocab_size;
+                k->sequences[i] = i, k->tokens[i] = prompt[PROMPT - 1];
+                if (!llama_prefill(&k->session, i, prompt, PROMPT, error, sizeof error)) fail("prefill", error);
+            }
+        }
+
+    /* the rounds: every configuration once, FP32 and INT8 side by side, and the bandwidth */
+    double bandwidth[MAX_ROUNDS];
+    for (int r = 0; r < rounds; r++) {
+        bandwidth[r] = perfmodel_stream_bandwidth(STREAM_READ, (size_t)t[0].weights_bytes, 3);
+        for (int b = 0; b < BATCHES; b++)
+            for (int f = 0; f < FORMATS; f++)
+                time_steps(&configs[f][b], r, batch_sizes[b], steps, c.vocab_size);
+    }
+    double measured[FORMATS][BATCHES], wall[FORMATS][BATCHES];
+    for (int f = 0; f < FORMATS; f++)
+        for (int b = 0; b < BATCHES; b++) {
+            measured[f][b] = median(configs[f][b].step_s, rounds);
+            wall[f][b] = median(configs[f][b].wall_step_s, rounds);
+            llama_free_session(&configs[f][b].session);
+        }
+
+    ModelShape m;
+    perfmodel_shape_from_config(&c, shape, &m);
+    Hardware h;
+    perfmodel_measure_cpu(&h, (size_t)t[0].weights_bytes);
+    h.bandwidth = median(bandwidth, rounds);
+    int gen = rounds * steps + 1;
+    printf("%s_stream_read: %.2f GB/s (median of %d, interleaved with the decode steps)\n", shape, h.bandwidth * 1e-9, rounds);
+    printf("%s_fma_peak: %.1f GFLOP/s; int8 conversion %.1f G weights/s\n", shape, h.fp32_flops * 1e-9, h.dequantizing_flops / 2e9);
+
+    for (int f = 0; f < FORMATS; f++) {
+        const char *name = format_names[f];
+        StepModel one = model_step(&m, &h, &c, f, 1, gen), all = model_step(&m, &h, &c, f, 32, gen);
+        /* calibration: step = memory / u + compute / v through batches 1 and 32 (two
+         * equations, two unknowns: the efficiencies u of the bandwidth and v of the peak).
+         * Where that needs u > 1 — the engine streaming faster than STREAM reads — the
+         * memory traffic is hidden under the compute instead: step = compute / v, v from
+         * batch 32 alone, and batch 1 is predicted too. */
+        double t1 = measured[f][0], t32 = measured[f][BATCHES - 1];
+        double determinant = one.memory_s * all.compute_s - all.memory_s * one.compute_s;
+        double inverse_u = (t1 * all.compute_s - t32 * one.compute_s) / determinant;
+        double inverse_v = (one.memory_s * t32 - all.memory_s * t1) / determinant;
+        int hidden = !(inverse_u >= 1.0);
+        if (hidden) inverse_u = 0.0, inverse_v = t32 / all.compute_s;
+        printf("%s_%s_memory_bound: %.1f tokens/s (%.1f MB a step / %.2f GB/s)\n", shape, name, 1.0 / one.memory_s,
+               one.memory_s * h.bandwidth * 1e-6, h.bandwidth * 1e-9);
+        printf("%s_%s_batch1_of_memory_bound: %.0f %%\n", shape, name, one.memory_s / t1 * 100);
+        if (hidden)
+            printf("%s_%s_calibration: the engine computes at %.0f %% of the peak (conversions included), its memory "
+                   "traffic hidden under the compute\n", shape, name, 100 / inverse_v);
+        else
+            printf("%s_%s_calibration: the engine streams at %.0f %% of the bandwidth and computes at %.0f %% of the peak "
+                   "(conversions included), one after the other\n", shape, name, 100 / inverse_u, 100 / inverse_v);
+        for (int b = 0; b < BATCHES; b++) {
+            int batch = batch_sizes[b];
+            StepModel s = model_step(&m, &h, &c, f, batch, gen);
+            double bound = s.bound_s;
+            double calibrated = s.memory_s * inverse_u + s.compute_s * inverse_v;
+            char error_text[64] = "calibrated on this batch";
+            if ((b > 0 || hidden) && b < BATCHES - 1)
+                snprintf(error_text, sizeof error_text, "error %+.1f %%", (calibrated - measured[f][b]) / measured[f][b] * 100);
+            printf("%s_%s_batch%d: %.1f tokens/s measured (%.2fx batch 1); step %.2f ms measured (wall %.2f), %.2f ms bound, "
+                   "%.2f ms calibrated prediction (%s)\n", shape, name, batch, batch / measured[f][b],
+                   measured[f][0] / measured[f][b] * batch, measured[f][b] * 1e3, wall[f][b] * 1e3, bound * 1e3,
+                   calibrated * 1e3, error_text);
+        }
+    }
+    for (int b = 0; b < BATCHES; b++)
+        printf("%s_int8_over_fp32_batch%d: %.2f x\n", shape, batch_sizes[b], measured[0][b] / measured[1][b]);
+    for (int f = 0; f < FORMATS; f++) llama_free_transformer(&t[f]);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: decode_bench ROUNDS STEPS SHAPE...\n");
+        return 2;
+    }
+    int rounds = atoi(argv[1]), steps = atoi(argv[2]);
+    if (rounds < 1 || rounds > MAX_ROUNDS || steps < 1) {
+        fprintf(stderr, "decode_bench: rounds 1 to %d and steps >= 1\n", MAX_ROUNDS);
+        return 2;
+    }
+    for (int i = 3; i < argc; i++) bench_shape(argv[i], rounds, steps);
+    return 0;
+}
