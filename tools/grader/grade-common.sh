@@ -105,27 +105,28 @@ inside() { [[ -f $2 && $(realpath -e -- "$2" 2>/dev/null) == "$(realpath -e -- "
 # Text from the sandbox made safe to show: no terminal control characters, at most $2 bytes.
 sanitized() { head -c "${2:-20000}" "$1" 2>/dev/null | LC_ALL=C tr -d '\000-\010\013-\037\177'; }
 
-# run_test BINARY NAME PREFIX UID SCRATCH: one test, alone, in its own sandbox. The report comes back
-# on the pipe grade-sandbox hands the runner as fd 3 (LAB_REPORT=/dev/fd/3, tests/lib/report.c).
+# run_test BINARY NAME PREFIX UID: one test, alone, in its own sandbox (with the fallback isolation,
+# grade-sandbox gives each step a /tmp folder of its own as TMPDIR). The report comes back on the pipe
+# grade-sandbox hands the runner as fd 3 (LAB_REPORT=/dev/fd/3, tests/lib/report.c).
 run_test() {
-    local binary=$1 name=$2 prefix=$3 uid=$4 scratch=$5
-    local extra=()
-    if [[ $isolation == fallback ]]; then
-        private_dir "$scratch" "$uid"
-        extra+=(--tmp "$scratch")
-    fi
+    local binary=$1 name=$2 prefix=$3 uid=$4
     keep_shared_tmp=1 sandboxed "$prefix" "$uid" --wall "$test_wall_seconds" --cpu "$test_seconds" --report "$prefix.report" \
         --ro "$book" --ro "$(dirname "$binary")" --chdir "$book" --setenv LAB_REPORT=/dev/fd/3 \
-        --setenv LAB_DATA_DIR="$book/data" "${extra[@]}" \
-        -- "$binary" "--filter=$name" -j1
+        --setenv LAB_DATA_DIR="$book/data" -- "$binary" "--filter=$name" -j1
 }
 
 # report_line NAME PREFIX REFERENCE: the report line for test NAME, as its runner wrote it; or, when
 # the runner never reported (the grader stopped it, or it died), a line saying why. The hint and the
 # source line then come from the reference run (REFERENCE: name TAB hint TAB line).
 report_line() {
-    local name=$1 prefix=$2 reference=$3 line status result hint source_line
-    line=$(awk -F'\t' -v n="$name" '$2 == n { print; exit }' "$prefix.report" 2>/dev/null)
+    local name=$1 prefix=$2 reference=$3 line="" candidate rest status result hint source_line
+    # the runner's line for NAME (field 2), read by the shell itself: this runs once for every test
+    if [[ -f $prefix.report ]]; then
+        while IFS= read -r candidate || [[ -n $candidate ]]; do
+            rest=${candidate#*$'\t'}
+            if [[ $rest != "$candidate" && ${rest%%$'\t'*} == "$name" ]]; then line=$candidate; break; fi
+        done < "$prefix.report"
+    fi
     status=${line%%$'\t'*}
     case $status in
         passed|failed|crashed|timeout|skipped) printf '%s\n' "$line"; return ;;
