@@ -1,0 +1,129 @@
+/* run.cu — Day 17 driver: runs your row kernels on device memory, and on the simulator reads
+ * what it counted while they ran. Do not edit.
+ *
+ * The input is allocated with exactly rows x n floats, so a thread that reads past the last row
+ * is stopped by the simulator (on a GPU it would read garbage). The output is poisoned (every
+ * byte 0xff, a NaN) and followed by a guard (lib/lab/device_buffer.cuh): afterwards an element
+ * still poisoned was never written, and a guard word that changed was written out of bounds.
+ * After an error the device is reset, so that the next run starts clean. */
+#include "lab.h"
+#include "device_buffer.cuh"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#ifdef SIM_CUDA
+#include <sim_metrics.h>
+#endif
+
+/* Room for a whole extra row of stores, and then some. */
+static size_t guard_bytes(int n) { return ((size_t)n + 1024) * sizeof(float); }
+
+#ifdef SIM_CUDA
+/* Sums what the simulator counted over launches first .. last-1 into run. */
+static void add_counts(row_run *run, int first, int last)
+{
+    for (int k = first; k < last; k++) {
+        const sim_launch_metrics *m = sim_metrics_get(k);
+        run->global_load_bytes += 32.0 * (double)m->global_load_sectors;
+        run->global_store_bytes += 32.0 * (double)m->global_store_sectors;
+        run->shared_load_bytes += (double)m->shared_load_bytes;
+        run->grid_blocks = m->grid[0] * m->grid[1] * m->grid[2];
+        run->block_threads = m->block[0] * m->block[1] * m->block[2];
+    }
+    run->counted = 1;
+    run->launches = last - first;
+}
+#endif
+
+/* Runs one of your functions on device copies of x (and weight), with y poisoned and guarded. */
+static row_run run_rows(int version, const float *x, const float *weight, float *y, int rows, int n, float eps,
+                        int count_metrics)
+{
+    row_run run;
+    memset(&run, 0, sizeof run);
+    size_t bytes = (size_t)rows * (size_t)n * sizeof(float), guard = guard_bytes(n);
+    cudaError_t error = cudaSuccess;
+    float *device_x = (float *)lab_device_buffer(x, bytes, 0, &error);
+    float *device_weight = weight ? (float *)lab_device_buffer(weight, (size_t)n * sizeof(float), 0, &error) : NULL;
+    float *device_y = (float *)lab_device_buffer(NULL, bytes, guard, &error);
+    if (error == cudaSuccess) error = cudaDeviceSynchronize();
+#ifdef SIM_CUDA
+    int first = 0;
+    if (count_metrics) {
+        sim_metrics_enable(1);
+        first = sim_metrics_count();
+    }
+#endif
+    if (error == cudaSuccess)
+        error = weight ? rmsnorm_rows(device_x, device_weight, device_y, rows, n, eps)
+                       : softmax_rows(version, device_x, device_y, rows, n);
+    if (error == cudaSuccess) error = cudaGetLastError();
+    if (error == cudaSuccess) error = cudaDeviceSynchronize();
+#ifdef SIM_CUDA
+    if (count_metrics) {
+        sim_metrics_enable(0);
+        if (error == cudaSuccess) add_counts(&run, first, sim_metrics_count());
+    }
+#else
+    (void)count_metrics;
+#endif
+    run.written_past_end = lab_device_fetch(y, device_y, bytes, guard, &error);
+    if (error != cudaSuccess) {
+        run.error = cudaGetErrorString(error);
+        cudaDeviceReset();   /* a fault inside a kernel is sticky: start the next run afresh */
+        return run;
+    }
+    cudaFree(device_x), cudaFree(device_weight), cudaFree(device_y);
+    return run;
+}
+
+extern "C" row_run gpu_softmax(int version, const float *x, float *y, int rows, int n, int count_metrics)
+{
+    return run_rows(version, x, NULL, y, rows, n, 0, count_metrics);
+}
+
+extern "C" row_run gpu_rmsnorm(const float *x, const float *weight, float *y, int rows, int n, float eps,
+                               int count_metrics)
+{
+    return run_rows(-1, x, weight, y, rows, n, eps, count_metrics);
+}
+
+extern "C" double gpu_row_kernel_microseconds(int version, int rows, int n, int repeats)
+{
+#ifdef SIM_CUDA
+    (void)version, (void)rows, (void)n, (void)repeats;
+    return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
+#else
+    size_t bytes = (size_t)rows * (size_t)n * sizeof(float);
+    float *device_x = NULL, *device_weight = NULL, *device_y = NULL;
+    cudaEvent_t start, stop;
+    double *times = (double *)calloc((size_t)repeats, sizeof(double));
+    double median = -1;
+    cudaError_t error = cudaMalloc(&device_x, bytes);
+    if (error == cudaSuccess) error = cudaMalloc(&device_weight, (size_t)n * sizeof(float));
+    if (error == cudaSuccess) error = cudaMalloc(&device_y, bytes);
+    if (error == cudaSuccess) error = cudaMemset(device_x, 0, bytes);
+    if (error == cudaSuccess) error = cudaMemset(device_weight, 0, (size_t)n * sizeof(float));
+    cudaEventCreate(&start), cudaEventCreate(&stop);
+    for (int r = -1; r < repeats && error == cudaSuccess; r++) {   /* r = -1: the warm-up */
+        float milliseconds = 0;
+        cudaEventRecord(start);
+        error = version < 0 ? rmsnorm_rows(device_x, device_weight, device_y, rows, n, 1e-5f)
+                            : softmax_rows(version, device_x, device_y, rows, n);
+        cudaEventRecord(stop);
+        if (error == cudaSuccess) error = cudaEventSynchronize(stop);
+        if (error == cudaSuccess) error = cudaEventElapsedTime(&milliseconds, start, stop);
+        if (r >= 0) times[r] = milliseconds * 1e3;
+    }
+    if (error == cudaSuccess) {
+        std::sort(times, times + repeats);
+        median = times[repeats / 2];
+    }
+    cudaEventDestroy(start), cudaEventDestroy(stop);
+    cudaFree(device_x), cudaFree(device_weight), cudaFree(device_y);
+    free(times);
+    return median;
+#endif
+}

@@ -1,0 +1,342 @@
+/* 17-softmax-norm.c — the checks for day 17. The online merge keeps the empty state empty and
+ * rescales what it combines. Each softmax version agrees with a double-precision reference
+ * (relative 3e-5) on rows of lengths that are not multiples of 32, some shorter than a block
+ * (1, 7, 31, 32, 33, 100, 255, 257, 1000, 4097): ordinary logits, logits near +1e4 and -1e4
+ * (where exp overflows and underflows), rows whose entries are all equal, and -inf masks
+ * (every other entry, all but one, all of a row, the second half); no output is NaN or
+ * infinite, none is left unwritten, none is written past the end. RMSNorm agrees with its
+ * reference (relative 1e-5) on ordinary rows, on values near +-1e4, on a row of zeros and on
+ * small rows where eps matters. Counted on the simulator, for rows of 1024 floats: the global
+ * bytes per row are exactly 16 n for three passes, 12 n for two and 8 n for one (a row's read
+ * is 4 n bytes, its write 4 n), and the one-pass kernel reads its kept row from shared memory
+ * once. Every check runs in a few seconds with the reference and has a .timeout of 30 s. */
+#define _POSIX_C_SOURCE 200809L
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "capture.h"
+#include "compare.h"
+#include "lab.h"
+
+static const int lengths[] = {1, 7, 31, 32, 33, 100, 255, 257, 1000, 4097};
+enum { LENGTHS = 10, ROWS = 4, COUNTED_N = 1024, COUNTED_ROWS = 8 };
+static const double SOFTMAX_RELATIVE = 3e-5, RMSNORM_RELATIVE = 1e-5, TINY = 1e-30;
+
+/* ---------------------------------------------------------------------------------
+ * Inputs: four rows of one kind for a length n. */
+
+typedef enum row_kind { ORDINARY, NEAR_1E4, ALL_EQUAL, MASKED } row_kind;
+
+static float noise(unsigned i) { return (float)(((i * 2654435761u) >> 8) % 16001) / 1000.0f - 8.0f; }   /* [-8, 8] */
+
+static void fill_rows(float *x, int n, row_kind kind)
+{
+    for (int r = 0; r < ROWS; r++)
+        for (int i = 0; i < n; i++) {
+            float value = noise((unsigned)(r * n + i) + 11u), *slot = &x[r * n + i];
+            switch (kind) {
+            case ORDINARY: *slot = value; break;
+            case NEAR_1E4:   /* above 88.7 exp overflows float; below -103 it underflows to 0 */
+                *slot = r == 0 ? 1e4f + value : r == 1 ? -1e4f + value : r == 2 ? (i % 2 ? 1e4f : -1e4f) + value
+                                                                           : value * 1250;   /* +-1e4 wide */
+                break;
+            case ALL_EQUAL: *slot = r == 0 ? 0.0f : r == 1 ? 100.0f : r == 2 ? -100.0f : 1e4f; break;
+            case MASKED:
+                *slot = r == 0 ? (i % 2 ? -INFINITY : value)         /* every other entry masked */
+                      : r == 1 ? (i == n - 1 ? value : -INFINITY)    /* all but the last */
+                      : r == 2 ? -INFINITY                           /* the whole row: zeros out */
+                               : (i > n / 2 ? -INFINITY : value);    /* causal: the second half */
+                break;
+            }
+        }
+}
+
+static const char *kind_names[] = {"ordinary logits in [-8, 8]",
+                                   ("logits near +1e4 (row 0), near -1e4 (row 1), alternating (row 2), "
+                                    "spread +-1e4 (row 3)"),
+                                   "all-equal rows: 0, 100, -100, 1e4 (rows 0-3)",
+                                   ("-inf masks: every other entry (row 0), all but the last (row 1), the whole row "
+                                    "(row 2, which must come out all zeros), the second half (row 3)")};
+
+/* ---------------------------------------------------------------------------------
+ * Softmax: every length, one kind of row. */
+
+#define FAILED_RUN "%s, %d rows of n = %d: the run ended with the CUDA error \"%s\".%s%s"
+static const char *version_names[] = {"version 0 (naive)", "version 1 (three passes)", "version 2 (two passes)",
+                                      "version 3 (one pass)"};
+
+static void check_softmax(int version, row_kind kind)
+{
+    for (int l = 0; l < LENGTHS; l++) {
+        int n = lengths[l];
+        float *x = malloc(sizeof(float) * ROWS * n), *y = malloc(sizeof(float) * ROWS * n);
+        float *want = malloc(sizeof(float) * ROWS * n);
+        fill_rows(x, n, kind);
+        softmax_reference(x, want, ROWS, n);
+        char said[1024];
+        lab_capture_stderr();
+        row_run run = gpu_softmax(version, x, y, ROWS, n, 0);
+        lab_release_stderr(said, sizeof said);
+        cr_assert(run.error == NULL, FAILED_RUN, version_names[version], ROWS, n, run.error, SIMULATOR_SAID(said));
+        cr_assert(run.written_past_end == 0, "%s, %d rows of n = %d: %lld floats written past the end of y (the "
+                  "guard after the last row changed): is a loop bound n, and a row's start r * n?",
+                  version_names[version], ROWS, n, run.written_past_end);
+        comparison result = lab_compare_floats("y", y, want, (size_t)ROWS * n, SOFTMAX_RELATIVE, TINY);
+        cr_assert(result.mismatches == 0, "%s, %d rows of n = %d (y[r * n + i] is row r's element i), %s: %s",
+                  version_names[version], ROWS, n, kind_names[kind], result.message);
+        free(x), free(y), free(want);
+    }
+}
+
+/* One counted run of COUNTED_ROWS rows of COUNTED_N ordinary logits, checked first. */
+static row_run counted_softmax(int version)
+{
+    int count = COUNTED_ROWS * COUNTED_N;
+    float *x = malloc(sizeof(float) * count), *y = malloc(sizeof(float) * count), *want = malloc(sizeof(float) * count);
+    for (int i = 0; i < count; i++) x[i] = noise((unsigned)i);
+    softmax_reference(x, want, COUNTED_ROWS, COUNTED_N);
+    char said[1024];
+    lab_capture_stderr();
+    row_run run = gpu_softmax(version, x, y, COUNTED_ROWS, COUNTED_N, 1);
+    lab_release_stderr(said, sizeof said);
+    cr_assert(run.error == NULL, FAILED_RUN, version_names[version], COUNTED_ROWS, COUNTED_N, run.error,
+              SIMULATOR_SAID(said));
+    comparison result = lab_compare_floats("y", y, want, (size_t)count, SOFTMAX_RELATIVE, TINY);
+    cr_assert(result.mismatches == 0, "%s is not right yet (%d rows of n = %d: %s): its counts mean nothing until "
+              "it is; the checks above say what is wrong", version_names[version], COUNTED_ROWS, COUNTED_N,
+              result.message);
+    free(x), free(y), free(want);
+    if (!run.counted) cr_skip("counted only on the simulator");
+    return run;
+}
+
+/* Exactly `transfers` row-sized transfers per row: (transfers - 1) reads of 4 n bytes and one write. */
+static void check_row_transfers(int version, int transfers, const char *how)
+{
+    row_run run = counted_softmax(version);
+    double row_bytes = 4.0 * COUNTED_N, loads = run.global_load_bytes / COUNTED_ROWS,
+           stores = run.global_store_bytes / COUNTED_ROWS;
+    cr_assert(stores == row_bytes, "%s: %.0f bytes stored per row of %d floats, counted; want exactly %.0f (each "
+              "output written once)", version_names[version], stores, COUNTED_N, row_bytes);
+    cr_assert(loads == (transfers - 1) * row_bytes, "%s: %.0f bytes loaded per row of %d floats, counted (%.2f "
+              "reads of the row); want exactly %.0f: %s", version_names[version], loads, COUNTED_N, loads / row_bytes,
+              (transfers - 1) * row_bytes, how);
+}
+
+/* ---------------------------------------------------------------------------------
+ * The online merge, on the host. */
+
+static void expect_state(const char *what, running_softmax got, float max, float sum)
+{
+    int same_max = got.max == max || (isinf(max) && isinf(got.max) && (max < 0) == (got.max < 0));
+    cr_assert(same_max && fabs((double)got.sum - sum) <= 1e-6 * fabs(sum) + 1e-30, "%s: got {max %g, sum %g}, want "
+              "{max %g, sum %g}", what, got.max, got.sum, max, sum);
+}
+
+Test(merge, empty_stays_empty, .timeout = 5,
+     .description = "The empty state is {max -inf, sum 0}: merging two of them must give it back, not NaN. "
+                    "exp(-inf - (-inf)) is exp(NaN): when the merged max is -inf there is nothing to rescale.")
+{
+    running_softmax empty = {-INFINITY, 0}, one = {3, 1};
+    expect_state("merge(empty, empty)", softmax_merge_on_host(empty, empty), -INFINITY, 0);
+    expect_state("merge({3, 1}, empty)", softmax_merge_on_host(one, empty), 3, 1);
+    expect_state("merge(empty, {3, 1})", softmax_merge_on_host(empty, one), 3, 1);
+}
+
+Test(merge, rescales_the_smaller_max, .timeout = 5,
+     .description = "merge(a, b): the new max is the larger one, and each sum is rescaled to it: "
+                    "sum_a * exp(max_a - max) + sum_b * exp(max_b - max). Neither sum is ever multiplied by "
+                    "exp of something positive.")
+{
+    running_softmax a = {0, 1}, b = {1, 1}, c = {2, 3}, huge = {1e4f, 1}, tiny = {-1e4f, 5};
+    expect_state("merge({0, 1}, {1, 1})", softmax_merge_on_host(a, b), 1, (float)(exp(-1.0) + 1));
+    expect_state("merge({1, 1}, {0, 1})", softmax_merge_on_host(b, a), 1, (float)(exp(-1.0) + 1));
+    expect_state("merge({2, 3}, {2, 3})", softmax_merge_on_host(c, c), 2, 6);
+    expect_state("merge({1e4, 1}, {-1e4, 5})", softmax_merge_on_host(huge, tiny), 1e4f, 1);
+    expect_state("merge({-1e4, 5}, {1e4, 1})", softmax_merge_on_host(tiny, huge), 1e4f, 1);
+}
+
+#define HINT_GIVEN "Version 0 is given: if it fails on ordinary rows, the driver or the simulator is broken, or " \
+                   "softmax.cu was edited outside its TODOs (make reset DAY=17 restores it; your file is backed up)."
+Test(version0, ordinary_rows, .timeout = 30, .description = HINT_GIVEN) { check_softmax(0, ORDINARY); }
+Test(version0, overflows_on_large_logits, .timeout = 30,
+     .description = "Version 0 is given to show the failure the others avoid: exp(1e4) is infinite in float, and "
+                    "inf / inf is NaN. This check expects the NaN; if it fails, version 0 was changed.")
+{
+    int n = 100;
+    float x[ROWS * 100], y[ROWS * 100];
+    fill_rows(x, n, NEAR_1E4);
+    row_run run = gpu_softmax(0, x, y, ROWS, n, 0);
+    cr_assert(run.error == NULL, "version 0: the CUDA error \"%s\"", run.error);
+    cr_assert(isnan(y[0]), "version 0 on logits near 1e4: y[0] = %g, expected NaN (inf / inf)", y[0]);
+}
+
+#define HINT_THREE "Three passes: the row's max (block_max), then the sum of exp(x - max) (block_sum), then each " \
+                   "output exp(x - max) / sum. Every thread strides by blockDim.x from threadIdx.x, so rows shorter " \
+                   "than the block leave threads with nothing, and they still take part in the reductions."
+#define HINT_MASK "-inf entries: exp(-inf - max) = 0, fine while max is finite. A row of -inf has max = -inf, and " \
+                  "-inf - (-inf) is NaN: such a row must come out all zeros (see softmax_output)."
+Test(version1, ordinary_rows, .timeout = 30, .description = HINT_THREE) { check_softmax(1, ORDINARY); }
+Test(version1, logits_near_1e4, .timeout = 30,
+     .description = "Subtract the row's max before exp: then every exp is at most exp(0) = 1 and cannot overflow, "
+                    "and the largest is exactly 1, so the sum cannot underflow to 0 either.")
+{
+    check_softmax(1, NEAR_1E4);
+}
+Test(version1, all_equal_rows, .timeout = 30,
+     .description = "An all-equal row is 1/n everywhere, whatever the value: exp(100) alone overflows float "
+                    "(its limit is exp(88.7)), so only a max-subtracted exp gets 1/n.")
+{
+    check_softmax(1, ALL_EQUAL);
+}
+Test(version1, masked_entries, .timeout = 30, .description = HINT_MASK) { check_softmax(1, MASKED); }
+Test(version1, reads_the_row_three_times, .timeout = 30,
+     .description = "Counted: three passes read the row three times from global memory (max, sum, output) and "
+                    "write it once: 16 n bytes per row. More means an extra pass, or a second load of one element.")
+{
+    check_row_transfers(1, 4, "three reads (the max, the sum, the outputs) and no more");
+}
+
+#define HINT_ONLINE "Two passes: each thread keeps a running_softmax over its elements (start {-inf, 0}; each " \
+                    "element x merges in as {x, 1}), block_merge combines the threads, then one write pass. The " \
+                    "merge must rescale the smaller max's sum: see the merge checks."
+Test(version2, ordinary_rows, .timeout = 30, .description = HINT_ONLINE) { check_softmax(2, ORDINARY); }
+Test(version2, logits_near_1e4, .timeout = 30,
+     .description = "The online state never holds exp of anything positive: a new, larger max rescales the old "
+                    "sum by exp(old max - new max) <= 1. Near 1e4 a sum kept as plain sum of exp(x) overflows.")
+{
+    check_softmax(2, NEAR_1E4);
+}
+Test(version2, all_equal_rows, .timeout = 30, .description = HINT_ONLINE) { check_softmax(2, ALL_EQUAL); }
+Test(version2, masked_entries, .timeout = 30,
+     .description = "Threads whose elements are all -inf (or that have none, when n < blockDim.x) hold the empty "
+                    "state {-inf, 0}; merging two of them must not make NaN (merge checks), and an all-masked row "
+                    "comes out all zeros.")
+{
+    check_softmax(2, MASKED);
+}
+Test(version2, reads_the_row_twice, .timeout = 30,
+     .description = "Counted: the max and the sum come from ONE read (online), the outputs from a second: "
+                    "12 n bytes per row.")
+{
+    check_row_transfers(2, 3, "one read for the online max and sum together, one for the outputs");
+}
+
+#define HINT_ONE_PASS "One pass: version 2, but each element read is also stored in kept[] (dynamic shared " \
+                      "memory, n floats), and the output pass reads kept[i] instead of x: the row crosses from " \
+                      "global memory once."
+Test(version3, ordinary_rows, .timeout = 30, .description = HINT_ONE_PASS) { check_softmax(3, ORDINARY); }
+Test(version3, logits_near_1e4, .timeout = 30, .description = HINT_ONE_PASS) { check_softmax(3, NEAR_1E4); }
+Test(version3, all_equal_rows, .timeout = 30, .description = HINT_ONE_PASS) { check_softmax(3, ALL_EQUAL); }
+Test(version3, masked_entries, .timeout = 30, .description = HINT_MASK) { check_softmax(3, MASKED); }
+Test(version3, reads_the_row_once, .timeout = 30,
+     .description = "Counted: one read of the row from global memory and one write: 8 n bytes per row, the least "
+                    "a softmax can move. The second look at each element comes from shared memory.")
+{
+    check_row_transfers(3, 2, "one read, into kept[] as it goes; the output pass reads kept[], not x");
+}
+Test(version3, reads_the_kept_row_once, .timeout = 30,
+     .description = "Counted: the online max and sum need no second look at the row, so kept[] is read once, by "
+                    "the output pass (4 n bytes from shared memory, plus the block's reduction). Reading it for a "
+                    "separate max and sum is three passes again, on chip.")
+{
+    row_run run = counted_softmax(3);
+    double per_row = run.shared_load_bytes / COUNTED_ROWS, allowed = 4.0 * COUNTED_N + 4096;
+    cr_assert(per_row <= allowed, "version 3: %.0f bytes read from shared memory per row of %d floats, counted "
+              "(%.2f times the row); want at most %.0f: the row once, and the reduction's partials",
+              per_row, COUNTED_N, per_row / (4.0 * COUNTED_N), allowed);
+}
+Test(version3, longest_row, .timeout = 30,
+     .description = "The kept row is n floats of dynamic shared memory, the launch's third parameter: a row of "
+                    "ONE_PASS_MAX_LENGTH = 12224 floats fills the 48 KiB a block gets by default, with the 256 bytes "
+                    "of partial results. Size the launch's shared memory by n, not by the largest row.")
+{
+    int n = ONE_PASS_MAX_LENGTH;
+    float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
+    for (int i = 0; i < n; i++) x[i] = noise((unsigned)i * 7u);
+    softmax_reference(x, want, 1, n);
+    char said[1024];
+    lab_capture_stderr();
+    row_run run = gpu_softmax(3, x, y, 1, n, 0);
+    lab_release_stderr(said, sizeof said);
+    cr_assert(run.error == NULL, FAILED_RUN, version_names[3], 1, n, run.error, SIMULATOR_SAID(said));
+    comparison result = lab_compare_floats("y", y, want, (size_t)n, SOFTMAX_RELATIVE, TINY);
+    cr_assert(result.mismatches == 0, "version 3, one row of n = %d: %s", n, result.message);
+    free(x), free(y), free(want);
+}
+
+/* ---------------------------------------------------------------------------------
+ * RMSNorm. */
+
+typedef enum norm_kind { NORM_ORDINARY, NORM_LARGE, NORM_ZERO_ROW, NORM_SMALL } norm_kind;
+static const char *norm_kind_names[] = {"values in [-2, 2]", "values up to +-1e4", "row 1 all zeros",
+                                        "values near 1e-3, where eps = 1e-5 is most of mean(x^2)"};
+
+static void check_rmsnorm(norm_kind kind)
+{
+    float eps = 1e-5f;
+    for (int l = 0; l < LENGTHS; l++) {
+        int n = lengths[l];
+        float *x = malloc(sizeof(float) * ROWS * n), *y = malloc(sizeof(float) * ROWS * n);
+        float *want = malloc(sizeof(float) * ROWS * n), *weight = malloc(sizeof(float) * n);
+        for (int i = 0; i < n; i++) weight[i] = 0.5f + (noise((unsigned)i + 5u) + 8) / 16;   /* [0.5, 1.5] */
+        for (int i = 0; i < ROWS * n; i++) {
+            float value = noise((unsigned)i + 99u) / 4;   /* [-2, 2] */
+            x[i] = kind == NORM_LARGE ? value * 5e3f : kind == NORM_SMALL ? value * 5e-4f
+                 : kind == NORM_ZERO_ROW && i / n == 1 ? 0 : value;
+        }
+        rmsnorm_reference(x, weight, want, ROWS, n, eps);
+        char said[1024];
+        lab_capture_stderr();
+        row_run run = gpu_rmsnorm(x, weight, y, ROWS, n, eps, 0);
+        lab_release_stderr(said, sizeof said);
+        cr_assert(run.error == NULL, FAILED_RUN, "rmsnorm", ROWS, n, run.error, SIMULATOR_SAID(said));
+        cr_assert(run.written_past_end == 0, "rmsnorm, %d rows of n = %d: %lld floats written past the end of y",
+                  ROWS, n, run.written_past_end);
+        comparison result = lab_compare_floats("y", y, want, (size_t)ROWS * n, RMSNORM_RELATIVE, TINY);
+        cr_assert(result.mismatches == 0, "rmsnorm, %d rows of n = %d (y[r * n + i] is row r's element i), %s: %s",
+                  ROWS, n, norm_kind_names[kind], result.message);
+        free(x), free(y), free(want), free(weight);
+    }
+}
+
+#define HINT_RMSNORM "RMSNorm: the mean of the squares is their sum over the n elements divided by n (not by " \
+                     "blockDim.x), eps goes inside the square root, and each output is multiplied by its weight."
+Test(rmsnorm, ordinary_rows, .timeout = 30, .description = HINT_RMSNORM) { check_rmsnorm(NORM_ORDINARY); }
+Test(rmsnorm, large_values, .timeout = 30, .description = HINT_RMSNORM) { check_rmsnorm(NORM_LARGE); }
+Test(rmsnorm, zero_row_stays_finite, .timeout = 30,
+     .description = "A row of zeros: 0 / sqrt(0 + eps) = 0. Without eps (or with eps outside the root, "
+                    "1 / (sqrt(0) + eps) is finite but wrong elsewhere) it is 0 / 0 = NaN.")
+{
+    check_rmsnorm(NORM_ZERO_ROW);
+}
+Test(rmsnorm, eps_inside_the_root, .timeout = 30,
+     .description = "Small values: mean(x^2) is about 3e-7 here, so eps = 1e-5 decides the answer, and "
+                    "1 / sqrt(mean + eps) differs greatly from 1 / (sqrt(mean) + eps).")
+{
+    check_rmsnorm(NORM_SMALL);
+}
+Test(rmsnorm, reads_and_writes, .timeout = 30,
+     .description = "Counted: the sum of squares reads the row, the output pass reads it again with the weights "
+                    "and writes it: at most 16 n bytes per row (the weights are shared by all rows).")
+{
+    int count = COUNTED_ROWS * COUNTED_N;
+    float *x = malloc(sizeof(float) * count), *y = malloc(sizeof(float) * count), *want = malloc(sizeof(float) * count);
+    float *weight = malloc(sizeof(float) * COUNTED_N);
+    for (int i = 0; i < COUNTED_N; i++) weight[i] = 1.0f + noise((unsigned)i) / 16;
+    for (int i = 0; i < count; i++) x[i] = noise((unsigned)i + 3u);
+    rmsnorm_reference(x, weight, want, COUNTED_ROWS, COUNTED_N, 1e-5f);
+    row_run run = gpu_rmsnorm(x, weight, y, COUNTED_ROWS, COUNTED_N, 1e-5f, 1);
+    cr_assert(run.error == NULL, "rmsnorm: the CUDA error \"%s\"", run.error);
+    comparison result = lab_compare_floats("y", y, want, (size_t)count, RMSNORM_RELATIVE, TINY);
+    cr_assert(result.mismatches == 0, "rmsnorm is not right yet (%s): its counts mean nothing until it is",
+              result.message);
+    free(x), free(y), free(want), free(weight);
+    if (!run.counted) cr_skip("counted only on the simulator");
+    double per_row = (run.global_load_bytes + run.global_store_bytes) / COUNTED_ROWS, allowed = 16.0 * COUNTED_N;
+    cr_assert(per_row <= allowed, "rmsnorm: %.0f global bytes per row of %d floats, counted (%.2f row transfers); "
+              "want at most %.0f (x twice, the weights, y once)", per_row, COUNTED_N, per_row / (4.0 * COUNTED_N),
+              allowed);
+}
