@@ -450,6 +450,27 @@ Test(flops, contexts_past_what_an_int_holds, .timeout = 10,
                  &attention);
 }
 
+Test(flops, widths_past_what_a_float_holds, .timeout = 10,
+     .description = "A float holds integers exactly only up to 2^24 = 16 777 216: every width and count goes "
+                    "through double (or int64_t), never float, so the FLOPs stay exact integers.")
+{
+    /* one layer, every dimension just past 2^24 and odd, so a float rounds each of them */
+    const decoder_shape wide = {1, 16777217, 1, 1, 16777219, 3, 16777221, 0, 0};
+    const int64_t h = 16777217, q = 16777219, context = 16777223, vocab = 16777221;
+    token_flops f = forward_flops_per_token(&wide, context);
+    const struct { const char *part; double got; int64_t want; } parts[] = {
+        {"qkv", f.qkv, 2 * h * (3 * q)},
+        {"attention", f.attention, 2 * 2 * q * context},
+        {"o_proj", f.o_proj, 2 * q * h},
+        {"mlp", f.mlp, 2 * 3 * h * 3},
+        {"classifier", f.classifier, 2 * vocab * h},
+    };
+    for (int i = 0; i < 5; i++)
+        cr_assert(parts[i].got == (double)parts[i].want, "forward_flops_per_token(widths of 2^24 + 1 and more, context "
+                  "2^24 + 7).%s = %.17g, want %lld exactly: was a width or a count converted to float on the way?",
+                  parts[i].part, parts[i].got, (long long)parts[i].want);
+}
+
 /* lib/perfmodel's FLOPs for a model, with one prompt and `gen` generated tokens */
 static Estimate library_estimate(const char *name, int prompt, int gen)
 {
