@@ -1,0 +1,168 @@
+/* main.c — Day 15 driver: your row-major cuBLAS calls, checked, then timed. Do not edit.
+ *
+ *   build/15-gemm-cublas/labs-sim/lab RESULTS.csv     (make check DAY=15 runs it)
+ *
+ * Checks each transpose pair on a 37 x 45 x 29 product whose rows are padded (lda, ldb, ldc
+ * larger than the widths), the BF16 product and a strided batch, against a double reference,
+ * and names the convention a wrong one breaks. Then, when the four pairs are right:
+ * measured: one GEMM of n x n x n per transpose pair through your gemm_row_major, and the
+ * loop-order CPU matmul (a small copy of day 12's, below), n = 64 .. 768, best of 5, one core,
+ * run side by side (each round times all five once).
+ * On the simulator cuBLAS is this CPU's OpenBLAS, so the measured GFLOP/s are this CPU's, named
+ * in the file; on a GPU they are cuBLAS's.
+ * predicted: from the H100 SXM's roofline (data/gpus.csv): the fraction of its BF16 tensor
+ * peak a GEMM of n x n x n can reach (the operands read once, C written once), and the day-12
+ * tiled kernel (tile 32, FP32 cores, its 2 n^3 / 32 tile loads counted as DRAM traffic) as a
+ * percentage of that.
+ * One CSV, three kinds of row (part = check, measured, predicted):
+ *   part,n,pair,right,gflop_per_s,loop_order_gflop_per_s,loop_order_percent_of_blas,
+ *   percent_of_nn,predicted_cublas_percent_of_peak,predicted_tiled_percent_of_cublas,machine */
+#include "lab.h"
+#include "compare.h"
+#include "machine.h"
+#include "results.h"
+#include "table.h"
+#include "timer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CHECK_M = 37, CHECK_N = 45, CHECK_K = 29, PAD = 3, REPEATS = 5, TILE = 32 };
+static const int measured_sizes[] = {64, 128, 256, 384, 512, 768};
+static const int predicted_sizes[] = {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384};
+enum { MEASURED_SIZES = 6, PREDICTED_SIZES = 9 };
+static const char *const pair_names[] = {"NN", "NT", "TN", "TT"};   /* op(A), op(B) */
+
+/* A small copy of day 12's loop-order reference (labs/12-tiling, matmul_loop_order): i, p, j,
+ * so the innermost loop runs along rows of B and C and the compiler vectorises it. */
+static void loop_order_matmul(const float *a, const float *b, float *c, int n)
+{
+    memset(c, 0, sizeof(float) * (size_t)n * n);
+    for (int i = 0; i < n; i++)
+        for (int p = 0; p < n; p++) {
+            float x = a[(size_t)i * n + p];
+            for (int j = 0; j < n; j++) c[(size_t)i * n + j] += x * b[(size_t)p * n + j];
+        }
+}
+
+/* One transpose pair on the padded check shape: 1 when C is right and nothing else was written. */
+static int check_pair(int pair, results *out)
+{
+    gemm_case g = {pair >> 1, pair & 1, CHECK_M, CHECK_N, CHECK_K, 0, 0, CHECK_N + PAD};
+    g.lda = (g.transpose_a ? CHECK_M : CHECK_K) + PAD, g.ldb = (g.transpose_b ? CHECK_K : CHECK_N) + PAD;
+    float *a = malloc(sizeof(float) * gemm_a_floats(&g)), *b = malloc(sizeof(float) * gemm_b_floats(&g));
+    float *c = malloc(sizeof(float) * gemm_c_floats(&g)), *want = malloc(sizeof(float) * gemm_c_floats(&g));
+    fill_matrix(a, gemm_a_floats(&g), 1), fill_matrix(b, gemm_b_floats(&g), 2);
+    lab_poison(want, sizeof(float) * gemm_c_floats(&g));
+    double tolerance = gemm_reference(&g, a, b, want);
+    gemm_run run = gpu_gemm_row_major(&g, a, b, c);
+    float *got_packed = malloc(sizeof(float) * g.m * g.n), *want_packed = malloc(sizeof(float) * g.m * g.n);
+    for (int i = 0; i < g.m; i++) {   /* the elements only: C's padding is checked below */
+        memcpy(got_packed + (size_t)i * g.n, c + (size_t)i * g.ldc, sizeof(float) * g.n);
+        memcpy(want_packed + (size_t)i * g.n, want + (size_t)i * g.ldc, sizeof(float) * g.n);
+    }
+    comparison result = lab_compare_floats("c", got_packed, want_packed, (size_t)g.m * g.n, 0, tolerance);
+    free(got_packed), free(want_packed);
+    int right = run.error == NULL && run.status == CUBLAS_STATUS_SUCCESS && run.written_past_end == 0 &&
+                result.mismatches == 0;
+    for (size_t i = 0; right && i < gemm_c_floats(&g); i++)   /* the padding of C stays as it was */
+        if ((int)(i % g.ldc) >= g.n && !lab_float_is_poison(c[i])) right = 0;
+    printf("  %s: C (%d x %d, ldc %d) = op(A) (lda %d) op(B) (ldb %d): %s\n", pair_names[pair], g.m, g.n, g.ldc,
+           g.lda, g.ldb, right ? "right" : "not right yet");
+    if (!right && run.status != CUBLAS_STATUS_SUCCESS)
+        printf("      gemm_row_major returned %s\n", cublasGetStatusName(run.status));
+    else if (!right) {
+        const char *mistake = gemm_name_the_mistake(&g, a, b, c);
+        printf("      %s\n", mistake ? mistake : result.message);
+    }
+    lab_results_row(out, "check,%d,%s,%d,,,,,,,", CHECK_M, pair_names[pair], right);
+    free(a), free(b), free(c), free(want);
+    return right;
+}
+
+static void measured_part(results *out)
+{
+    char machine[160];
+    lab_cpu_name(machine, sizeof machine);
+    int on_cpu = gemm_runs_on_the_cpu();
+    printf("\nMeasured on %s%s: GFLOP/s, best of %d, side by side\n", on_cpu ? machine : "this GPU",
+           on_cpu ? " (the simulator's cuBLAS is this CPU's OpenBLAS, one thread)" : " (cuBLAS)", REPEATS);
+    printf("    n        NN        NT        TN        TT   loop order (CPU)   loop order / BLAS NN\n");
+    for (int s = 0; s < MEASURED_SIZES; s++) {
+        int n = measured_sizes[s];
+        double flop = 2.0 * n * n * n, best[5] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY}, gflops[4];
+        size_t elements = (size_t)n * n;
+        float *a = malloc(sizeof(float) * elements), *b = malloc(sizeof(float) * elements);
+        float *c = malloc(sizeof(float) * elements);
+        fill_matrix(a, elements, 1), fill_matrix(b, elements, 2);
+        for (int r = 0; r < REPEATS; r++) {   /* side by side: a busy neighbour slows all five alike */
+            for (int pair = 0; pair < 4; pair++)
+                best[pair] = fmin(best[pair], gemm_row_major_milliseconds(pair >> 1, pair & 1, n, 1) * 1e-3);
+            double start = lab_now_seconds();
+            loop_order_matmul(a, b, c, n);
+            best[4] = fmin(best[4], lab_now_seconds() - start);
+        }
+        free(a), free(b), free(c);
+        for (int pair = 0; pair < 4; pair++) gflops[pair] = flop / best[pair] / 1e9;
+        double loop_gflops = flop / best[4] / 1e9, percent = 100 * loop_gflops / gflops[0];
+        printf("%5d %9.2f %9.2f %9.2f %9.2f %18.2f %20.1f %%\n", n, gflops[0], gflops[1], gflops[2], gflops[3],
+               loop_gflops, percent);
+        for (int pair = 0; pair < 4; pair++)
+            lab_results_row(out, "measured,%d,%s,1,%.3f,%.3f,%.2f,%.2f,,,\"%s\"", n, pair_names[pair], gflops[pair],
+                            loop_gflops, percent, 100 * gflops[pair] / gflops[0], on_cpu ? machine : "GPU");
+    }
+}
+
+static void predicted_part(results *out)
+{
+    char error[512];
+    table *gpus = lab_table_read(lab_data_path("gpus.csv"), error, sizeof error);
+    int row = gpus ? lab_table_find(gpus, "key", "h100-sxm") : -1;
+    if (row < 0) {
+        printf("\nno prediction: %s\n", gpus ? "data/gpus.csv has no h100-sxm" : error);
+        if (gpus) lab_table_free(gpus);
+        return;
+    }
+    /* the table's units: TFLOP/s (dense), GB/s */
+    double bf16_flops = lab_table_number(gpus, row, "bf16_tensor_tflops") * 1e12;
+    double fp32_flops = lab_table_number(gpus, row, "fp32_tflops") * 1e12;
+    double bandwidth = lab_table_number(gpus, row, "memory_bandwidth_gb_per_s") * 1e9;
+    char name[64];
+    snprintf(name, sizeof name, "%s", lab_table_text(gpus, row, "name"));
+    lab_table_free(gpus);
+    printf("\nPredicted for the %s from its roofline (BF16 tensor peak %.1f TFLOP/s, FP32 %.1f, %.0f GB/s):\n", name,
+           bf16_flops / 1e12, fp32_flops / 1e12, bandwidth / 1e9);
+    printf("    n   cuBLAS BF16 %% of peak   day-12 tiled (FP32, tile 32) %% of cuBLAS\n");
+    for (int s = 0; s < PREDICTED_SIZES; s++) {
+        double n = predicted_sizes[s], flop = 2 * n * n * n;
+        double cublas_seconds = fmax(flop / bf16_flops, (2 * 2 * n * n + 4 * n * n) / bandwidth);
+        double tiled_bytes = 4 * (2 * n * n * n / TILE) + 4 * n * n;
+        double tiled_seconds = fmax(flop / fp32_flops, tiled_bytes / bandwidth);
+        double percent_of_peak = 100 * flop / bf16_flops / cublas_seconds;
+        double tiled_percent = 100 * cublas_seconds / tiled_seconds;
+        printf("%5.0f %23.1f %44.2f\n", n, percent_of_peak, tiled_percent);
+        lab_results_row(out, "predicted,%.0f,,,,,,,%.3f,%.4f,\"%s\"", n, percent_of_peak, tiled_percent, name);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s RESULTS.csv\n", argv[0]);
+        return 2;
+    }
+    results out = lab_results_open(argv[1], "part,n,pair,right,gflop_per_s,loop_order_gflop_per_s,"
+                                            "loop_order_percent_of_blas,percent_of_nn,"
+                                            "predicted_cublas_percent_of_peak,predicted_tiled_percent_of_cublas,"
+                                            "machine");
+    printf("Row-major C = op(A) op(B) through cuBLAS, rows padded by %d floats:\n", PAD);
+    int right = 0;
+    for (int pair = 0; pair < 4; pair++) right += check_pair(pair, &out);
+    if (right == 4) measured_part(&out);
+    else printf("\nnot timed until all four pairs are right: make check DAY=15 says which check fails.\n");
+    predicted_part(&out);
+    lab_results_close(&out);
+    return 0;
+}

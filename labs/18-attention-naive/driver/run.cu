@@ -1,0 +1,123 @@
+/* run.cu — Day 18 driver: runs your attention on device memory, and on the simulator reads what
+ * it counted while the three kernels ran. Do not edit.
+ *
+ * q, k and v are allocated with exactly n x d floats, so a thread that reads past the end is
+ * stopped by the simulator (on a GPU it would read garbage). scores and out are poisoned (every
+ * byte 0xff, a NaN) and followed by a guard (lib/lab/device_buffer.cuh): afterwards an element
+ * still poisoned was never written, and a guard word that changed was written out of bounds.
+ * After an error the device is reset, so that the next run starts clean. */
+#include "lab.h"
+#include "device_buffer.cuh"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#ifdef SIM_CUDA
+#include <sim_metrics.h>
+#endif
+
+/* Room for a whole extra row of stores, and then some. */
+static size_t guard_bytes(int row_floats) { return ((size_t)row_floats + 1024) * sizeof(float); }
+
+#ifdef SIM_CUDA
+/* Sums what the simulator counted over launches first .. last-1 into run. */
+static void add_counts(attention_run *run, int first, int last)
+{
+    for (int k = first; k < last; k++) {
+        const sim_launch_metrics *m = sim_metrics_get(k);
+        double loads = 32.0 * (double)m->global_load_sectors, stores = 32.0 * (double)m->global_store_sectors;
+        run->global_load_bytes += loads;
+        run->global_store_bytes += stores;
+        if (k - first < ATTENTION_KERNELS) {
+            run->kernel_load_bytes[k - first] = loads;
+            run->kernel_store_bytes[k - first] = stores;
+        }
+    }
+    run->counted = 1;
+    run->launches = last - first;
+}
+#endif
+
+extern "C" attention_run gpu_attention(const float *q, const float *k, const float *v, float *out,
+                                       float *probabilities, int n, int d, int causal, int count_metrics)
+{
+    attention_run run;
+    memset(&run, 0, sizeof run);
+    size_t matrix = (size_t)n * (size_t)d * sizeof(float), square = (size_t)n * (size_t)n * sizeof(float);
+    cudaError_t error = cudaSuccess;
+    float *device_q = (float *)lab_device_buffer(q, matrix, 0, &error);
+    float *device_k = (float *)lab_device_buffer(k, matrix, 0, &error);
+    float *device_v = (float *)lab_device_buffer(v, matrix, 0, &error);
+    float *device_scores = (float *)lab_device_buffer(NULL, square, guard_bytes(n), &error);
+    float *device_out = (float *)lab_device_buffer(NULL, matrix, guard_bytes(d), &error);
+    run.footprint_bytes = 4.0 * matrix + square;
+    if (error == cudaSuccess) error = cudaDeviceSynchronize();
+#ifdef SIM_CUDA
+    int first = 0;
+    if (count_metrics) {
+        sim_metrics_enable(1);
+        first = sim_metrics_count();
+    }
+#endif
+    if (error == cudaSuccess) error = attention_forward(device_q, device_k, device_v, device_scores, device_out, n, d,
+                                                        causal);
+    if (error == cudaSuccess) error = cudaGetLastError();
+    if (error == cudaSuccess) error = cudaDeviceSynchronize();
+#ifdef SIM_CUDA
+    if (count_metrics) {
+        sim_metrics_enable(0);
+        if (error == cudaSuccess) add_counts(&run, first, sim_metrics_count());
+    }
+#else
+    (void)count_metrics;
+#endif
+    run.written_past_end = lab_device_fetch(out, device_out, matrix, guard_bytes(d), &error);
+    float *scores_back = probabilities ? probabilities : (float *)malloc(square + 1);
+    run.written_past_end += lab_device_fetch(scores_back, device_scores, square, guard_bytes(n), &error);
+    if (!probabilities) free(scores_back);
+    if (error != cudaSuccess) {
+        run.error = cudaGetErrorString(error);
+        cudaDeviceReset();   /* a fault inside a kernel is sticky: start the next run afresh */
+        return run;
+    }
+    cudaFree(device_q), cudaFree(device_k), cudaFree(device_v), cudaFree(device_scores), cudaFree(device_out);
+    return run;
+}
+
+extern "C" double gpu_attention_microseconds(int n, int d, int causal, int repeats)
+{
+#ifdef SIM_CUDA
+    (void)n, (void)d, (void)causal, (void)repeats;
+    return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
+#else
+    size_t matrix = (size_t)n * (size_t)d * sizeof(float), square = (size_t)n * (size_t)n * sizeof(float);
+    float *device_qkv = NULL, *device_scores = NULL, *device_out = NULL;
+    cudaEvent_t start, stop;
+    double *times = (double *)calloc((size_t)repeats, sizeof(double));
+    double median = -1;
+    cudaError_t error = cudaMalloc(&device_qkv, 3 * matrix);
+    if (error == cudaSuccess) error = cudaMalloc(&device_scores, square);
+    if (error == cudaSuccess) error = cudaMalloc(&device_out, matrix);
+    if (error == cudaSuccess) error = cudaMemset(device_qkv, 0, 3 * matrix);
+    cudaEventCreate(&start), cudaEventCreate(&stop);
+    const float *q = device_qkv, *k = device_qkv + (size_t)n * d, *v = device_qkv + 2 * (size_t)n * d;
+    for (int r = -1; r < repeats && error == cudaSuccess; r++) {   /* r = -1: the warm-up */
+        float milliseconds = 0;
+        cudaEventRecord(start);
+        error = attention_forward(q, k, v, device_scores, device_out, n, d, causal);
+        cudaEventRecord(stop);
+        if (error == cudaSuccess) error = cudaEventSynchronize(stop);
+        if (error == cudaSuccess) error = cudaEventElapsedTime(&milliseconds, start, stop);
+        if (r >= 0) times[r] = milliseconds * 1e3;
+    }
+    if (error == cudaSuccess) {
+        std::sort(times, times + repeats);
+        median = times[repeats / 2];
+    }
+    cudaEventDestroy(start), cudaEventDestroy(stop);
+    cudaFree(device_qkv), cudaFree(device_scores), cudaFree(device_out);
+    free(times);
+    return median;
+#endif
+}

@@ -1,0 +1,64 @@
+# 15-gemm-cublas.gp — Day 15's picture: what calling the library buys. Left, measured on this CPU,
+# one core: the three other transpose pairs through the row-major trick, and the loop-order CPU
+# matmul of day 12, each as a percentage of the system BLAS doing C = A B (pair NN) through the
+# simulator's cuBLAS. Right, predicted for an H100 SXM from its roofline: the share of the BF16
+# tensor peak a cuBLAS GEMM of N x N x N can reach, and day 12's tiled kernel as a percentage of it.
+#   gnuplot -e "csv='build/15-gemm-cublas/results.csv'; png='out.png'" plots/15-gemm-cublas.gp
+# With png='' it draws the same two panels as text in the terminal.
+set datafile separator ','
+set datafile missing ''
+measured(pair, col) = strcol(1) eq 'measured' && strcol(3) eq pair && column(col) > 0 ? column(col) : NaN
+predicted(col) = strcol(1) eq 'predicted' && column(col) > 0 ? column(col) : NaN
+machine = 'this CPU'
+stats csv skip 1 using (strcol(1) eq 'measured' ? (machine = strcol(11), 0) : 0) nooutput
+set logscale x 2
+set grid xtics ytics
+set key opaque box
+# The measured rows come four to an N (pairs NN, NT, TN, TT) after the four check rows: `every 4::R`
+# takes one pair's rows, so its points join into a line.
+
+if (png ne '') {
+    set terminal pngcairo size 1400,600 font ',11'
+    set output png
+    set multiplot layout 1,2 title "Day 15: call the library, with the row-major trick C^T = B^T A^T — transposes cost nothing, and cuBLAS is the yardstick" font ',13'
+
+    set title sprintf("Measured on %s, one core: %% of the system BLAS (C = A B, pair NN)", machine) noenhanced
+    set xlabel 'N (matrices N x N, log scale)'
+    set ylabel '% of the system BLAS at the same N'
+    set xrange [48:1024]
+    set xtics (64, 128, 256, 384, 512, 768)
+    set yrange [0:165]
+    set key top left font ',10'
+    plot 100 with lines dt 2 lc rgb '#555555' title 'the system BLAS, pair NN (OpenBLAS via the simulator''s cuBLAS)', \
+         csv skip 1 every 4::5 using 2:(measured('NT', 8)) with linespoints pt 5 ps 1.2 lw 2 lc rgb '#1f77b4' title 'pair NT: C = A B^T (measured)', \
+         '' skip 1 every 4::6 using 2:(measured('TN', 8)) with linespoints pt 7 ps 1.2 lw 2 lc rgb '#ff7f0e' title 'pair TN: C = A^T B (measured)', \
+         '' skip 1 every 4::7 using 2:(measured('TT', 8)) with linespoints pt 9 ps 1.2 lw 2 lc rgb '#9467bd' title 'pair TT: C = A^T B^T (measured)', \
+         '' skip 1 every 4::4 using 2:(measured('NN', 7)) with linespoints pt 13 ps 1.4 lw 2 lc rgb '#d62728' title 'day 12''s loop-order CPU matmul (measured)'
+
+    set title 'Predicted for an H100 SXM from its roofline (data/gpus.csv), not measured'
+    set xlabel 'N (matrices N x N, log scale)'
+    set ylabel 'percent (log scale)'
+    set xrange [48:24000]
+    set xtics (64, 256, 1024, 4096, 16384)
+    set logscale y 10
+    set yrange [1:400]
+    set key top left font ',10'
+    plot csv skip 1 using 2:(predicted(9)) with linespoints pt 7 ps 1.2 lw 2 lc rgb '#2ca02c' title 'cuBLAS GEMM, BF16 in, FP32 out: % of the BF16 tensor peak (predicted)', \
+         '' skip 1 using 2:(predicted(10)) with linespoints pt 5 ps 1.2 lw 2 lc rgb '#d62728' title 'day 12''s tiled kernel (FP32 cores, tile 32): % of cuBLAS (predicted)'
+    unset multiplot
+} else {
+    set terminal dumb size 120,30
+    set multiplot layout 1,2
+    set key off
+    set title 'measured: % of BLAS NN (t=NT/TN/TT, L=loop order)'
+    set xrange [48:1024]
+    set yrange [0:130]
+    plot csv skip 1 using 2:(measured('NT', 8)) with points pt 't', '' skip 1 using 2:(measured('TT', 8)) with points pt 't', \
+         '' skip 1 using 2:(measured('NN', 7)) with points pt 'L'
+    set title 'predicted H100: C=cuBLAS % of peak, T=tiled % of cuBLAS'
+    set xrange [48:24000]
+    set logscale y 10
+    set yrange [1:150]
+    plot csv skip 1 using 2:(predicted(9)) with points pt 'C', '' skip 1 using 2:(predicted(10)) with points pt 'T'
+    unset multiplot
+}

@@ -1,0 +1,220 @@
+/* 15-gemm-cublas.c — the checks for day 15. gemm_row_major agrees with a double-precision
+ * reference (within the rounding bound of a k-long dot product) for every transpose pair, on
+ * shapes from 1 x 1 x 1 up that are neither square nor multiples of anything, with packed rows
+ * and with padded ones (lda, ldb, ldc larger than the widths, the padding of A and B full of
+ * NaN); it writes nothing in C's padding or past its end, and it returns what cuBLAS returned.
+ * When C is wrong, the driver calls cuBLAS with each classic mistake's arguments and the
+ * message names the convention the one that matches breaks. gemm_row_major_bf16 agrees with
+ * the reference on the BF16-rounded inputs; gemm_row_major_batched with it on each matrix of a
+ * strided batch whose strides leave gaps, and the gaps stay untouched. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "compare.h"
+#include "lab.h"
+
+typedef struct shape { int m, n, k; } shape;
+static const shape shapes[] = {{1, 1, 1}, {5, 3, 2}, {2, 7, 5}, {37, 45, 29}, {64, 1, 7}, {1, 64, 7}, {33, 17, 70}};
+enum { SHAPES = 7 };
+static const char *const pair_names[] = {"NN", "NT", "TN", "TT"};
+
+/* Compares the m x n elements of two arrays with row stride ld (the padding left out). */
+static comparison compare_rows(const float *got, const float *want, int m, int n, size_t ld, double tolerance)
+{
+    float *got_packed = malloc(sizeof(float) * m * n), *want_packed = malloc(sizeof(float) * m * n);
+    for (int i = 0; i < m; i++) {
+        memcpy(got_packed + (size_t)i * n, got + i * ld, sizeof(float) * n);
+        memcpy(want_packed + (size_t)i * n, want + i * ld, sizeof(float) * n);
+    }
+    comparison result = lab_compare_floats("c", got_packed, want_packed, (size_t)m * n, 0, tolerance);
+    free(got_packed), free(want_packed);
+    return result;
+}
+
+/* What a status other than success says about the call. */
+static const char *status_advice(cublasStatus_t status)
+{
+    if (status == CUBLAS_STATUS_INVALID_VALUE)
+        return "cuBLAS refuses a leading dimension smaller than the rows of its operand as it sees them, "
+               "column-major: for a row-major array that is the row stride (lda >= the stored width), and "
+               "cuBLAS's m and n are our n and m.";
+    return "Return what the one cuBLAS call returned (the lab as shipped returns CUBLAS_STATUS_NOT_SUPPORTED "
+           "until the call is written).";
+}
+
+/* Runs g (rows padded by `pad` floats) and fails with what is wrong: the status, a write outside
+ * C's elements, or the values, with the convention broken where a classic mistake matches. */
+static void check_case(int transpose_a, int transpose_b, shape s, int pad)
+{
+    gemm_case g = {transpose_a, transpose_b, s.m, s.n, s.k, (transpose_a ? s.m : s.k) + pad,
+                   (transpose_b ? s.k : s.n) + pad, s.n + pad};
+    size_t a_floats = gemm_a_floats(&g), b_floats = gemm_b_floats(&g), c_floats = gemm_c_floats(&g);
+    float *a = malloc(sizeof(float) * a_floats), *b = malloc(sizeof(float) * b_floats);
+    float *c = malloc(sizeof(float) * c_floats), *want = malloc(sizeof(float) * c_floats);
+    fill_matrix(a, a_floats, 21), fill_matrix(b, b_floats, 22);
+    int width_a = g.lda - pad, width_b = g.ldb - pad;
+    for (size_t i = 0; i < a_floats; i++)   /* padding: NaN, so reading it shows */
+        if ((int)(i % g.lda) >= width_a) lab_poison(&a[i], sizeof(float));
+    for (size_t i = 0; i < b_floats; i++)
+        if ((int)(i % g.ldb) >= width_b) lab_poison(&b[i], sizeof(float));
+    lab_poison(want, sizeof(float) * c_floats);
+    double tolerance = gemm_reference(&g, a, b, want);
+    char said[1024], what[256];
+    snprintf(what, sizeof what, "%s: C (%d x %d, ldc %d) = op(A) (stored %d x %d, lda %d) op(B) (stored %d x %d, "
+             "ldb %d)", pair_names[2 * transpose_a + transpose_b], s.m, s.n, g.ldc, transpose_a ? s.k : s.m,
+             width_a, g.lda, transpose_b ? s.n : s.k, width_b, g.ldb);
+    lab_capture_stderr();
+    gemm_run run = gpu_gemm_row_major(&g, a, b, c);
+    lab_release_stderr(said, sizeof said);
+    char want_call[256];
+    snprintf(want_call, sizeof want_call, " The row-major trick's call here is cublasSgemm(handle, %s, %s, m = %d, "
+             "n = %d, k = %d, &one, B, ldb = %d, A, lda = %d, &zero, C, ldc = %d).", transpose_b ? "CUBLAS_OP_T" :
+             "CUBLAS_OP_N", transpose_a ? "CUBLAS_OP_T" : "CUBLAS_OP_N", s.n, s.m, s.k, g.ldb, g.lda, g.ldc);
+    cr_assert(run.error == NULL, "%s: the run ended with the CUDA error \"%s\": cuBLAS read or wrote outside an "
+              "operand, as the sizes and leading dimensions passed to it say.%s%s%s", what, run.error, want_call,
+              SIMULATOR_SAID(said));
+    cr_assert(run.status == CUBLAS_STATUS_SUCCESS, "%s: gemm_row_major returned %s. %s%s%s%s", what,
+              cublasGetStatusName(run.status), status_advice(run.status),
+              run.status == CUBLAS_STATUS_INVALID_VALUE ? want_call : "", SIMULATOR_SAID(said));
+    cr_assert(run.written_past_end == 0, "%s: %lld words written past the end of C", what, run.written_past_end);
+    long long padding_written = 0;
+    for (size_t i = 0; i < c_floats; i++)
+        padding_written += (int)(i % g.ldc) >= s.n && !lab_float_is_poison(c[i]);
+    const char *mistake = NULL;
+    comparison result = compare_rows(c, want, g.m, g.n, g.ldc, tolerance);
+    if (padding_written || result.mismatches) mistake = gemm_name_the_mistake(&g, a, b, c);
+    cr_assert(padding_written == 0, "%s: %lld floats written in the padding of C (columns %d .. %d of each row): %s",
+              what, padding_written, s.n, g.ldc - 1, mistake ? mistake : "C's leading dimension is ldc, its "
+              "width is n");
+    cr_assert(result.mismatches == 0, "%s: %s; allowed error %.2g. %s", what, result.message, tolerance,
+              mistake ? mistake : "(no classic mistake gives this C: compare your call with C^T = op(B)^T op(A)^T. An "
+              "element still NaN, the poison, was never written, or was added to: beta must be 0.)");
+    free(a), free(b), free(c), free(want);
+}
+
+static void check_pair(int pair, int pad, int square_only)
+{
+    for (int s = 0; s < SHAPES; s++) {
+        shape sh = square_only ? (shape){s + 1, s + 1, s + 1} : shapes[s];
+        check_case(pair >> 1, pair & 1, sh, pad);
+    }
+}
+
+#define HINT_TRICK "A row-major m x k array read column-major is its k x m transpose, so ask cuBLAS for C^T = " \
+                   "op(B)^T op(A)^T: B first and then A, each with its own transpose flag and leading dimension; " \
+                   "cuBLAS's m is our n, its n our m; ldc is C's row stride."
+Test(sgemm, square_no_transpose, .timeout = 30, .description = HINT_TRICK) { check_pair(0, 0, 1); }
+Test(sgemm, rectangular_no_transpose, .timeout = 30, .description = HINT_TRICK) { check_pair(0, 0, 0); }
+Test(sgemm, transpose_b, .timeout = 30, .description = HINT_TRICK) { check_pair(1, 0, 0); }
+Test(sgemm, transpose_a, .timeout = 30, .description = HINT_TRICK) { check_pair(2, 0, 0); }
+Test(sgemm, transpose_both, .timeout = 30, .description = HINT_TRICK) { check_pair(3, 0, 0); }
+Test(sgemm, padded_leading_dimensions, .timeout = 60,
+     .description = "The leading dimension is the row stride of the array, not its number of columns: here every "
+                    "row of A, B and C is longer than its width (the padding of A and B holds NaN, C's must stay "
+                    "untouched). Pass lda, ldb and ldc through as they are.")
+{
+    const int pads[] = {1, 3, 16};
+    for (int p = 0; p < 3; p++)
+        for (int pair = 0; pair < 4; pair++) check_pair(pair, pads[p], 0);
+}
+
+Test(sgemm, passes_the_status_on, .timeout = 10,
+     .description = "gemm_row_major returns what cublasSgemm returned: a leading dimension smaller than a row is "
+                    "CUBLAS_STATUS_INVALID_VALUE, and the caller must hear of it.")
+{
+    gemm_case g = {0, 0, 4, 6, 5, 2, 6, 6};   /* lda 2 < k = 5 */
+    float a[4 * 5] = {0}, b[5 * 6] = {0}, c[4 * 6];
+    char said[1024];
+    lab_capture_stderr();
+    gemm_run run = gpu_gemm_row_major(&g, a, b, c);
+    lab_release_stderr(said, sizeof said);
+    cr_assert(run.status == CUBLAS_STATUS_INVALID_VALUE, "A of 4 x 5 with lda 2: gemm_row_major returned %s; want "
+              "CUBLAS_STATUS_INVALID_VALUE, cuBLAS's answer to a row longer than its stride", 
+              cublasGetStatusName(run.status));
+}
+
+/* ---------------------------------------------------------------------------------
+ * BF16 through cublasGemmEx. */
+
+Test(gemmex, bf16_in_fp32_out, .timeout = 30,
+     .description = "The same trick through cublasGemmEx: A and B are CUDA_R_16BF, C is CUDA_R_32F, the compute "
+                    "type CUBLAS_COMPUTE_32F (so alpha and beta are floats), B first with ldb, then A with lda.")
+{
+    for (int s = 0; s < SHAPES; s++) {
+        shape sh = shapes[s];
+        gemm_case g = {0, 0, sh.m, sh.n, sh.k, sh.k + 2, sh.n + 1, sh.n + 3};
+        size_t a_floats = gemm_a_floats(&g), b_floats = gemm_b_floats(&g), c_floats = gemm_c_floats(&g);
+        float *a = malloc(sizeof(float) * a_floats), *b = malloc(sizeof(float) * b_floats);
+        float *c = malloc(sizeof(float) * c_floats), *want = malloc(sizeof(float) * c_floats);
+        uint16_t *a16 = malloc(2 * a_floats), *b16 = malloc(2 * b_floats);
+        fill_matrix(a, a_floats, 31), fill_matrix(b, b_floats, 32);
+        for (size_t i = 0; i < a_floats; i++) a16[i] = float_to_bf16(a[i]), a[i] = bf16_to_float(a16[i]);
+        for (size_t i = 0; i < b_floats; i++) b16[i] = float_to_bf16(b[i]), b[i] = bf16_to_float(b16[i]);
+        lab_poison(want, sizeof(float) * c_floats);
+        double tolerance = gemm_reference(&g, a, b, want);
+        char said[1024];
+        lab_capture_stderr();
+        gemm_run run = gpu_gemm_row_major_bf16(&g, a16, b16, c);
+        lab_release_stderr(said, sizeof said);
+        cr_assert(run.error == NULL && run.status == CUBLAS_STATUS_SUCCESS, "BF16 C (%d x %d, ldc %d) = A (lda %d) "
+                  "B (ldb %d): %s%s. %s%s%s", sh.m, sh.n, g.ldc, g.lda, g.ldb, run.error ? run.error :
+                  "gemm_row_major_bf16 returned ", run.error ? "" : cublasGetStatusName(run.status),
+                  run.error ? "" : status_advice(run.status), SIMULATOR_SAID(said));
+        cr_assert(run.written_past_end == 0, "BF16: %lld words written past the end of C", run.written_past_end);
+        comparison result = compare_rows(c, want, g.m, g.n, g.ldc, tolerance);
+        cr_assert(result.mismatches == 0, "BF16 C (%d x %d, ldc %d) = A (lda %d) B (ldb %d): %s; allowed error %.2g "
+                  "(the inputs are the BF16 values; the products are exact in FP32). C^T = B^T A^T here too: B "
+                  "first; an element still NaN, the poison, was never written, or was added to: beta must be 0.",
+                  sh.m, sh.n, g.ldc, g.lda, g.ldb, result.message, tolerance);
+        free(a), free(b), free(c), free(want), free(a16), free(b16);
+    }
+}
+
+/* ---------------------------------------------------------------------------------
+ * A strided batch. */
+
+Test(batched, strided_with_gaps, .timeout = 30,
+     .description = "cublasSgemmStridedBatched with the trick: B first with its stride, then A with its; cuBLAS's "
+                    "m is our n. Each matrix is packed, so its leading dimension is its number of columns. The "
+                    "strides here leave gaps between the matrices, and nothing may be written in C's gaps.")
+{
+    const shape batch_shapes[] = {{1, 1, 1}, {5, 7, 3}, {8, 3, 11}};
+    for (int s = 0; s < 3; s++) {
+        shape sh = batch_shapes[s];
+        enum { BATCHES = 4 };
+        long long stride_a = sh.m * sh.k + 5, stride_b = sh.k * sh.n + 2, stride_c = sh.m * sh.n + 3;
+        float *a = malloc(sizeof(float) * stride_a * BATCHES), *b = malloc(sizeof(float) * stride_b * BATCHES);
+        float *c = malloc(sizeof(float) * stride_c * BATCHES), *want = malloc(sizeof(float) * stride_c * BATCHES);
+        fill_matrix(a, stride_a * BATCHES, 41), fill_matrix(b, stride_b * BATCHES, 42);
+        lab_poison(want, sizeof(float) * stride_c * BATCHES);
+        double tolerance = 0;
+        for (int i = 0; i < BATCHES; i++) {
+            gemm_case g = {0, 0, sh.m, sh.n, sh.k, sh.k, sh.n, sh.n};
+            tolerance = fmax(tolerance, gemm_reference(&g, a + i * stride_a, b + i * stride_b, want + i * stride_c));
+        }
+        char said[1024];
+        lab_capture_stderr();
+        gemm_run run = gpu_gemm_row_major_batched(sh.m, sh.n, sh.k, a, stride_a, b, stride_b, c, stride_c, BATCHES);
+        lab_release_stderr(said, sizeof said);
+        cr_assert(run.error == NULL && run.status == CUBLAS_STATUS_SUCCESS, "batch of %d, C_i (%d x %d) = A_i B_i, "
+                  "strides %lld, %lld, %lld: %s%s. %s%s%s", BATCHES, sh.m, sh.n, stride_a, stride_b, stride_c,
+                  run.error ? run.error : "gemm_row_major_batched returned ",
+                  run.error ? "" : cublasGetStatusName(run.status), run.error ? "" : status_advice(run.status),
+                  SIMULATOR_SAID(said));
+        cr_assert(run.written_past_end == 0, "batch: %lld words written past the end of C", run.written_past_end);
+        long long gap_written = 0;
+        for (long long i = 0; i < stride_c * BATCHES; i++)
+            gap_written += i % stride_c >= sh.m * sh.n && !lab_float_is_poison(c[i]);
+        cr_assert(gap_written == 0, "batch of %d, C_i (%d x %d), stride_c %lld: %lld floats written in the gaps "
+                  "between the C_i: is stride_c the one passed for C?", BATCHES, sh.m, sh.n, stride_c, gap_written);
+        comparison result = compare_rows(c, want, BATCHES, sh.m * sh.n, stride_c, tolerance);
+        cr_assert(result.mismatches == 0, "batch of %d, C_i (%d x %d) = A_i (%d x %d) B_i (%d x %d), strides %lld, "
+                  "%lld, %lld: %s; allowed error %.2g. B first with stride_b, then A with stride_a; beta 0.",
+                  BATCHES, sh.m, sh.n, sh.m, sh.k, sh.k, sh.n, stride_a, stride_b, stride_c, result.message, tolerance);
+        free(a), free(b), free(c), free(want);
+    }
+}
