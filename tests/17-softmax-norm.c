@@ -318,6 +318,19 @@ Test(rmsnorm, eps_inside_the_root, .timeout = 30,
 {
     check_rmsnorm(NORM_SMALL);
 }
+Test(rmsnorm, one_row, .timeout = 30,
+     .description = "One row, as in a decode step of batch 1: a grid of a single block.")
+{
+    enum { N = 33 };
+    float x[N], weight[N], y[N], want[N];
+    for (int i = 0; i < N; i++) x[i] = noise((unsigned)i + 7u) / 4, weight[i] = 1 + noise((unsigned)i) / 32;
+    rmsnorm_reference(x, weight, want, 1, N, 1e-5f);
+    row_run run = gpu_rmsnorm(x, weight, y, 1, N, 1e-5f, 0);
+    cr_assert(run.error == NULL, "rmsnorm of 1 row of n = %d: the CUDA error \"%s\"", N, run.error);
+    comparison result = lab_compare_floats("y", y, want, N, RMSNORM_RELATIVE, TINY);
+    cr_assert(result.mismatches == 0, "rmsnorm of 1 row of n = %d: %s", N, result.message);
+}
+
 Test(rmsnorm, reads_and_writes, .timeout = 30,
      .description = "Counted: the sum of squares reads the row, the output pass reads it again with the weights "
                     "and writes it: at most 16 n bytes per row (the weights are shared by all rows).")
