@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <gpu_timer.cuh>
 
 #ifdef SIM_CUDA
 #include <sim_metrics.h>
@@ -109,31 +110,14 @@ extern "C" double gpu_reduce_float_milliseconds(int version, const float *in, in
     return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
 #else
     float *device_in = NULL, *device_result = NULL, *scratch = NULL;
-    cudaEvent_t start, stop;
-    double *times = (double *)calloc((size_t)repeats, sizeof(double));
-    double median = -1;
     cudaError_t error = cudaMalloc(&device_in, (size_t)n * sizeof(float));
     if (error == cudaSuccess) error = cudaMalloc(&device_result, sizeof(float));
     if (error == cudaSuccess) error = cudaMalloc(&scratch, reduce_scratch_elements(n) * sizeof(float));
     if (error == cudaSuccess) error = cudaMemcpy(device_in, in, (size_t)n * sizeof(float), cudaMemcpyHostToDevice);
-    cudaEventCreate(&start), cudaEventCreate(&stop);
-    if (error == cudaSuccess) error = reduce_float(version, device_in, device_result, scratch, n, threads_per_block);
-    for (int r = 0; r < repeats && error == cudaSuccess; r++) {
-        float milliseconds = 0;
-        cudaEventRecord(start);
-        error = reduce_float(version, device_in, device_result, scratch, n, threads_per_block);
-        cudaEventRecord(stop);
-        if (error == cudaSuccess) error = cudaEventSynchronize(stop);
-        if (error == cudaSuccess) error = cudaEventElapsedTime(&milliseconds, start, stop);
-        times[r] = milliseconds;
-    }
-    if (error == cudaSuccess) {
-        std::sort(times, times + repeats);
-        median = times[repeats / 2];
-    }
-    cudaEventDestroy(start), cudaEventDestroy(stop);
+    double median = lab_gpu_median_milliseconds(repeats, &error, [&] {
+        return reduce_float(version, device_in, device_result, scratch, n, threads_per_block);
+    });
     cudaFree(device_in), cudaFree(device_result), cudaFree(scratch);
-    free(times);
     return median;
 #endif
 }

@@ -13,10 +13,10 @@
  * (32 x sectors), the share of the moved bytes that were used. */
 #include "lab.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <device_buffer.cuh>
+#include <gpu_timer.cuh>
 
 #ifdef SIM_CUDA
 #include <sim_metrics.h>
@@ -223,36 +223,7 @@ extern "C" int counted_sectors_per_request(int stride_elements, int offset_eleme
 }
 
 /* ---------------------------------------------------------------------------------
- * Timing on a real GPU */
-
-#ifndef SIM_CUDA
-/* The median of `repeats` timed runs of launch(), after one untimed warm-up. */
-template <typename Launch> static double median_milliseconds(Launch launch, int repeats)
-{
-    cudaEvent_t start, stop;
-    cudaEventCreate(&start), cudaEventCreate(&stop);
-    double *times = (double *)calloc((size_t)repeats, sizeof(double));
-    launch();
-    cudaError_t error = cudaDeviceSynchronize();
-    for (int r = 0; r < repeats && error == cudaSuccess; r++) {
-        float milliseconds = 0;
-        cudaEventRecord(start);
-        launch();
-        cudaEventRecord(stop);
-        error = cudaEventSynchronize(stop);
-        if (error == cudaSuccess) error = cudaEventElapsedTime(&milliseconds, start, stop);
-        times[r] = milliseconds;
-    }
-    double median = -1;
-    if (error == cudaSuccess) {
-        std::sort(times, times + repeats);
-        median = times[repeats / 2];
-    }
-    cudaEventDestroy(start), cudaEventDestroy(stop);
-    free(times);
-    return median;
-}
-#endif
+ * Timing on a real GPU (lib/lab/gpu_timer.cuh) */
 
 extern "C" double gpu_strided_copy_milliseconds(int n, int stride, int offset, int repeats)
 {
@@ -262,12 +233,13 @@ extern "C" double gpu_strided_copy_milliseconds(int n, int stride, int offset, i
 #else
     float *in = NULL, *out = NULL;
     size_t in_bytes = (size_t)copy_input_elements(n, stride, offset) * sizeof(float);
-    double median = -1;
     cudaError_t error = cudaMalloc(&in, in_bytes);
     if (error == cudaSuccess) error = cudaMalloc(&out, (size_t)n * sizeof(float));
     if (error == cudaSuccess) error = cudaMemset(in, 0, in_bytes);
-    if (error == cudaSuccess)
-        median = median_milliseconds([&] { launch_strided_copy(in, out, n, stride, offset, 256); }, repeats);
+    double median = lab_gpu_median_milliseconds(repeats, &error, [&] {
+        launch_strided_copy(in, out, n, stride, offset, 256);
+        return cudaGetLastError();
+    });
     cudaFree(in), cudaFree(out);
     return median;
 #endif
@@ -282,17 +254,17 @@ extern "C" double gpu_update_particles_milliseconds(int soa, int n, int repeats)
     particle *aos = NULL;
     particles_soa arrays;
     memset(&arrays, 0, sizeof arrays);
-    double median = -1;
     cudaError_t error = cudaMalloc(&aos, (size_t)n * sizeof(particle));
     if (error == cudaSuccess) error = cudaMemset(aos, 0, (size_t)n * sizeof(particle));
     for (int f = 0; f < SOA_FIELDS && error == cudaSuccess; f++) {
         error = cudaMalloc(array_of(&arrays, f), (size_t)n * sizeof(float));
         if (error == cudaSuccess) error = cudaMemset(*array_of(&arrays, f), 0, (size_t)n * sizeof(float));
     }
-    if (error == cudaSuccess && soa)
-        median = median_milliseconds([&] { launch_update_particles_soa(arrays, n, 0.01f, 256); }, repeats);
-    else if (error == cudaSuccess)
-        median = median_milliseconds([&] { launch_update_particles_aos(aos, n, 0.01f, 256); }, repeats);
+    double median = lab_gpu_median_milliseconds(repeats, &error, [&] {
+        if (soa) launch_update_particles_soa(arrays, n, 0.01f, 256);
+        else launch_update_particles_aos(aos, n, 0.01f, 256);
+        return cudaGetLastError();
+    });
     cudaFree(aos);
     for (int f = 0; f < SOA_FIELDS; f++) cudaFree(*array_of(&arrays, f));
     return median;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <gpu_timer.cuh>
 
 #ifdef SIM_CUDA
 #include <sim_metrics.h>
@@ -146,30 +147,12 @@ extern "C" double gpu_transpose_milliseconds(int version, int rows, int cols, in
 #else
     size_t n = (size_t)rows * (size_t)cols;
     float *device_in = NULL, *device_out = NULL;
-    cudaEvent_t start, stop;
-    double *times = (double *)calloc((size_t)repeats, sizeof(double));
-    double median = -1;
     cudaError_t error = cudaMalloc(&device_in, n * sizeof(float));
     if (error == cudaSuccess) error = cudaMalloc(&device_out, n * sizeof(float));
     if (error == cudaSuccess) error = cudaMemset(device_in, 0, n * sizeof(float));
-    cudaEventCreate(&start), cudaEventCreate(&stop);
-    if (error == cudaSuccess) error = transpose(version, device_in, device_out, rows, cols);   /* warm-up */
-    for (int r = 0; r < repeats && error == cudaSuccess; r++) {
-        float milliseconds = 0;
-        cudaEventRecord(start);
-        error = transpose(version, device_in, device_out, rows, cols);
-        cudaEventRecord(stop);
-        if (error == cudaSuccess) error = cudaEventSynchronize(stop);
-        if (error == cudaSuccess) error = cudaEventElapsedTime(&milliseconds, start, stop);
-        times[r] = milliseconds;
-    }
-    if (error == cudaSuccess) {
-        std::sort(times, times + repeats);
-        median = times[repeats / 2];
-    }
-    cudaEventDestroy(start), cudaEventDestroy(stop);
+    double median = lab_gpu_median_milliseconds(repeats, &error,
+                                                [&] { return transpose(version, device_in, device_out, rows, cols); });
     cudaFree(device_in), cudaFree(device_out);
-    free(times);
     return median;
 #endif
 }

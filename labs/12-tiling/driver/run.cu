@@ -9,9 +9,9 @@
 #include "lab.h"
 #include "compare.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <gpu_timer.cuh>
 
 #ifdef SIM_CUDA
 #include <sim_metrics.h>
@@ -115,31 +115,14 @@ extern "C" double gpu_matmul_milliseconds(int tile, int n, int repeats)
 #else
     size_t bytes = sizeof(float) * (size_t)n * n;
     float *device_a = NULL, *device_b = NULL, *device_c = NULL;
-    double *times = (double *)calloc((size_t)repeats, sizeof(double)), median = -1;
-    cudaEvent_t start, stop;
     cudaError_t error = cudaMalloc(&device_a, bytes);
     if (error == cudaSuccess) error = cudaMalloc(&device_b, bytes);
     if (error == cudaSuccess) error = cudaMalloc(&device_c, bytes);
     if (error == cudaSuccess) error = cudaMemset(device_a, 0, bytes);
     if (error == cudaSuccess) error = cudaMemset(device_b, 0, bytes);
-    cudaEventCreate(&start), cudaEventCreate(&stop);
-    if (error == cudaSuccess) error = launch(tile, device_a, device_b, device_c, n, n, n);   // warm-up
-    for (int r = 0; r < repeats && error == cudaSuccess; r++) {
-        float milliseconds = 0;
-        cudaEventRecord(start);
-        error = launch(tile, device_a, device_b, device_c, n, n, n);
-        cudaEventRecord(stop);
-        if (error == cudaSuccess) error = cudaEventSynchronize(stop);
-        if (error == cudaSuccess) error = cudaEventElapsedTime(&milliseconds, start, stop);
-        times[r] = milliseconds;
-    }
-    if (error == cudaSuccess) {
-        std::sort(times, times + repeats);
-        median = times[repeats / 2];
-    }
-    cudaEventDestroy(start), cudaEventDestroy(stop);
+    double median = lab_gpu_median_milliseconds(repeats, &error,
+                                                [&] { return launch(tile, device_a, device_b, device_c, n, n, n); });
     cudaFree(device_a), cudaFree(device_b), cudaFree(device_c);
-    free(times);
     return median;
 #endif
 }

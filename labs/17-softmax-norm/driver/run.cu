@@ -8,8 +8,8 @@
  * After an error the device is reset, so that the next run starts clean. */
 #include "lab.h"
 #include "device_buffer.cuh"
+#include "gpu_timer.cuh"
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -98,32 +98,16 @@ extern "C" double gpu_row_kernel_microseconds(int version, int rows, int n, int 
 #else
     size_t bytes = (size_t)rows * (size_t)n * sizeof(float);
     float *device_x = NULL, *device_weight = NULL, *device_y = NULL;
-    cudaEvent_t start, stop;
-    double *times = (double *)calloc((size_t)repeats, sizeof(double));
-    double median = -1;
     cudaError_t error = cudaMalloc(&device_x, bytes);
     if (error == cudaSuccess) error = cudaMalloc(&device_weight, (size_t)n * sizeof(float));
     if (error == cudaSuccess) error = cudaMalloc(&device_y, bytes);
     if (error == cudaSuccess) error = cudaMemset(device_x, 0, bytes);
     if (error == cudaSuccess) error = cudaMemset(device_weight, 0, (size_t)n * sizeof(float));
-    cudaEventCreate(&start), cudaEventCreate(&stop);
-    for (int r = -1; r < repeats && error == cudaSuccess; r++) {   /* r = -1: the warm-up */
-        float milliseconds = 0;
-        cudaEventRecord(start);
-        error = version < 0 ? rmsnorm_rows(device_x, device_weight, device_y, rows, n, 1e-5f)
-                            : softmax_rows(version, device_x, device_y, rows, n);
-        cudaEventRecord(stop);
-        if (error == cudaSuccess) error = cudaEventSynchronize(stop);
-        if (error == cudaSuccess) error = cudaEventElapsedTime(&milliseconds, start, stop);
-        if (r >= 0) times[r] = milliseconds * 1e3;
-    }
-    if (error == cudaSuccess) {
-        std::sort(times, times + repeats);
-        median = times[repeats / 2];
-    }
-    cudaEventDestroy(start), cudaEventDestroy(stop);
+    double milliseconds = lab_gpu_median_milliseconds(repeats, &error, [&] {
+        return version < 0 ? rmsnorm_rows(device_x, device_weight, device_y, rows, n, 1e-5f)
+                           : softmax_rows(version, device_x, device_y, rows, n);
+    });
     cudaFree(device_x), cudaFree(device_weight), cudaFree(device_y);
-    free(times);
-    return median;
+    return error == cudaSuccess ? milliseconds * 1e3 : -1;
 #endif
 }

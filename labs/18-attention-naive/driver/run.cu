@@ -8,8 +8,8 @@
  * After an error the device is reset, so that the next run starts clean. */
 #include "lab.h"
 #include "device_buffer.cuh"
+#include "gpu_timer.cuh"
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -93,31 +93,15 @@ extern "C" double gpu_attention_microseconds(int n, int d, int causal, int repea
 #else
     size_t matrix = (size_t)n * (size_t)d * sizeof(float), square = (size_t)n * (size_t)n * sizeof(float);
     float *device_qkv = NULL, *device_scores = NULL, *device_out = NULL;
-    cudaEvent_t start, stop;
-    double *times = (double *)calloc((size_t)repeats, sizeof(double));
-    double median = -1;
     cudaError_t error = cudaMalloc(&device_qkv, 3 * matrix);
     if (error == cudaSuccess) error = cudaMalloc(&device_scores, square);
     if (error == cudaSuccess) error = cudaMalloc(&device_out, matrix);
     if (error == cudaSuccess) error = cudaMemset(device_qkv, 0, 3 * matrix);
-    cudaEventCreate(&start), cudaEventCreate(&stop);
     const float *q = device_qkv, *k = device_qkv + (size_t)n * d, *v = device_qkv + 2 * (size_t)n * d;
-    for (int r = -1; r < repeats && error == cudaSuccess; r++) {   /* r = -1: the warm-up */
-        float milliseconds = 0;
-        cudaEventRecord(start);
-        error = attention_forward(q, k, v, device_scores, device_out, n, d, causal);
-        cudaEventRecord(stop);
-        if (error == cudaSuccess) error = cudaEventSynchronize(stop);
-        if (error == cudaSuccess) error = cudaEventElapsedTime(&milliseconds, start, stop);
-        if (r >= 0) times[r] = milliseconds * 1e3;
-    }
-    if (error == cudaSuccess) {
-        std::sort(times, times + repeats);
-        median = times[repeats / 2];
-    }
-    cudaEventDestroy(start), cudaEventDestroy(stop);
+    double milliseconds = lab_gpu_median_milliseconds(repeats, &error, [&] {
+        return attention_forward(q, k, v, device_scores, device_out, n, d, causal);
+    });
     cudaFree(device_qkv), cudaFree(device_scores), cudaFree(device_out);
-    free(times);
-    return median;
+    return error == cudaSuccess ? milliseconds * 1e3 : -1;
 #endif
 }
