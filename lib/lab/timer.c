@@ -18,6 +18,12 @@ static int by_value(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+double lab_median(double *values, int n)
+{
+    qsort(values, (size_t)n, sizeof *values, by_value);
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 double lab_median_seconds(void (*work)(void *context), void *context, int repeats)
 {
     if (repeats < 1) repeats = 1;
@@ -28,8 +34,7 @@ double lab_median_seconds(void (*work)(void *context), void *context, int repeat
         work(context);
         times[i] = lab_now_seconds() - start;
     }
-    qsort(times, (size_t)repeats, sizeof *times, by_value);
-    double median = repeats % 2 ? times[repeats / 2] : (times[repeats / 2 - 1] + times[repeats / 2]) / 2;
+    double median = lab_median(times, repeats);
     free(times);
     return median;
 }

@@ -9,6 +9,9 @@ extern "C" {
 
 double lab_now_seconds(void);
 
+/* The median of n values (n >= 1), which it sorts in place. */
+double lab_median(double *values, int n);
+
 /* Runs work(context) once to warm caches, then `repeats` times, and returns the median
  * time of one run in seconds. */
 double lab_median_seconds(void (*work)(void *context), void *context, int repeats);

@@ -29,6 +29,7 @@
 #include "cpu_probes.h"
 #include "llama.h"
 #include "perfmodel.h"
+#include "timer.h"
 
 enum { BATCHES = 6, FORMATS = 2, PROMPT = 8, MAX_ROUNDS = 64 };
 static const int batch_sizes[BATCHES] = {1, 2, 4, 8, 16, 32};
@@ -39,18 +40,6 @@ static double seconds_of(clockid_t clock)
     struct timespec t;
     clock_gettime(clock, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *values, int n)
-{
-    qsort(values, (size_t)n, sizeof *values, by_value);
-    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 static void fail(const char *what, const char *error)
@@ -134,8 +123,8 @@ static void bench_shape(const char *shape, int rounds, int steps)
     double measured[FORMATS][BATCHES], wall[FORMATS][BATCHES];
     for (int f = 0; f < FORMATS; f++)
         for (int b = 0; b < BATCHES; b++) {
-            measured[f][b] = median(configs[f][b].step_s, rounds);
-            wall[f][b] = median(configs[f][b].wall_step_s, rounds);
+            measured[f][b] = lab_median(configs[f][b].step_s, rounds);
+            wall[f][b] = lab_median(configs[f][b].wall_step_s, rounds);
             llama_free_session(&configs[f][b].session);
         }
 
@@ -143,7 +132,7 @@ static void bench_shape(const char *shape, int rounds, int steps)
     perfmodel_shape_from_config(&c, shape, &m);
     Hardware h;
     perfmodel_measure_cpu(&h, (size_t)t[0].weights_bytes);
-    h.bandwidth = median(bandwidth, rounds);
+    h.bandwidth = lab_median(bandwidth, rounds);
     int gen = rounds * steps + 1;
     printf("%s_stream_read: %.2f GB/s (median of %d, interleaved with the decode steps)\n", shape, h.bandwidth * 1e-9, rounds);
     printf("%s_fma_peak: %.1f GFLOP/s; int8 conversion %.1f G weights/s\n", shape, h.fp32_flops * 1e-9, h.dequantizing_flops / 2e9);
