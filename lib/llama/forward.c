@@ -8,7 +8,8 @@
  * 0 .. its position. For a chunk of one prompt that is causal attention within the chunk;
  * for a decode batch it is each sequence attending to its own history. The matrix
  * multiplications see `rows` rows either way: matrix-vector work at one row, matrix-matrix
- * work as rows grow. */
+ * work as rows grow. Each step adds what it computed and moved to the session's counters, and
+ * a lab's own KV cache (Session.kv_hooks) can take the place of the engine's. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -173,6 +174,19 @@ typedef struct {
     const float *xq_scales;
 } MatmulJobs;
 
+/* bytes of `rows` rows of a weight matrix as stored */
+static double stored_bytes(const WeightMatrix *w, int rows)
+{
+    double values = (double)rows * w->cols;
+    return w->format == WEIGHTS_INT8 ? values + 4.0 * values / w->group_size : 4.0 * values;
+}
+
+static void count_matmul(LlamaCounters *counters, const MatmulJob *job)
+{
+    counters->matmul_flops += 2.0 * job->rows * (double)job->weights->rows * job->weights->cols;
+    counters->weight_bytes += stored_bytes(job->weights, job->weights->rows);
+}
+
 static void run_matmul_jobs(void *context, int thread, int threads)
 {
     MatmulJobs *jobs = context;
@@ -191,6 +205,7 @@ static void run_matmul_jobs(void *context, int thread, int threads)
 static void multiply(Session *s, int count, MatmulJob a, MatmulJob b, MatmulJob c)
 {
     MatmulJobs jobs = {{a, b, c}, count, NULL, NULL};
+    for (int j = 0; j < count; j++) count_matmul(&s->counters, &jobs.jobs[j]);
     if (s->int8_activations) {
         llama_runq_quantize(s->xq, s->xq_scales, a.x, a.rows, a.weights->cols, a.weights->group_size);
         jobs.xq = s->xq, jobs.xq_scales = s->xq_scales;
@@ -215,10 +230,15 @@ static void run_attention(void *context, int thread, int threads)
     for (int pair = first; pair < last; pair++) {
         int row = pair / c->n_heads, head = pair % c->n_heads, kv_head = head / heads_per_kv_head;
         int sequence = s->row_sequence[row], length = s->row_position[row] + 1;
+        float *out = s->xb + (size_t)row * c->dim + (size_t)head * head_dim;
+        const float *query = s->q + (size_t)row * c->dim + (size_t)head * head_dim;
+        if (s->kv_hooks.attend) {
+            s->kv_hooks.attend(s->kv_hooks.state, out, query, sequence, job->layer, head, length, scores);
+            continue;
+        }
         size_t head_offset = (size_t)kv_head * (size_t)head_dim;
         (s->int8_activations ? llama_runq_attend : llama_attend)(
-            s->xb + (size_t)row * c->dim + (size_t)head * head_dim, s->q + (size_t)row * c->dim + (size_t)head * head_dim,
-            cache_at(s, s->cache.keys, sequence, job->layer) + head_offset,
+            out, query, cache_at(s, s->cache.keys, sequence, job->layer) + head_offset,
             cache_at(s, s->cache.values, sequence, job->layer) + head_offset, length, kv_dim, head_dim, scores);
     }
 }
@@ -226,6 +246,20 @@ static void run_attention(void *context, int thread, int threads)
 /* ----------------------------------------------------------------------------------
  * One forward step over `rows` rows (s->row_sequence/position/token). The rows listed in
  * logit_rows get logits, written to logits_out (one vocab_size row each, in list order). */
+
+/* The step's attention in the counters: each row attends its sequence's positions 0 .. its
+ * own, with every query head (FLOPs) and reads each KV head's keys and values once (bytes). */
+static void count_attention(Session *s, int rows)
+{
+    const LlamaConfig *c = &s->transformer->config;
+    double head_dim = llama_head_dim_of(c), kv_dim = llama_kv_dim_of(c);
+    for (int r = 0; r < rows; r++) {
+        double length = s->row_position[r] + 1.0;
+        s->counters.attention_flops += 4.0 * head_dim * length * c->n_heads * c->n_layers;
+        s->counters.kv_read_bytes += 2.0 * 4.0 * kv_dim * length * c->n_layers;
+        s->counters.kv_write_bytes += 2.0 * 4.0 * kv_dim * c->n_layers;
+    }
+}
 
 static void forward_step(Session *s, int rows, const int *logit_rows, int logit_count, float *logits_out)
 {
@@ -238,6 +272,10 @@ static void forward_step(Session *s, int rows, const int *logit_rows, int logit_
     void (*swiglu)(float *, const float *, int) = runq ? llama_runq_swiglu : llama_swiglu;
 
     for (int r = 0; r < rows; r++) llama_dequantize_row(s->x + (size_t)r * dim, &t->token_embedding, s->row_token[r]);
+    s->counters.steps++;
+    s->counters.rows += rows;
+    s->counters.weight_bytes += stored_bytes(&t->token_embedding, rows);
+    count_attention(s, rows);
 
     for (int l = 0; l < c->n_layers; l++) {
         const LayerWeights *w = &t->layers[l];
@@ -254,6 +292,11 @@ static void forward_step(Session *s, int rows, const int *logit_rows, int logit_
             } else {
                 llama_rope(s->q + (size_t)r * dim, dim, head_dim, angle_cos, angle_sin);
                 llama_rope(s->k + (size_t)r * kv_dim, kv_dim, head_dim, angle_cos, angle_sin);
+            }
+            if (s->kv_hooks.store) {
+                s->kv_hooks.store(s->kv_hooks.state, s->row_sequence[r], l, position, s->k + (size_t)r * kv_dim,
+                                  s->v + (size_t)r * kv_dim);
+                continue;
             }
             size_t slot = (size_t)position * (size_t)kv_dim;
             memcpy(cache_at(s, s->cache.keys, s->row_sequence[r], l) + slot, s->k + (size_t)r * kv_dim, (size_t)kv_dim * sizeof(float));

@@ -172,9 +172,41 @@ typedef struct {
  * into steps of this many rows (chunked prefill), which bounds the activations. */
 #define LLAMA_MAX_STEP_ROWS 512
 
+/* What the engine counts as it runs (days 19 and 20 compare a learner's formulas with these).
+ * The FLOPs are the matrix multiplications' and attention's (norms, RoPE, softmax and SwiGLU
+ * are left out, as the performance model leaves them out); the bytes are what each piece of
+ * work reads or writes once, as if nothing stayed in a cache between pieces. */
+typedef struct {
+    int64_t steps;             /* forward steps run */
+    int64_t rows;              /* token rows they processed */
+    double matmul_flops;       /* 2 x rows x outputs x inputs per matrix multiplication (the classifier too) */
+    double attention_flops;    /* 4 x head_dim x positions attended, per row and query head (q.k and p.v) */
+    double weight_bytes;       /* each weight matrix once per step, as stored (INT8: values and scales),
+                                  and the embedding rows looked up */
+    double kv_write_bytes;     /* keys and values appended: 2 x kv_dim x 4 B per row and layer */
+    double kv_read_bytes;      /* keys and values read by attention: 2 x kv_dim x 4 B per position attended,
+                                  per row and layer (the query heads of a KV head share the read) */
+} LlamaCounters;
+
+/* A KV cache and attention of a lab's own, which the engine uses in place of its own (days 20
+ * and 21 plug the learner's in, so a learner's cache produces real tokens). store() receives
+ * each row's rotated key and its value (kv_dim floats each) for one layer, from the calling
+ * thread; attend() writes one query head's output (head_dim floats) over positions 0 ..
+ * length-1 of the sequence, and may be called from several threads at once for different
+ * (row, head) pairs; scores is `capacity` floats of scratch for it. The engine still checks
+ * sequences and positions and counts as usual. */
+typedef struct {
+    void *state;
+    void (*store)(void *state, int sequence, int layer, int position, const float *key, const float *value);
+    void (*attend)(void *state, float *out, const float *query, int sequence, int layer, int head, int length,
+                   float *scores);
+} LlamaKVHooks;
+
 typedef struct {
     const Transformer *transformer;
     KVCache cache;
+    LlamaKVHooks kv_hooks;     /* all NULL: the engine's own cache and attention */
+    LlamaCounters counters;    /* since the session was built (zero it to start again) */
     int max_rows;              /* rows per forward step (<= LLAMA_MAX_STEP_ROWS) */
     int threads;
     ThreadPool *pool;          /* NULL when single-threaded */
