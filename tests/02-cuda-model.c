@@ -3,9 +3,12 @@
  * of bounds and touches each element exactly once (run in place, a second visit shows as
  * a + 2b); the block map matches the grid; the grid-stride loop covers every element once
  * for grids smaller and larger than the array; a failed CUDA call is reported, with the
- * file and line, and stops the program. */
+ * file and line, and stops the program; the whole host-side cycle (device memory, copies, a
+ * launch timed between events, the copy back) gives a + b in host memory, writes nothing
+ * past the host array, leaves no device memory behind and times the kernel. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,4 +221,89 @@ Test(cuda_check, a_bad_launch_is_reported_not_ignored, .timeout = 10,
     cr_assert(strstr(err, "invalid configuration argument") && strstr(err, "indexing.cu:"),
               "the report should name indexing.cu and the line, and say \"invalid configuration argument\"; it "
               "was: \"%s\"", err);
+}
+
+/* ----------------------------------------------------------------------------------
+ * The whole cycle on the host side */
+
+#define HINT_CYCLE "matrix_add_from_host gets HOST arrays: the kernel can only touch device memory, so the data " \
+                   "must go over, the result come back, and what was allocated be given back. The TODO lists the " \
+                   "calls in order; each one's arguments (bytes or elements? which direction?) are where the " \
+                   "mistakes hide. make hint DAY=02 goes step by step."
+enum { HOST_GUARD = 1024 };
+
+static void check_host_cycle(int rows, int cols)
+{
+    int n = rows * cols;
+    float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
+    float *c = malloc(sizeof(float) * (n + HOST_GUARD));
+    for (int i = 0; i < n; i++) a[i] = value(i, 6), b[i] = value(i, 7), want[i] = a[i] + b[i];
+    lab_poison(c, sizeof(float) * n);
+    for (int i = n; i < n + HOST_GUARD; i++) c[i] = 12345.0f;
+    host_cycle_run run = watch_matrix_add_from_host(a, b, c, rows, cols, 32, 8);
+    cr_assert(run.error == NULL, "%d x %d: the call left the CUDA error \"%s\"", rows, cols, run.error);
+    comparison result = lab_compare_floats("c", c, want, (size_t)n, 0, 0);
+    cr_assert(result.mismatches == 0, "%d x %d matrix: c in host memory after the call: %s", rows, cols, result.message);
+    int past_end = 0;
+    for (int i = n; i < n + HOST_GUARD; i++) past_end += c[i] != 12345.0f;
+    cr_assert(past_end == 0, "%d x %d matrix: %d floats written past the end of the host array c (the copy back "
+              "moved more than rows x cols floats)", rows, cols, past_end);
+    for (int i = 0; i < n; i++)
+        cr_assert(a[i] == value(i, 6) && b[i] == value(i, 7), "%d x %d matrix: the input a[%d] or b[%d] changed; "
+                  "the inputs are only read", rows, cols, i, i);
+    free(a), free(b), free(c), free(want);
+}
+
+Test(host_cycle, adds_host_matrices, .timeout = 30, .description = HINT_CYCLE)
+{
+    check_host_cycle(1, 1);
+    check_host_cycle(31, 33);
+    check_host_cycle(257, 129);
+}
+
+Test(host_cycle, gives_back_device_memory, .timeout = 30,
+     .description = "Every cudaMalloc needs its cudaFree: a function called in a loop that keeps its buffers runs "
+                    "the GPU out of memory after a few thousand calls.")
+{
+    int rows = 1024, cols = 1024;
+    int n = rows * cols;
+    float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n), *c = malloc(sizeof(float) * n);
+    for (int i = 0; i < n; i++) a[i] = 1.0f, b[i] = 2.0f;
+    for (int call = 0; call < 2; call++) {
+        lab_poison(c, sizeof(float) * n);
+        host_cycle_run run = watch_matrix_add_from_host(a, b, c, rows, cols, 32, 8);
+        cr_assert(run.error == NULL, "the call left the CUDA error \"%s\"", run.error);
+        cr_assert(c[0] == 3.0f && c[n - 1] == 3.0f, "a %d x %d matrix of 1 + 2 came back with c[0] = %g and "
+                  "c[%d] = %g: make host_cycle/adds_host_matrices pass first", rows, cols, c[0], n - 1, c[n - 1]);
+        /* a real GPU's allocator may round what it reports; the simulator's count is exact */
+        long long allowed = run.simulated ? 0 : 1 << 20;
+        cr_assert(run.device_bytes_kept <= allowed, "after matrix_add_from_host of a %d x %d matrix, %lld more bytes "
+                  "of device memory are in use than before: %.1f of its three %zu-byte buffers were not freed", rows,
+                  cols, run.device_bytes_kept, run.device_bytes_kept / (4.0 * rows * cols), sizeof(float) * rows * cols);
+    }
+    free(a), free(b), free(c);
+}
+
+Test(host_cycle, times_the_kernel, .timeout = 30,
+     .description = "The two events go into the stream around the launch, and the time between them is read only "
+                    "once the second has happened: record, launch, record, wait for the second event, then ask for "
+                    "the milliseconds.")
+{
+    int rows = 512, cols = 512;
+    float *a = calloc((size_t)rows * cols, sizeof(float)), *b = calloc((size_t)rows * cols, sizeof(float));
+    float *c = malloc(sizeof(float) * rows * cols);
+    host_cycle_run run = watch_matrix_add_from_host(a, b, c, rows, cols, 32, 8);
+    cr_assert(run.error == NULL, "the call left the CUDA error \"%s\"", run.error);
+    float ms = run.kernel_milliseconds;
+    cr_assert(isfinite(ms) && ms > 0, "matrix_add_from_host returned %g milliseconds: the kernel's time between two "
+              "events is more than 0", ms);
+    cr_assert(ms <= run.call_milliseconds + 0.05, "matrix_add_from_host returned %g ms, but the whole call took %.3f ms "
+              "on the host's clock: cudaEventElapsedTime gives milliseconds already", ms, run.call_milliseconds);
+    /* On the simulator the kernel is most of the call (simulating 262 144 threads takes longer than copying 1 MB),
+     * so events that do not enclose the launch are seen. A GPU copies far slower than it adds: nothing to say. */
+    if (run.simulated)
+        cr_assert(ms >= 0.3 * run.call_milliseconds, "the events measured %.3f ms of a %.3f ms call; on the "
+                  "simulator the kernel takes most of it: do the two events enclose the launch?", ms,
+                  run.call_milliseconds);
+    free(a), free(b), free(c);
 }

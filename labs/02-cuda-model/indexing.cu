@@ -11,6 +11,8 @@
  *   5. scale_grid_stride: x[i] *= alpha for all n elements with however many threads
  *      the launch gives you — each thread strides through the array.
  *   6. The launchers: build the grid from the block shape you are given, launch, check.
+ *   7. matrix_add_from_host: the whole cycle every CUDA program repeats, with nothing
+ *      hidden by the driver: device memory, copies in, a timed launch, the copy back, frees.
  *
  * Rules: every element written exactly once (an element written twice is caught);
  * nothing written outside the arrays; no launch without CUDA_CHECK(cudaGetLastError()).
@@ -78,4 +80,19 @@ extern "C" void launch_scale_grid_stride(float *x, int n, float alpha, int block
     // TODO: launch exactly `blocks` blocks of `threads_per_block` threads (the tests choose
     //       grids both much smaller and larger than n), then CUDA_CHECK(cudaGetLastError()).
     (void)x, (void)n, (void)alpha, (void)blocks, (void)threads_per_block;
+}
+
+extern "C" float matrix_add_from_host(const float *a, const float *b, float *c, int rows, int cols, int block_x,
+                                      int block_y)
+{
+    // TODO: a, b and c are HOST arrays of rows * cols floats. In order, each call in CUDA_CHECK:
+    //   1. three device buffers (cudaMalloc) of rows * cols floats;
+    //   2. copy a and b to the device (cudaMemcpy; which cudaMemcpyKind?);
+    //   3. two events (cudaEventCreate); record one, call your launch_matrix_add on the device
+    //      buffers, record the other; wait for it (cudaEventSynchronize);
+    //   4. the kernel's milliseconds between the events (cudaEventElapsedTime);
+    //   5. copy c back to the host; free the three buffers and destroy the two events.
+    //   Return the milliseconds.
+    (void)a, (void)b, (void)c, (void)rows, (void)cols, (void)block_x, (void)block_y;
+    return 0;
 }

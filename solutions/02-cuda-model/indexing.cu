@@ -11,6 +11,8 @@
  *   5. scale_grid_stride: x[i] *= alpha for all n elements with however many threads
  *      the launch gives you — each thread strides through the array.
  *   6. The launchers: build the grid from the block shape you are given, launch, check.
+ *   7. matrix_add_from_host: the whole cycle every CUDA program repeats, with nothing
+ *      hidden by the driver: device memory, copies in, a timed launch, the copy back, frees.
  *
  * Rules: every element written exactly once (an element written twice is caught);
  * nothing written outside the arrays; no launch without CUDA_CHECK(cudaGetLastError()).
@@ -82,4 +84,34 @@ extern "C" void launch_scale_grid_stride(float *x, int n, float alpha, int block
 {
     scale_grid_stride<<<blocks, threads_per_block>>>(x, n, alpha);
     CUDA_CHECK(cudaGetLastError());
+}
+
+extern "C" float matrix_add_from_host(const float *a, const float *b, float *c, int rows, int cols, int block_x,
+                                      int block_y)
+{
+    size_t bytes = (size_t)rows * cols * sizeof(float);   // bytes, not elements
+    float *device_a, *device_b, *device_c;
+    CUDA_CHECK(cudaMalloc(&device_a, bytes));
+    CUDA_CHECK(cudaMalloc(&device_b, bytes));
+    CUDA_CHECK(cudaMalloc(&device_c, bytes));
+    CUDA_CHECK(cudaMemcpy(device_a, a, bytes, cudaMemcpyHostToDevice));   // destination first, like memcpy
+    CUDA_CHECK(cudaMemcpy(device_b, b, bytes, cudaMemcpyHostToDevice));
+
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    CUDA_CHECK(cudaEventRecord(start));   // queued in the stream, like the launch: the GPU stamps it
+    launch_matrix_add(device_a, device_b, device_c, rows, cols, block_x, block_y);
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));   // the launch returned at once; wait for the kernel
+    float milliseconds = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start, stop));
+
+    CUDA_CHECK(cudaMemcpy(c, device_c, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaFree(device_a));
+    CUDA_CHECK(cudaFree(device_b));
+    CUDA_CHECK(cudaFree(device_c));
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    return milliseconds;
 }

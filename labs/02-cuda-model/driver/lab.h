@@ -18,6 +18,9 @@ void cuda_check(cudaError_t error, const char *call, const char *file, int line)
 void launch_matrix_add(const float *a, const float *b, float *c, int rows, int cols, int block_x, int block_y);
 void launch_block_owner_map(int *owner, int rows, int cols, int block_x, int block_y);
 void launch_scale_grid_stride(float *x, int n, float alpha, int blocks, int threads_per_block);
+/* c = a + b for HOST arrays: device buffers, copies in, launch_matrix_add timed between two
+ * CUDA events, the copy back, everything freed. Returns the kernel's milliseconds. */
+float matrix_add_from_host(const float *a, const float *b, float *c, int rows, int cols, int block_x, int block_y);
 
 /* ---- run.cu (driver): host arrays in, host arrays out ---- */
 typedef struct gpu_run {
@@ -32,6 +35,18 @@ gpu_run gpu_matrix_add(const float *a, const float *b, float *c, int rows, int c
 gpu_run gpu_matrix_add_in_place(float *a, const float *b, int rows, int cols, int block_x, int block_y);
 gpu_run gpu_block_owner_map(int *owner, int rows, int cols, int block_x, int block_y);
 gpu_run gpu_scale_grid_stride(float *x, int n, float alpha, int blocks, int threads_per_block);
+
+/* Calls your matrix_add_from_host and watches it from outside: the device memory in use before
+ * and after (cudaMemGetInfo), and the whole call on the host's clock. */
+typedef struct host_cycle_run {
+    float kernel_milliseconds;       /* what matrix_add_from_host returned */
+    double call_milliseconds;        /* the whole call, on the host's clock */
+    long long device_bytes_kept;     /* device memory in use after the call minus before (0: all freed) */
+    int simulated;                   /* 1 on the simulator, whose clock is this CPU simulating a GPU */
+    const char *error;               /* NULL, or a CUDA error left behind by the call */
+} host_cycle_run;
+host_cycle_run watch_matrix_add_from_host(const float *a, const float *b, float *c, int rows, int cols, int block_x,
+                                          int block_y);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include "lab.h"
 
 #include <device_buffer.cuh>
+#include <timer.h>
 
 /* Words after the output: more than any thread of a grid rounded up to whole blocks can
  * reach with row * cols + col, even without a bounds check. */
@@ -79,4 +80,30 @@ extern "C" gpu_run gpu_scale_grid_stride(float *x, int n, float alpha, int block
     float *device_x = (float *)device_buffer(x, (size_t)n, guard, &error);
     if (error == cudaSuccess) launch_scale_grid_stride(device_x, n, alpha, blocks, threads_per_block);
     return finish(device_x, x, (size_t)n, guard, error);
+}
+
+static long long device_bytes_in_use(void)
+{
+    size_t free_bytes = 0, total_bytes = 0;
+    cudaMemGetInfo(&free_bytes, &total_bytes);
+    return (long long)(total_bytes - free_bytes);
+}
+
+extern "C" host_cycle_run watch_matrix_add_from_host(const float *a, const float *b, float *c, int rows, int cols,
+                                                     int block_x, int block_y)
+{
+    host_cycle_run run = {0, 0, 0, 0, NULL};
+#ifdef SIM_CUDA
+    run.simulated = 1;
+#endif
+    cudaFree(0);   /* the context exists before the first measurement, not inside the call */
+    long long before = device_bytes_in_use();
+    double start = lab_now_seconds();
+    run.kernel_milliseconds = matrix_add_from_host(a, b, c, rows, cols, block_x, block_y);
+    run.call_milliseconds = (lab_now_seconds() - start) * 1e3;
+    run.device_bytes_kept = device_bytes_in_use() - before;
+    cudaError_t error = cudaDeviceSynchronize();
+    if (error == cudaSuccess) error = cudaGetLastError();
+    if (error != cudaSuccess) run.error = cudaGetErrorString(error);
+    return run;
 }
