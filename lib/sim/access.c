@@ -125,7 +125,15 @@ static __attribute__((noinline)) void host_touches_device(uintptr_t a, size_t by
 {
     const allocation *al = sim_find_allocation(a);
     if (!al) return;   /* unmapped device space: the fault handler explains it */
+    if (al->managed && !al->freed && a + bytes <= al->start + al->bytes) return;   /* unified memory */
     const char *where = sim_source_line(site);
+    if (al->managed) {
+        fprintf(stderr, "sim: host code %s %zu bytes of unified memory at %p%s%s, %s %zu-byte allocation from\n"
+                "     cudaMallocManaged. Use it only between cudaMallocManaged and its cudaFree, and inside it.\n",
+                is_write ? "wrote" : "read", bytes, (void *)a, *where ? ", at " : "", where,
+                al->freed ? "inside a freed" : "past the end of a", al->bytes);
+        abort();
+    }
     fprintf(stderr, "sim: host code %s %zu bytes of device memory at %p%s%s (%s %zu-byte allocation).\n"
             "     On a real system the host cannot dereference a device pointer: this crashes. Copy the data\n"
             "     with cudaMemcpy and use the host copy.\n", is_write ? "wrote" : "read", bytes, (void *)a,

@@ -125,6 +125,7 @@ typedef struct allocation {
     size_t bytes;
     void *made_at;            /* return address of the cudaMalloc call, for messages */
     int freed;
+    int managed;              /* from cudaMallocManaged: the host may use it too */
 } allocation;
 const allocation *sim_find_allocation(uintptr_t address);           /* live or freed, containing it */
 const allocation *sim_nearest_allocation(uintptr_t address, long long *offset);

@@ -72,7 +72,7 @@ const allocation *sim_nearest_allocation(uintptr_t address, long long *offset)
 }
 
 /* An allocation of `bytes`, recorded as made by the call that returns to `caller`. */
-static cudaError_t allocate(void **pointer, size_t bytes, void *caller)
+static cudaError_t allocate(void **pointer, size_t bytes, void *caller, int managed)
 {
     if (sim_sticky_error()) return sim_record_error(sim_sticky_error());
     if (!pointer) return sim_record_error(cudaErrorInvalidValue);
@@ -95,13 +95,68 @@ static cudaError_t allocate(void **pointer, size_t bytes, void *caller)
     void *memory = (void *)region_next;
     region_next += pages + GAP;
     memset(memory, 0xff, bytes);
-    allocations[allocation_count++] = (allocation){(uintptr_t)memory, bytes, caller, 0};
+    allocations[allocation_count++] = (allocation){(uintptr_t)memory, bytes, caller, 0, managed};
     bytes_allocated += bytes;
     *pointer = memory;
     return cudaSuccess;
 }
 
-cudaError_t cudaMalloc(void **pointer, size_t bytes) { return allocate(pointer, bytes, __builtin_return_address(0)); }
+cudaError_t cudaMalloc(void **pointer, size_t bytes) { return allocate(pointer, bytes, __builtin_return_address(0), 0); }
+
+/* Unified memory: one allocation the host and every kernel use through the same pointer. It is
+ * device memory (bounds, races and metrics are checked in kernels as for cudaMalloc) that host
+ * code may also read and write. The simulator runs each kernel to its end inside the launch, so
+ * the host never sees a kernel half done; on a GPU the host must wait (cudaDeviceSynchronize)
+ * before touching memory a kernel may still be writing. Pages do not migrate: prefetches and
+ * advice are accepted and change nothing. */
+cudaError_t cudaMallocManaged(void **pointer, size_t bytes, unsigned int flags)
+{
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost) {
+        fprintf(stderr, "sim: cudaMallocManaged: flags 0x%x: the flags are cudaMemAttachGlobal and cudaMemAttachHost\n",
+                flags);
+        return sim_record_error(cudaErrorInvalidValue);
+    }
+    return allocate(pointer, bytes, __builtin_return_address(0), 1);
+}
+
+static cudaError_t check_managed_range(const char *call, const void *pointer, size_t bytes)
+{
+    const allocation *a = sim_find_allocation((uintptr_t)pointer);
+    if (a && !a->freed && a->managed && (uintptr_t)pointer + bytes <= a->start + a->bytes) return cudaSuccess;
+    fprintf(stderr, "sim: %s(%p, %zu bytes): not a range inside live memory from cudaMallocManaged\n", call, pointer,
+            bytes);
+    return sim_record_error(cudaErrorInvalidValue);
+}
+
+/* A location is this GPU (a device, id 0) or the host (any host kind). */
+static int known_location(struct cudaMemLocation location)
+{
+    return (location.type == cudaMemLocationTypeDevice && location.id == 0) || location.type == cudaMemLocationTypeHost ||
+           location.type == cudaMemLocationTypeHostNuma || location.type == cudaMemLocationTypeHostNumaCurrent;
+}
+
+cudaError_t cudaMemPrefetchAsync(const void *pointer, size_t bytes, struct cudaMemLocation location, unsigned int flags,
+                                 cudaStream_t stream)
+{
+    (void)stream;
+    if (!known_location(location) || flags != 0) {
+        fprintf(stderr, "sim: cudaMemPrefetchAsync: location type %d, id %d, flags 0x%x: the location is device 0 or "
+                "the host, and the flags are 0\n", (int)location.type, location.id, flags);
+        return sim_record_error(cudaErrorInvalidValue);
+    }
+    return check_managed_range("cudaMemPrefetchAsync", pointer, bytes);
+}
+
+cudaError_t cudaMemAdvise(const void *pointer, size_t bytes, enum cudaMemoryAdvise advice, struct cudaMemLocation location)
+{
+    if ((unsigned)advice < cudaMemAdviseSetReadMostly || (unsigned)advice > cudaMemAdviseUnsetAccessedBy ||
+        !known_location(location)) {
+        fprintf(stderr, "sim: cudaMemAdvise: advice %d for location type %d, id %d: the advice is a cudaMemoryAdvise, "
+                "the location device 0 or the host\n", (int)advice, (int)location.type, location.id);
+        return sim_record_error(cudaErrorInvalidValue);
+    }
+    return check_managed_range("cudaMemAdvise", pointer, bytes);
+}
 
 /* Rows padded to a multiple of PITCH_ALIGNMENT bytes, the textureAlignment GPUs since Fermi report
  * (cudaMallocPitch on an A100 or H100 gives a 512-byte pitch for a 400-byte row): each row starts
@@ -118,7 +173,7 @@ cudaError_t cudaMallocPitch(void **pointer, size_t *pitch, size_t width, size_t 
         return sim_record_error(cudaErrorMemoryAllocation);
     }
     *pitch = row;
-    return allocate(pointer, row * height, __builtin_return_address(0));
+    return allocate(pointer, row * height, __builtin_return_address(0), 0);
 }
 
 static void release(allocation *a)
@@ -294,7 +349,8 @@ cudaError_t cudaHostGetDevicePointer(void **device_pointer, void *host_pointer, 
 static int check_side(const char *call, const char *side, const void *pointer, size_t bytes, int want_device)
 {
     const allocation *a = sim_find_allocation((uintptr_t)pointer);
-    if (!want_device) {
+    int managed = a && !a->freed && a->managed;   /* host and device memory at once: either kind names it */
+    if (!want_device && !managed) {
         if (!sim_is_device_address((uintptr_t)pointer)) return 1;
         fprintf(stderr, "sim: %s: the %s %p is device memory, but the copy kind says host memory\n"
                 "     (did you swap the destination and the source, or pick the wrong cudaMemcpyKind?)\n",

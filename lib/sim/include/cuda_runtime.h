@@ -341,6 +341,16 @@ template <typename T> static inline cudaError_t cudaMalloc(T **pointer, size_t b
 {
     return cudaMalloc(reinterpret_cast<void **>(pointer), bytes);
 }
+template <typename T> static inline cudaError_t cudaMallocManaged(T **pointer, size_t bytes,
+                                                               unsigned int flags = cudaMemAttachGlobal)
+{
+    return cudaMallocManaged(reinterpret_cast<void **>(pointer), bytes, flags);
+}
+static inline cudaError_t cudaMemPrefetchAsync(const void *pointer, size_t bytes, cudaMemLocation location,
+                                               unsigned int flags)
+{
+    return cudaMemPrefetchAsync(pointer, bytes, location, flags, 0);
+}
 template <typename T> static inline cudaError_t cudaMallocHost(T **pointer, size_t bytes)
 {
     return cudaMallocHost(reinterpret_cast<void **>(pointer), bytes);

@@ -38,6 +38,29 @@ cudaError_t cudaHostRegister(void *pointer, size_t bytes, unsigned int flags);
 cudaError_t cudaHostUnregister(void *pointer);
 cudaError_t cudaHostGetDevicePointer(void **device_pointer, void *host_pointer, unsigned int flags);
 
+/* Unified memory (lib/sim/memory.c): device memory that host code may use too, through the same
+ * pointer. Prefetches and advice are checked and change nothing (no pages migrate). CUDA 13's
+ * signatures: a location, not a device number. */
+#define cudaMemAttachGlobal 0x01
+#define cudaMemAttachHost 0x02
+#define cudaCpuDeviceId ((int)-1)
+enum cudaMemoryAdvise {
+    cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2, cudaMemAdviseSetPreferredLocation = 3,
+    cudaMemAdviseUnsetPreferredLocation = 4, cudaMemAdviseSetAccessedBy = 5, cudaMemAdviseUnsetAccessedBy = 6
+};
+enum cudaMemLocationType {
+    cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeNone = 0, cudaMemLocationTypeDevice = 1,
+    cudaMemLocationTypeHost = 2, cudaMemLocationTypeHostNuma = 3, cudaMemLocationTypeHostNumaCurrent = 4
+};
+struct cudaMemLocation {
+    enum cudaMemLocationType type;
+    int id;
+};
+cudaError_t cudaMallocManaged(void **pointer, size_t bytes, unsigned int flags);
+cudaError_t cudaMemPrefetchAsync(const void *pointer, size_t bytes, struct cudaMemLocation location, unsigned int flags,
+                                 cudaStream_t stream);
+cudaError_t cudaMemAdvise(const void *pointer, size_t bytes, enum cudaMemoryAdvise advice, struct cudaMemLocation location);
+
 /* A cooperative launch (lib/sim/runtime.c): the simulated GPU has none (cudaDevAttrCooperativeLaunch
  * is 0), so it is refused with cudaErrorNotSupported and a message; cuda_runtime.h has the CUDA name. */
 cudaError_t sim_launch_cooperative(const void *kernel);
