@@ -156,6 +156,29 @@ static float *cache_at(const Session *s, float *base, int sequence, int layer)
     return base + (((size_t)sequence * layers + (size_t)layer) * (size_t)cache->capacity) * (size_t)cache->kv_dim;
 }
 
+int llama_fork_sequence(Session *s, int parent, int child, char *error, size_t error_size)
+{
+    KVCache *cache = &s->cache;
+    if (parent < 0 || child < 0 || parent >= cache->batch || child >= cache->batch || parent == child) {
+        snprintf(error, error_size, "cannot fork sequence %d into %d: the session holds sequences 0 to %d, and the two "
+                 "must differ", parent, child, cache->batch - 1);
+        return -1;
+    }
+    if (cache->length[child] != 0) {
+        snprintf(error, error_size, "cannot fork into sequence %d: it holds %d tokens (llama_reset_sequence empties it)",
+                 child, cache->length[child]);
+        return -1;
+    }
+    if (!s->kv_hooks.store)
+        for (int l = 0; l < s->transformer->config.n_layers; l++) {
+            size_t bytes = (size_t)cache->length[parent] * (size_t)cache->kv_dim * sizeof(float);
+            memcpy(cache_at(s, cache->keys, child, l), cache_at(s, cache->keys, parent, l), bytes);
+            memcpy(cache_at(s, cache->values, child, l), cache_at(s, cache->values, parent, l), bytes);
+        }
+    cache->length[child] = cache->length[parent];
+    return 0;
+}
+
 /* ----------------------------------------------------------------------------------
  * The parallel parts of a step: matrix multiplications (threads split the outputs) and
  * attention (threads split the row x head pairs) */

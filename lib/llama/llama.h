@@ -250,6 +250,10 @@ void llama_free_session(Session *s);
 int llama_set_int8_activations(Session *s, int on, char *error, size_t error_size);
 /* Forgets a sequence's tokens (its slot can take a new sequence). */
 void llama_reset_sequence(Session *s, int sequence);
+/* Starts the empty sequence `child` as a copy of `parent` so far (parallel samples of one prompt):
+ * the engine copies its cached keys and values; with kv_hooks set it copies nothing and only
+ * counts the child's tokens, since the lab's own cache shares or copies the prefix itself. */
+int llama_fork_sequence(Session *s, int parent, int child, char *error, size_t error_size);
 
 /* Appends `n` prompt tokens to sequence `sequence` (matrix-matrix work, in steps of up to
  * max_rows rows) and returns the logits of the last one (vocab_size floats, valid until

@@ -4,6 +4,7 @@
  *   - a sequence decoded in a batch, beside others at other positions, gets the logits it
  *     gets alone; so does a prefill cut into steps, and a run on two threads;
  *   - grouped-query attention equals multi-head attention with each KV head repeated;
+ *   - a forked sequence continues exactly as its parent;
  *   - the cache's size is the book's formula.
  * "Equal" is bit for bit where the engine is built to make it so (matmul.h: every output is
  * summed in one order whatever the number of rows; threads split outputs, not sums). */
@@ -143,6 +144,31 @@ Test(cache, batched_decode_equals_each_sequence_alone, .timeout = 30)
     for (int step = 0; step < STEPS; step++) free(batch_steps[step]);
     free(batch_prefill);
     llama_free_session(&batch);
+    llama_free_transformer(&t);
+}
+
+Test(cache, a_forked_sequence_continues_as_its_parent, .timeout = 30)
+{
+    Transformer t;
+    build(&t, "tiny", 9);
+    int vocab = t.config.vocab_size, prompt[7], next[3] = {5, 17, 40};
+    random_tokens(prompt, 7, vocab, 300);
+    Session s;
+    cr_assert(llama_build_session(&s, &t, 3, 16, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_prefill(&s, 0, prompt, 7, error, sizeof error), "%s", error);
+    cr_assert(llama_fork_sequence(&s, 0, 2, error, sizeof error) == 0, "%s", error);
+    cr_expect_eq(s.cache.length[2], 7);
+    cr_expect(llama_fork_sequence(&s, 0, 2, error, sizeof error) != 0 && strstr(error, "holds 7 tokens"),
+              "forking into a sequence that is not empty must be refused: %s", error);
+    cr_expect(llama_fork_sequence(&s, 0, 3, error, sizeof error) != 0, "sequence 3 does not exist");
+    for (int step = 0; step < 3; step++) {
+        float *parent = copy_logits(llama_decode_batch(&s, (int[]){0}, &next[step], 1, error, sizeof error), 1, vocab);
+        const float *child = llama_decode_batch(&s, (int[]){2}, &next[step], 1, error, sizeof error);
+        cr_assert(child, "%s", error);
+        cr_assert(memcmp(parent, child, vocab * sizeof(float)) == 0, "step %d: the fork and its parent differ", step);
+        free(parent);
+    }
+    llama_free_session(&s);
     llama_free_transformer(&t);
 }
 

@@ -1,0 +1,687 @@
+/* 21-paged-kv.c — the checks for day 21, smallest first: the KV head of each query head
+ * (grouped, multi-head and multi-query attention); the pool (each free block handed out once,
+ * a block freed only when its last holder lets it go); sequences on caches small enough to
+ * follow by hand (a block taken only when the last is full, slots found through the block
+ * table, a fork that shares without copying, copy-on-write that copies exactly when a shared
+ * block with room left is written, a free that gives everything back); then a seeded trace of
+ * 100 000 random operations (new sequence, append, fork, free) against a model of the test's
+ * own, which after every operation knows who holds which block and which token each position
+ * must hold, and catches a leak, a double free, two sequences writing one block, or more than
+ * one block's worth of slots unused in a sequence; last, the toy Llama (lib/llama) run on your
+ * cache: its logits equal the engine's own cache's (within rounding) for block sizes 1, 4 and
+ * 16 and two threads; a grouped-query model equals the multi-head model that repeats its KV
+ * heads; and forked sequences share the prompt's blocks yet each keeps its own tokens. Each
+ * check takes well under a second with the reference. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab.h"
+
+static char error[512];
+
+/* A cache that only keeps books (config NULL): one layer, one float a key. */
+static paged_cache books(int blocks, int block_size, int sequences, int max_tokens, int layers, int kv_dim)
+{
+    paged_cache cache;
+    cr_assert(paged_cache_build(&cache, blocks, block_size, layers, kv_dim, sequences, max_tokens, NULL, error,
+                                sizeof error) == 0, "%s", error);
+    return cache;
+}
+
+static void append(paged_cache *cache, int sequence, int tokens)
+{
+    for (int i = 0; i < tokens; i++)
+        cr_assert(sequence_append(cache, sequence) == 0, "sequence_append(sequence %d) refused a token at length %d "
+                  "(%d of %d blocks free, max_tokens %d): it returns -1 only when the sequence is full or it needs a "
+                  "block and none is free", sequence, cache->sequence[sequence].length, cache->pool.free_count,
+                  cache->pool.blocks, cache->max_tokens);
+}
+
+static float *key_of(const paged_cache *cache, int sequence, int layer, int position)
+{
+    float *key = slot_key(cache, sequence, layer, position);
+    cr_assert(key != NULL, "slot_key(sequence %d, layer %d, position %d) returned NULL: is it written yet?", sequence,
+              layer, position);
+    return key;
+}
+
+static float *value_of(const paged_cache *cache, int sequence, int layer, int position)
+{
+    float *value = slot_value(cache, sequence, layer, position);
+    cr_assert(value != NULL, "slot_value(sequence %d, layer %d, position %d) returned NULL: is it written yet?",
+              sequence, layer, position);
+    return value;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Grouped-query attention: which KV head a query head reads */
+
+Test(gqa, kv_head_of_each_query_head, .timeout = 10,
+     .description = "Query head h reads KV head h / (n_heads / n_kv_heads): consecutive query heads share a KV head "
+                    "(GQA), every head has its own (MHA), all share one (MQA).")
+{
+    struct { int heads, kv_heads; int want[8]; const char *name; } cases[] = {
+        {6, 2, {0, 0, 0, 1, 1, 1}, "lib/llama's tiny: 6 query heads, 2 KV heads"},
+        {8, 4, {0, 0, 1, 1, 2, 2, 3, 3}, "llama2.c's 260K: 8 query heads, 4 KV heads"},
+        {6, 6, {0, 1, 2, 3, 4, 5}, "multi-head attention: 6 and 6"},
+        {8, 1, {0, 0, 0, 0, 0, 0, 0, 0}, "multi-query attention: 8 query heads, 1 KV head"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        LlamaConfig config = {48, 112, 2, cases[c].heads, cases[c].kv_heads, 96, 40, 0};
+        for (int h = 0; h < cases[c].heads; h++) {
+            int got = kv_head_of(&config, h), want = cases[c].want[h];
+            const char *why = got == h % cases[c].kv_heads && got != want
+                                  ? " (head %% n_kv_heads deals the heads out in turn; the model groups neighbours)"
+                                  : got == h && got != want ? " (the query head itself: that is MHA; GQA shares)" : "";
+            cr_assert(got == want, "%s: kv_head_of(head %d) = %d, want %d%s", cases[c].name, h, got, want, why);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------
+ * The pool */
+
+Test(pool, alloc_hands_out_each_free_block_once, .timeout = 10,
+     .description = "block_alloc pops a free block and gives it refcount 1; with none free it returns -1 and changes "
+                    "nothing.")
+{
+    paged_cache cache = books(3, 4, 1, 12, 1, 1);
+    kv_pool *pool = &cache.pool;
+    int taken[3];
+    for (int i = 0; i < 3; i++) {
+        taken[i] = block_alloc(pool);
+        cr_assert(taken[i] >= 0 && taken[i] < 3, "block_alloc returned %d with %d of 3 blocks free%s", taken[i], 3 - i,
+                  taken[i] == -1 ? ": -1 means none is free (is it written yet?)"
+                                 : ": a block's number is 0 .. blocks-1, popped from free_blocks");
+        for (int j = 0; j < i; j++)
+            cr_assert(taken[j] != taken[i], "block_alloc handed out block %d twice", taken[i]);
+        cr_assert(pool->refcount[taken[i]] == 1, "block %d after block_alloc has refcount %d, want 1",
+                  taken[i], pool->refcount[taken[i]]);
+        cr_assert(pool->free_count == 2 - i, "after %d allocations free_count = %d, want %d", i + 1, pool->free_count,
+                  2 - i);
+    }
+    int none = block_alloc(pool);
+    cr_assert(none == -1, "block_alloc with no block free returned %d, want -1", none);
+    cr_assert(pool->free_count == 0, "a refused block_alloc changed free_count to %d", pool->free_count);
+    paged_cache_free(&cache);
+}
+
+Test(pool, release_frees_only_at_refcount_zero, .timeout = 10,
+     .description = "block_share adds a holder; block_release takes one away and puts the block back on the free "
+                    "stack only when none is left.")
+{
+    paged_cache cache = books(2, 4, 1, 8, 1, 1);
+    kv_pool *pool = &cache.pool;
+    int block = block_alloc(pool);
+    cr_assert(block >= 0, "block_alloc returned %d from a pool of 2 free blocks", block);
+    block_share(pool, block);
+    cr_assert(pool->refcount[block] == 2, "after block_share the refcount is %d, want 2", pool->refcount[block]);
+    block_release(pool, block);
+    cr_assert(pool->refcount[block] == 1, "two holders, one released: refcount %d, want 1", pool->refcount[block]);
+    cr_assert(pool->free_count == 1, "a block still held by one table went back on the free stack (free_count %d, want "
+              "1): release it only at refcount 0", pool->free_count);
+    block_release(pool, block);
+    cr_assert(pool->refcount[block] == 0 && pool->free_count == 2, "the last holder released it: refcount %d (want 0), "
+              "free_count %d (want 2)", pool->refcount[block], pool->free_count);
+    int again = block_alloc(pool);
+    cr_assert(again == block, "the block released last should be the next one handed out (a stack): got %d, want %d",
+              again, block);
+    paged_cache_free(&cache);
+}
+
+/* ---------------------------------------------------------------------------------
+ * Sequences, followed by hand */
+
+Test(sequence, append_takes_a_block_only_when_the_last_is_full, .timeout = 10,
+     .description = "Block size 4: tokens 1-4 need one block, 5-8 two, 9 three; a full sequence or an empty pool "
+                    "refuses (-1) and nothing changes.")
+{
+    paged_cache cache = books(5, 4, 2, 10, 1, 1);
+    for (int n = 1; n <= 10; n++) {
+        append(&cache, 0, 1);
+        int want = (n + 3) / 4;
+        cr_assert(cache.sequence[0].length == n, "after %d appends the length is %d", n, cache.sequence[0].length);
+        cr_assert(cache.sequence[0].block_count == want && paged_blocks_in_use(&cache) == want,
+                  "%d tokens of block size 4 need %d blocks; the sequence holds %d and the pool has %d in use%s", n, want,
+                  cache.sequence[0].block_count, paged_blocks_in_use(&cache),
+                  cache.sequence[0].block_count > want ? " (a block is taken only when the last is full)" : "");
+    }
+    cr_assert(sequence_append(&cache, 0) == -1, "a sequence holding max_tokens (10) took an 11th token");
+    cr_assert(cache.sequence[0].length == 10 && paged_blocks_in_use(&cache) == 3,
+              "a refused append changed the sequence (length %d) or the pool (%d blocks in use)", cache.sequence[0].length,
+              paged_blocks_in_use(&cache));
+    append(&cache, 1, 8);   /* the last two blocks */
+    cr_assert(sequence_append(&cache, 1) == -1, "the pool is empty, yet a 9th token (a new block) was accepted");
+    cr_assert(cache.sequence[1].length == 8 && cache.sequence[1].block_count == 2 && cache.pool.free_count == 0,
+              "a refused append changed the sequence (length %d, %d blocks) or the pool (%d free)", cache.sequence[1].length,
+              cache.sequence[1].block_count, cache.pool.free_count);
+    paged_cache_free(&cache);
+}
+
+Test(sequence, slots_are_found_through_the_block_table, .timeout = 10,
+     .description = "Position p of a sequence is slot p % block_size of block block_table[p / block_size]; the "
+                    "pool's layout is (blocks, layers, block_size, kv_dim).")
+{
+    enum { LAYERS = 2, KV_DIM = 3, BLOCK = 4 };
+    paged_cache cache = books(6, BLOCK, 2, 16, LAYERS, KV_DIM);
+    /* interleaved, so that sequence 0's blocks are not 0, 1, 2 */
+    append(&cache, 1, 1);
+    append(&cache, 0, 4);
+    append(&cache, 1, 4);
+    append(&cache, 0, 5);
+    for (int p = 0; p < 9; p++)
+        for (int l = 0; l < LAYERS; l++) {
+            int block = cache.sequence[0].block_table[p / BLOCK];
+            size_t want = (((size_t)block * LAYERS + l) * BLOCK + p % BLOCK) * KV_DIM;
+            float *key = key_of(&cache, 0, l, p), *value = value_of(&cache, 0, l, p);
+            cr_assert(key == cache.pool.keys + want, "slot_key(sequence 0, layer %d, position %d) is keys + %td, want "
+                      "keys + %zu (block %d = block_table[%d], slot %d)%s", l, p, key - cache.pool.keys, want, block,
+                      p / BLOCK, p % BLOCK, key - cache.pool.keys == (ptrdiff_t)(((size_t)(p / BLOCK) * LAYERS + l) * BLOCK
+                      + p % BLOCK) * KV_DIM ? ": that is the logical block, not the physical one in the table" : "");
+            cr_assert(value == cache.pool.values + want, "slot_value(sequence 0, layer %d, position %d) is values + %td, "
+                      "want values + %zu", l, p, value - cache.pool.values, want);
+        }
+    paged_cache_free(&cache);
+}
+
+/* Fills every slot of every layer of the sequence's positions with distinct numbers. */
+static void write_tokens(paged_cache *cache, int sequence, float base)
+{
+    for (int p = 0; p < cache->sequence[sequence].length; p++)
+        for (int l = 0; l < cache->pool.layers; l++)
+            for (int i = 0; i < cache->pool.kv_dim; i++) {
+                key_of(cache, sequence, l, p)[i] = base + 100 * p + 10 * l + i;
+                value_of(cache, sequence, l, p)[i] = -(base + 100 * p + 10 * l + i);
+            }
+}
+
+static void expect_tokens(paged_cache *cache, int sequence, int length, float base, const char *when)
+{
+    for (int p = 0; p < length; p++)
+        for (int l = 0; l < cache->pool.layers; l++)
+            for (int i = 0; i < cache->pool.kv_dim; i++) {
+                float want = base + 100 * p + 10 * l + i, key = key_of(cache, sequence, l, p)[i];
+                float value = value_of(cache, sequence, l, p)[i];
+                cr_assert(key == want && value == -want, "%s: sequence %d, position %d, layer %d, element %d holds key %g "
+                          "and value %g, want %g and %g", when, sequence, p, l, i, key, value, want, -want);
+            }
+}
+
+Test(sequence, fork_shares_every_block, .timeout = 10,
+     .description = "A fork gives the child the parent's length and block table and adds a holder to each block: no "
+                    "block is taken, nothing is copied.")
+{
+    paged_cache cache = books(8, 4, 2, 16, 2, 2);
+    append(&cache, 0, 6);
+    sequence_fork(&cache, 0, 1);
+    kv_sequence *parent = &cache.sequence[0], *child = &cache.sequence[1];
+    cr_assert(child->length == 6 && child->block_count == 2, "the child of a 6-token parent has length %d and %d "
+              "blocks, want 6 and 2", child->length, child->block_count);
+    for (int i = 0; i < 2; i++) {
+        cr_assert(child->block_table[i] == parent->block_table[i], "the child's block_table[%d] is %d, the parent's %d: "
+                  "a fork shares the parent's blocks", i, child->block_table[i], parent->block_table[i]);
+        cr_assert(cache.pool.refcount[parent->block_table[i]] == 2, "block %d is held by two tables but has refcount "
+                  "%d: sequence_fork must block_share each block", parent->block_table[i],
+                  cache.pool.refcount[parent->block_table[i]]);
+    }
+    cr_assert(paged_blocks_in_use(&cache) == 2 && cache.copies == 0, "a fork took blocks (%d in use, want 2) or copied "
+              "(%lld copies, want 0)", paged_blocks_in_use(&cache), cache.copies);
+    paged_cache_free(&cache);
+}
+
+Test(sequence, copy_on_write_when_a_shared_block_has_room, .timeout = 10,
+     .description = "A sequence appending into a shared last block with room left first copies it (every layer, keys "
+                    "and values) into a block of its own; the other sequence's tokens do not change.")
+{
+    paged_cache cache = books(8, 4, 2, 16, 2, 2);
+    append(&cache, 0, 6);
+    write_tokens(&cache, 0, 1000);
+    sequence_fork(&cache, 0, 1);
+    int shared_first = cache.sequence[0].block_table[0], shared_last = cache.sequence[0].block_table[1];
+    append(&cache, 1, 1);   /* position 6 of the child: into the shared block 1, slots 0-1 in use */
+    kv_sequence *child = &cache.sequence[1];
+    cr_assert(cache.copies == 1, "appending to a fork whose last block is shared and half full made %lld copies, want 1 "
+              "(copy-on-write)", cache.copies);
+    cr_assert(child->block_table[1] != shared_last, "the child still writes into block %d, which its parent holds too: "
+              "copy it first (copy-on-write)", shared_last);
+    cr_assert(child->block_table[0] == shared_first && cache.pool.refcount[shared_first] == 2, "the full first block "
+              "stays shared (child's block_table[0] %d, want %d; refcount %d, want 2)", child->block_table[0], shared_first,
+              cache.pool.refcount[shared_first]);
+    cr_assert(cache.pool.refcount[shared_last] == 1 && cache.pool.refcount[child->block_table[1]] == 1, "after the copy "
+              "each of the two last blocks has one holder: refcounts %d (the parent's) and %d (the copy)%s",
+              cache.pool.refcount[shared_last], cache.pool.refcount[child->block_table[1]],
+              cache.pool.refcount[shared_last] == 2 ? ": the child let go of the shared block without a block_release" : "");
+    cr_assert(paged_blocks_in_use(&cache) == 3, "%d blocks in use, want 3 (two shared, one copy)", paged_blocks_in_use(&cache));
+    expect_tokens(&cache, 1, 6, 1000, "the copy holds the shared prefix");
+    /* each writes its own position 6 */
+    for (int l = 0; l < 2; l++) key_of(&cache, 1, l, 6)[0] = 7.0f;
+    append(&cache, 0, 1);
+    for (int l = 0; l < 2; l++) key_of(&cache, 0, l, 6)[0] = 8.0f;
+    cr_assert(key_of(&cache, 1, 0, 6)[0] == 7.0f && key_of(&cache, 0, 0, 6)[0] == 8.0f, "after both wrote position 6 "
+              "the child holds %g (want 7) and the parent %g (want 8): the two share a block they both write",
+              key_of(&cache, 1, 0, 6)[0], key_of(&cache, 0, 0, 6)[0]);
+    cr_assert(cache.copies == 1, "the parent, sole holder of its last block again, copied it (%lld copies, want 1)",
+              cache.copies);
+    expect_tokens(&cache, 0, 6, 1000, "the parent's tokens after the child's copy-on-write");
+    paged_cache_free(&cache);
+}
+
+Test(sequence, no_copy_at_a_block_boundary, .timeout = 10,
+     .description = "A fork whose blocks are all full copies nothing when it appends: the new token starts a new block "
+                    "and the full blocks stay shared.")
+{
+    paged_cache cache = books(8, 4, 2, 16, 1, 1);
+    append(&cache, 0, 8);
+    sequence_fork(&cache, 0, 1);
+    append(&cache, 1, 1);
+    cr_assert(cache.copies == 0, "the shared blocks were full, yet the append copied (%lld copies): a new token at a "
+              "block boundary starts a new block and writes into no shared one", cache.copies);
+    cr_assert(cache.sequence[1].block_count == 3 && paged_blocks_in_use(&cache) == 3, "the child holds %d blocks (want "
+              "3) and the pool %d (want 3: two shared, one new)", cache.sequence[1].block_count, paged_blocks_in_use(&cache));
+    for (int i = 0; i < 2; i++)
+        cr_assert(cache.pool.refcount[cache.sequence[0].block_table[i]] == 2, "full shared block %d has refcount %d, want 2",
+                  cache.sequence[0].block_table[i], cache.pool.refcount[cache.sequence[0].block_table[i]]);
+    paged_cache_free(&cache);
+}
+
+Test(sequence, free_gives_back_every_block, .timeout = 10,
+     .description = "sequence_free releases each block of the table once and empties the sequence; blocks a fork still "
+                    "holds stay, with their tokens.")
+{
+    paged_cache cache = books(8, 4, 2, 16, 1, 2);
+    append(&cache, 0, 9);
+    sequence_free(&cache, 0);
+    cr_assert(cache.sequence[0].length == 0 && cache.sequence[0].block_count == 0, "a freed sequence has length %d and "
+              "%d blocks, want 0 and 0", cache.sequence[0].length, cache.sequence[0].block_count);
+    cr_assert(cache.pool.free_count == 8, "after freeing the only sequence %d of 8 blocks are free: a leak",
+              cache.pool.free_count);
+    append(&cache, 0, 7);
+    write_tokens(&cache, 0, 500);
+    sequence_fork(&cache, 0, 1);
+    sequence_free(&cache, 0);
+    cr_assert(paged_blocks_in_use(&cache) == 2, "the parent is freed, its fork holds its two blocks: %d in use, want 2",
+              paged_blocks_in_use(&cache));
+    expect_tokens(&cache, 1, 7, 500, "the fork after its parent was freed");
+    sequence_free(&cache, 1);
+    cr_assert(cache.pool.free_count == 8, "after freeing both sequences %d of 8 blocks are free%s", cache.pool.free_count,
+              cache.pool.free_count > 8 ? ": a block went back on the free stack twice (a double free)" : ": a leak");
+    paged_cache_free(&cache);
+}
+
+/* ---------------------------------------------------------------------------------
+ * A randomised trace against a model of the test's own */
+
+enum { TRACE_SEQUENCES = 24, TRACE_MAX_TOKENS = 40, TRACE_BLOCK = 4, TRACE_BLOCKS = 120, TRACE_OPERATIONS = 100000,
+       TRACE_FULL_CHECK_EVERY = 16 };
+
+typedef struct trace_model {
+    int active[TRACE_SEQUENCES];
+    int length[TRACE_SEQUENCES];
+    float token[TRACE_SEQUENCES][TRACE_MAX_TOKENS];   /* what each position must hold */
+    float next_token;
+    char operation[160];                              /* the last operation, for the messages */
+    int index;
+} trace_model;
+
+/* how many block tables (of active sequences) hold `block`, counted by the test itself */
+static int holders_of(const paged_cache *cache, int block)
+{
+    int holders = 0;
+    for (int s = 0; s < cache->sequences; s++)
+        for (int i = 0; i < cache->sequence[s].block_count; i++) holders += cache->sequence[s].block_table[i] == block;
+    return holders;
+}
+
+#define TRACE_FAIL(...)                                                                                                \
+    cr_assert_fail("by operation %d of the trace (the last: %s): %s", model->index, model->operation,                 \
+                   (snprintf(trace_message, sizeof trace_message, __VA_ARGS__), trace_message))
+static char trace_message[512];
+
+static void check_everything(const paged_cache *cache, const trace_model *model)
+{
+    const kv_pool *pool = &cache->pool;
+    int on_free_stack[TRACE_BLOCKS] = {0};
+    if (pool->free_count < 0 || pool->free_count > pool->blocks)
+        TRACE_FAIL("free_count is %d, outside 0 .. %d", pool->free_count, pool->blocks);
+    for (int i = 0; i < pool->free_count; i++) {
+        int b = pool->free_blocks[i];
+        if (b < 0 || b >= pool->blocks) TRACE_FAIL("free_blocks[%d] = %d, not a block", i, b);
+        if (on_free_stack[b]++) TRACE_FAIL("block %d is on the free stack twice: a double free (a block released once "
+                                           "more than it was held)", b);
+    }
+    for (int b = 0; b < pool->blocks; b++) {
+        int holders = holders_of(cache, b);
+        if (pool->refcount[b] != holders)
+            TRACE_FAIL("block %d is held by %d block tables but its refcount is %d%s", b, holders, pool->refcount[b],
+                       pool->refcount[b] > holders ? ": a release that did not decrement it (the block will never come "
+                                                     "back: a leak)"
+                                                   : ": a holder was added without block_share (the block will be freed "
+                                                     "while still in use)");
+        if (holders > 0 && on_free_stack[b])
+            TRACE_FAIL("block %d is on the free stack while %d tables hold it: freed while in use", b, holders);
+        if (holders == 0 && !on_free_stack[b])
+            TRACE_FAIL("block %d is held by no table and is not on the free stack: leaked", b);
+    }
+    for (int s = 0; s < TRACE_SEQUENCES; s++) {
+        const kv_sequence *q = &cache->sequence[s];
+        if (q->length != model->length[s])
+            TRACE_FAIL("sequence %d has length %d, want %d", s, q->length, model->length[s]);
+        int want_blocks = (q->length + TRACE_BLOCK - 1) / TRACE_BLOCK;
+        if (q->block_count != want_blocks)
+            TRACE_FAIL("sequence %d holds %d blocks for %d tokens (block size %d), want %d%s", s, q->block_count,
+                       q->length, TRACE_BLOCK, want_blocks, q->block_count > want_blocks
+                       ? ": more than a block's worth of slots unused (take a block only when the last is full, and "
+                         "empty the table when the sequence is freed)" : "");
+        for (int p = 0; p < q->length; p++) {
+            float got = slot_key(cache, s, 0, p)[0], want = model->token[s][p];
+            if (got != want)
+                TRACE_FAIL("sequence %d, position %d holds token %g, want %g: %s", s, p, got, want,
+                           isnan(got) ? "a slot never written (was a block copied or shared?)"
+                                      : "another write landed in its slot (two sequences wrote one block without a copy?)");
+        }
+    }
+}
+
+static int random_below(uint64_t *state, int n) { return (int)(llama_random_u32(state) % (uint32_t)n); }
+
+static int random_sequence(uint64_t *state, const trace_model *model, int active)
+{
+    int candidates[TRACE_SEQUENCES], count = 0;
+    for (int s = 0; s < TRACE_SEQUENCES; s++)
+        if (model->active[s] == active) candidates[count++] = s;
+    return count ? candidates[random_below(state, count)] : -1;
+}
+
+/* One append, with what the test knows it must do: refuse when the sequence is full or it needs
+ * a block and none is free; else make the new position's block the sequence's alone. */
+static void trace_append(paged_cache *cache, trace_model *model, int s)
+{
+    kv_sequence *q = &cache->sequence[s];
+    int length = q->length, blocks_before = q->block_count, free_before = cache->pool.free_count;
+    int needs_block = length % TRACE_BLOCK == 0 || q->block_count == 0 || holders_of(cache, q->block_table[q->block_count - 1]) > 1;
+    int refuse = length == TRACE_MAX_TOKENS || (needs_block && free_before == 0);
+    int status = sequence_append(cache, s);
+    if (refuse) {
+        if (status != -1) TRACE_FAIL("sequence_append returned %d where it must refuse (-1): %s", status,
+                                     length == TRACE_MAX_TOKENS ? "the sequence is full" : "it needs a block and none is free");
+        if (q->length != length || q->block_count != blocks_before || cache->pool.free_count != free_before)
+            TRACE_FAIL("a refused append changed something: length %d -> %d, blocks %d -> %d, free %d -> %d", length,
+                       q->length, blocks_before, q->block_count, free_before, cache->pool.free_count);
+        return;
+    }
+    if (status != 0) TRACE_FAIL("sequence_append refused sequence %d (length %d) with %d blocks free", s, length, free_before);
+    if (q->length != length + 1) TRACE_FAIL("after an append sequence %d has length %d, want %d", s, q->length, length + 1);
+    int block = q->block_table[length / TRACE_BLOCK], holders = holders_of(cache, block);
+    if (holders != 1)
+        TRACE_FAIL("sequence %d's new position %d lies in block %d, which %d block tables hold: two sequences would "
+                   "write one block without a copy%s", s, length, block, holders,
+                   cache->pool.refcount[block] < holders ? " (and its refcount is lower: does sequence_fork block_share "
+                                                           "each block?)"
+                                                         : " (copy-on-write: copy a shared block before writing it)");
+    model->next_token += 1;
+    slot_key(cache, s, 0, length)[0] = model->next_token;
+    model->token[s][length] = model->next_token;
+    model->length[s] = length + 1;
+}
+
+Test(trace, hundred_thousand_random_operations, .timeout = 60,
+     .description = "100 000 seeded operations (new sequence, append, fork, free) on 120 blocks of 4: no leak, no "
+                    "double free, no block written by two sequences, under one block unused per sequence.")
+{
+    paged_cache cache = books(TRACE_BLOCKS, TRACE_BLOCK, TRACE_SEQUENCES, TRACE_MAX_TOKENS, 1, 1);
+    static trace_model storage;
+    trace_model *model = &storage;
+    memset(model, 0, sizeof *model);
+    uint64_t state = llama_seed_generator(21);
+    long long forks = 0, refusals = 0;
+    for (model->index = 1; model->index <= TRACE_OPERATIONS; model->index++) {
+        int choice = random_below(&state, 100), s;
+        if (choice < 12 && (s = random_sequence(&state, model, 0)) >= 0) {
+            int tokens = 1 + random_below(&state, 8);
+            snprintf(model->operation, sizeof model->operation, "new sequence %d with %d tokens", s, tokens);
+            model->active[s] = 1;
+            for (int i = 0; i < tokens; i++) trace_append(&cache, model, s);
+        } else if (choice < 27 && (s = random_sequence(&state, model, 1)) >= 0 && random_sequence(&state, model, 0) >= 0) {
+            int child = random_sequence(&state, model, 0);
+            snprintf(model->operation, sizeof model->operation, "fork sequence %d (%d tokens) into %d", s,
+                     model->length[s], child);
+            sequence_fork(&cache, s, child);
+            model->active[child] = 1, model->length[child] = model->length[s];
+            memcpy(model->token[child], model->token[s], sizeof model->token[s]);
+            forks++;
+        } else if (choice < 45 && (s = random_sequence(&state, model, 1)) >= 0) {
+            snprintf(model->operation, sizeof model->operation, "free sequence %d (%d tokens)", s, model->length[s]);
+            sequence_free(&cache, s);
+            model->active[s] = 0, model->length[s] = 0;
+        } else if ((s = random_sequence(&state, model, 1)) >= 0) {
+            snprintf(model->operation, sizeof model->operation, "append to sequence %d (%d tokens, %d blocks free)", s,
+                     model->length[s], cache.pool.free_count);
+            int before = model->length[s];
+            trace_append(&cache, model, s);
+            refusals += model->length[s] == before;
+        }
+        if (model->index % TRACE_FULL_CHECK_EVERY == 0) check_everything(&cache, model);
+    }
+    check_everything(&cache, model);
+    snprintf(model->operation, sizeof model->operation, "free every sequence at the end");
+    for (int s = 0; s < TRACE_SEQUENCES; s++)
+        if (model->active[s]) sequence_free(&cache, s), model->active[s] = 0, model->length[s] = 0;
+    check_everything(&cache, model);
+    cr_assert(cache.pool.free_count == TRACE_BLOCKS, "after every sequence was freed %d of %d blocks are free",
+              cache.pool.free_count, TRACE_BLOCKS);
+    /* the trace must have exercised what it checks */
+    cr_assert(forks > 1000 && refusals > 100 && cache.copies > 0, "the trace made %lld forks, %lld refused appends and "
+              "%lld copies: too few to test sharing, a full pool and copy-on-write", forks, refusals, cache.copies);
+    paged_cache_free(&cache);
+}
+
+/* ---------------------------------------------------------------------------------
+ * The toy Llama on your cache */
+
+static void build(Transformer *t, const char *shape, uint64_t seed)
+{
+    LlamaConfig c;
+    cr_assert(llama_named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_transformer_generated(t, &c, seed, error, sizeof error) == 0, "%s", error);
+}
+
+/* the largest difference between two rows of logits; NaN counts as infinitely far */
+static double difference(const float *a, const float *b, int n)
+{
+    double largest = 0;
+    for (int i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]);
+        if (!(d <= largest)) largest = isnan(d) ? INFINITY : d;
+    }
+    return largest;
+}
+
+static paged_cache model_cache(const Transformer *t, int block_size, int sequences, int max_tokens)
+{
+    const LlamaConfig *c = &t->config;
+    int blocks = sequences * ((max_tokens + block_size - 1) / block_size);
+    paged_cache cache;
+    cr_assert(paged_cache_build(&cache, blocks, block_size, c->n_layers, llama_kv_dim_of(c), sequences, max_tokens, c,
+                                error, sizeof error) == 0, "%s", error);
+    return cache;
+}
+
+/* Greedy generation after a prompt, with the engine's own cache and with yours; the largest
+ * difference of any logit. */
+static double paged_against_own(Transformer *t, int block_size, int threads, paged_cache *cache)
+{
+    enum { PROMPT = 5, STEPS = 20 };
+    int vocab = t->config.vocab_size, prompt[PROMPT] = {1, 9, 4, 33, 2};
+    Session own, paged;
+    cr_assert(llama_build_session(&own, t, 1, PROMPT + STEPS, threads, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&paged, t, 1, PROMPT + STEPS, threads, error, sizeof error) == 0, "%s", error);
+    *cache = model_cache(t, block_size, 1, PROMPT + STEPS);
+    paged.kv_hooks = paged_hooks(cache);
+    const float *a = llama_prefill(&own, 0, prompt, PROMPT, error, sizeof error);
+    const float *b = llama_prefill(&paged, 0, prompt, PROMPT, error, sizeof error);
+    double largest = 0;
+    for (int step = 0;; step++) {
+        cr_assert(a && b, "%s", error);
+        largest = fmax(largest, difference(a, b, vocab));
+        if (step == STEPS - 1) break;
+        int next = llama_argmax(a, vocab);   /* both continue with the engine's own token */
+        a = llama_decode_batch(&own, (int[]){0}, &next, 1, error, sizeof error);
+        b = llama_decode_batch(&paged, (int[]){0}, &next, 1, error, sizeof error);
+    }
+    llama_free_session(&own), llama_free_session(&paged);
+    return largest;
+}
+
+Test(engine, your_cache_gives_the_engines_logits, .timeout = 60,
+     .description = "The toy Llama ('tiny', 6 query heads on 2 KV heads) on your paged cache and attention: its logits "
+                    "equal the engine's own cache's within 1e-4, for block sizes 1, 4 and 16 and on two threads.")
+{
+    Transformer t;
+    build(&t, "tiny", 8);
+    struct { int block_size, threads; } runs[] = {{4, 1}, {1, 1}, {16, 1}, {4, 2}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        paged_cache cache;
+        double largest = paged_against_own(&t, runs[r].block_size, runs[r].threads, &cache);
+        int stored = 5 + 19, want_blocks = (stored + runs[r].block_size - 1) / runs[r].block_size;
+        cr_assert(cache.failed_stores == 0, "block size %d: %lld of the engine's stores found no room (paged_store "
+                  "returned -1): a new position (= the length) must be appended first", runs[r].block_size,
+                  cache.failed_stores);
+        cr_assert(cache.sequence[0].length == stored, "block size %d: after %d tokens your cache holds %d: append once "
+                  "per token (at the first layer that stores it), not once per layer", runs[r].block_size, stored,
+                  cache.sequence[0].length);
+        cr_assert(paged_blocks_in_use(&cache) == want_blocks, "block size %d: %d tokens in %d blocks, want %d",
+                  runs[r].block_size, stored, paged_blocks_in_use(&cache), want_blocks);
+        cr_assert(largest < 1e-4, "block size %d, %d thread(s): the logits on your cache differ from the engine's own by "
+                  "up to %g (want < 1e-4)%s", runs[r].block_size, runs[r].threads, largest,
+                  isinf(largest) ? ": some are NaN (a slot read before it was written?)"
+                                 : ". Check paged_attend: the KV head of each query head, the scale 1/sqrt(head_dim), "
+                                   "every position 0 .. length-1, the softmax's maximum");
+        paged_cache_free(&cache);
+    }
+    llama_free_transformer(&t);
+}
+
+/* Copies every weight of a GQA model into an MHA model of the same shape, repeating KV head
+ * h / group as KV head h (as tests/llama/cache.c does for the engine's own attention). */
+static void repeat_kv_heads(const Transformer *gqa, Transformer *mha)
+{
+    const LlamaConfig *c = &gqa->config;
+    int head_dim = llama_head_dim_of(c), group = c->n_heads / c->n_kv_heads, dim = c->dim;
+    size_t matrix = (size_t)dim * dim * sizeof(float), mlp = (size_t)c->hidden_dim * dim * sizeof(float);
+    memcpy((float *)mha->token_embedding.fp32, gqa->token_embedding.fp32, (size_t)c->vocab_size * dim * sizeof(float));
+    memcpy((float *)mha->classifier.fp32, gqa->classifier.fp32, (size_t)c->vocab_size * dim * sizeof(float));
+    memcpy((float *)mha->rms_final, gqa->rms_final, dim * sizeof(float));
+    for (int l = 0; l < c->n_layers; l++) {
+        const LayerWeights *g = &gqa->layers[l];
+        LayerWeights *m = &mha->layers[l];
+        memcpy((float *)m->rms_attention, g->rms_attention, dim * sizeof(float));
+        memcpy((float *)m->rms_ffn, g->rms_ffn, dim * sizeof(float));
+        memcpy((float *)m->wq.fp32, g->wq.fp32, matrix);
+        memcpy((float *)m->wo.fp32, g->wo.fp32, matrix);
+        memcpy((float *)m->w1.fp32, g->w1.fp32, mlp);
+        memcpy((float *)m->w2.fp32, g->w2.fp32, mlp);
+        memcpy((float *)m->w3.fp32, g->w3.fp32, mlp);
+        for (int h = 0; h < c->n_heads; h++) {
+            size_t rows = (size_t)head_dim * dim;
+            memcpy((float *)m->wk.fp32 + h * rows, g->wk.fp32 + (size_t)(h / group) * rows, rows * sizeof(float));
+            memcpy((float *)m->wv.fp32 + h * rows, g->wv.fp32 + (size_t)(h / group) * rows, rows * sizeof(float));
+        }
+    }
+}
+
+Test(engine, grouped_query_equals_multi_head_with_repeated_heads, .timeout = 60,
+     .description = "A GQA model (6 query heads, 2 KV heads) and the MHA model whose K and V weights repeat each KV "
+                    "head three times give the same logits, both through your paged attention.")
+{
+    enum { PROMPT = 12, STEPS = 12, BLOCK = 4 };
+    Transformer gqa, mha;
+    build(&gqa, "tiny", 11);
+    build(&mha, "tiny-mha", 12);
+    cr_assert(gqa.config.n_kv_heads < gqa.config.n_heads && mha.config.n_kv_heads == mha.config.n_heads);
+    repeat_kv_heads(&gqa, &mha);
+    int vocab = gqa.config.vocab_size, tokens[PROMPT + STEPS];
+    for (int i = 0; i < PROMPT + STEPS; i++) tokens[i] = (int)((7u * (unsigned)i + 3u) % (unsigned)vocab);
+    Session a, b, own;
+    cr_assert(llama_build_session(&a, &gqa, 1, PROMPT + STEPS, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&b, &mha, 1, PROMPT + STEPS, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&own, &gqa, 1, PROMPT + STEPS, 1, error, sizeof error) == 0, "%s", error);
+    paged_cache ca = model_cache(&gqa, BLOCK, 1, PROMPT + STEPS), cb = model_cache(&mha, BLOCK, 1, PROMPT + STEPS);
+    a.kv_hooks = paged_hooks(&ca), b.kv_hooks = paged_hooks(&cb);
+    const float *x = llama_prefill(&a, 0, tokens, PROMPT, error, sizeof error);
+    float *kept = malloc((size_t)vocab * sizeof(float));
+    for (int p = PROMPT;; p++) {
+        cr_assert(x, "%s", error);
+        memcpy(kept, x, (size_t)vocab * sizeof(float));
+        const float *y = p == PROMPT ? llama_prefill(&b, 0, tokens, PROMPT, error, sizeof error)
+                                     : llama_decode_batch(&b, (int[]){0}, &tokens[p - 1], 1, error, sizeof error);
+        const float *z = p == PROMPT ? llama_prefill(&own, 0, tokens, PROMPT, error, sizeof error)
+                                     : llama_decode_batch(&own, (int[]){0}, &tokens[p - 1], 1, error, sizeof error);
+        cr_assert(y && z, "%s", error);
+        double against_mha = difference(kept, y, vocab), against_own = difference(kept, z, vocab);
+        cr_assert(against_mha < 1e-5, "after %d tokens the GQA model and the MHA model repeating its KV heads differ by "
+                  "%g through your paged_attend: query head h must read KV head h / (n_heads / n_kv_heads)", p,
+                  against_mha);
+        cr_assert(against_own < 1e-4, "after %d tokens the GQA model on your cache differs from the engine's own cache "
+                  "by %g", p, against_own);
+        if (p == PROMPT + STEPS) break;
+        x = llama_decode_batch(&a, (int[]){0}, &tokens[p], 1, error, sizeof error);
+    }
+    free(kept);
+    paged_cache_free(&ca), paged_cache_free(&cb);
+    llama_free_session(&a), llama_free_session(&b), llama_free_session(&own);
+    llama_free_transformer(&gqa), llama_free_transformer(&mha);
+}
+
+Test(engine, forked_sequences_share_the_prompt, .timeout = 60,
+     .description = "Parallel sampling: a 6-token prompt (block size 4) prefilled once and forked into 3 sequences that "
+                    "continue with different tokens: 2 blocks shared, 2 copies, and each sequence's logits equal a "
+                    "sequence prefilled on its own.")
+{
+    enum { PROMPT = 6, STEPS = 8, SAMPLES = 3, BLOCK = 4 };
+    Transformer t;
+    build(&t, "tiny", 9);
+    int vocab = t.config.vocab_size, prompt[PROMPT] = {3, 14, 15, 9, 26, 5};
+    Session own, paged;
+    cr_assert(llama_build_session(&own, &t, SAMPLES, PROMPT + STEPS, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&paged, &t, SAMPLES, PROMPT + STEPS, 1, error, sizeof error) == 0, "%s", error);
+    paged_cache cache = model_cache(&t, BLOCK, SAMPLES, PROMPT + STEPS);
+    paged.kv_hooks = paged_hooks(&cache);
+    const float *first = llama_prefill(&paged, 0, prompt, PROMPT, error, sizeof error);
+    cr_assert(first, "%s", error);
+    int next[SAMPLES], sequences[SAMPLES] = {0, 1, 2};
+    for (int i = 0; i < SAMPLES; i++) next[i] = (llama_argmax(first, vocab) + i) % vocab;   /* three continuations */
+    for (int i = 1; i < SAMPLES; i++)
+        cr_assert(paged_session_fork(&paged, &cache, 0, i, error, sizeof error) == 0, "%s", error);
+    for (int i = 0; i < SAMPLES; i++) cr_assert(llama_prefill(&own, i, prompt, PROMPT, error, sizeof error), "%s", error);
+    cr_assert(paged_blocks_in_use(&cache) == 2, "a 6-token prompt forked into 3 sequences holds %d blocks, want 2 (all "
+              "shared)", paged_blocks_in_use(&cache));
+    float *kept = malloc((size_t)SAMPLES * vocab * sizeof(float));
+    for (int step = 0; step < STEPS; step++) {
+        const float *a = llama_decode_batch(&own, sequences, next, SAMPLES, error, sizeof error);
+        cr_assert(a, "%s", error);
+        memcpy(kept, a, (size_t)SAMPLES * vocab * sizeof(float));
+        const float *b = llama_decode_batch(&paged, sequences, next, SAMPLES, error, sizeof error);
+        cr_assert(b, "%s", error);
+        if (step == 0)
+            cr_assert(cache.copies == SAMPLES - 1 && paged_blocks_in_use(&cache) == 2 + SAMPLES - 1,
+                      "after each of 3 sequences sharing a half-full block appended a token: %lld copies (want 2: the "
+                      "last writer is its sole holder) and %d blocks in use (want 4)", cache.copies,
+                      paged_blocks_in_use(&cache));
+        for (int i = 0; i < SAMPLES; i++) {
+            double d = difference(kept + (size_t)i * vocab, b + (size_t)i * vocab, vocab);
+            cr_assert(d < 1e-4, "decode step %d, sequence %d (forked from the prompt): its logits differ by %g from a "
+                      "sequence prefilled on its own%s", step, i, d,
+                      cache.failed_stores ? " (some stores found no room)"
+                                          : ": did a sequence write into a block its forks share (copy-on-write)?");
+        }
+        for (int i = 0; i < SAMPLES; i++) next[i] = llama_argmax(kept + (size_t)i * vocab, vocab);
+    }
+    cr_assert(cache.failed_stores == 0, "%lld stores found no room", cache.failed_stores);
+    free(kept);
+    paged_cache_free(&cache);
+    llama_free_session(&own), llama_free_session(&paged);
+    llama_free_transformer(&t);
+}
