@@ -2,7 +2,8 @@
 # one core: the three other transpose pairs through the row-major trick, and the loop-order CPU
 # matmul of day 12, each as a percentage of the system BLAS doing C = A B (pair NN) through the
 # simulator's cuBLAS. Right, predicted for an H100 SXM from its roofline: the share of the BF16
-# tensor peak a cuBLAS GEMM of N x N x N can reach, and day 12's tiled kernel as a percentage of it.
+# tensor peak a cuBLAS GEMM of N x N x N can reach, and day 12's tiled kernel as a percentage of it and
+# of FP32 cuBLAS (cublasSgemm, on the same FP32 cores: the fair comparison for an FP32 kernel).
 #   gnuplot -e "csv='build/15-gemm-cublas/results.csv'; png='out.png'" plots/15-gemm-cublas.gp
 # With png='' it draws the same two panels as text in the terminal.
 set datafile separator ','
@@ -10,7 +11,7 @@ set datafile missing ''
 measured(pair, col) = strcol(1) eq 'measured' && strcol(3) eq pair && column(col) > 0 ? column(col) : NaN
 predicted(col) = strcol(1) eq 'predicted' && column(col) > 0 ? column(col) : NaN
 machine = 'this CPU'
-stats csv skip 1 using (strcol(1) eq 'measured' ? (machine = strcol(11), 0) : 0) nooutput
+stats csv skip 1 using (strcol(1) eq 'measured' ? (machine = strcol(12), 0) : 0) nooutput
 set logscale x 2
 set grid xtics ytics
 set key opaque box
@@ -36,15 +37,16 @@ if (png ne '') {
          '' skip 1 every 4::4 using 2:(measured('NN', 7)) with linespoints pt 13 ps 1.4 lw 2 lc rgb '#d62728' title 'day 12''s loop-order CPU matmul (measured)'
 
     set title 'Predicted for an H100 SXM from its roofline (data/gpus.csv), not measured'
+    set yrange [1:700]
     set xlabel 'N (matrices N x N, log scale)'
     set ylabel 'percent (log scale)'
     set xrange [48:24000]
     set xtics (64, 256, 1024, 4096, 16384)
     set logscale y 10
-    set yrange [1:400]
-    set key top left font ',10'
-    plot csv skip 1 using 2:(predicted(9)) with linespoints pt 7 ps 1.2 lw 2 lc rgb '#2ca02c' title 'cuBLAS GEMM, BF16 in, FP32 out: % of the BF16 tensor peak (predicted)', \
-         '' skip 1 using 2:(predicted(10)) with linespoints pt 5 ps 1.2 lw 2 lc rgb '#d62728' title 'day 12''s tiled kernel (FP32 cores, tile 32): % of cuBLAS (predicted)'
+    set key top left Left reverse width -9 font ',10'
+    plot csv skip 1 using 2:(predicted(9)) with linespoints pt 7 ps 1.2 lw 2 lc rgb '#2ca02c' title 'cuBLAS GEMM, BF16 in, FP32 out: % of the BF16 tensor peak', \
+         '' skip 1 using 2:(predicted(11)) with linespoints pt 9 ps 1.2 lw 2 lc rgb '#ff7f0e' title 'day 12''s tiled kernel (FP32, tile 32): % of FP32 cuBLAS (cublasSgemm)', \
+         '' skip 1 using 2:(predicted(10)) with linespoints pt 5 ps 1.2 lw 2 lc rgb '#d62728' title 'day 12''s tiled kernel: % of the BF16 cuBLAS above'
     unset multiplot
 } else {
     set terminal dumb size 120,30
@@ -55,10 +57,11 @@ if (png ne '') {
     set yrange [0:130]
     plot csv skip 1 using 2:(measured('NT', 8)) with points pt 't', '' skip 1 using 2:(measured('TT', 8)) with points pt 't', \
          '' skip 1 using 2:(measured('NN', 7)) with points pt 'L'
-    set title 'predicted H100: C=cuBLAS % of peak, T=tiled % of cuBLAS'
+    set title 'predicted H100: C=cuBLAS % of peak, T=tiled % of cuBLAS BF16, S=of FP32'
     set xrange [48:24000]
     set logscale y 10
     set yrange [1:150]
-    plot csv skip 1 using 2:(predicted(9)) with points pt 'C', '' skip 1 using 2:(predicted(10)) with points pt 'T'
+    plot csv skip 1 using 2:(predicted(9)) with points pt 'C', '' skip 1 using 2:(predicted(10)) with points pt 'T', \
+         '' skip 1 using 2:(predicted(11)) with points pt 'S'
     unset multiplot
 }

@@ -240,13 +240,38 @@ Test(engine, prompt_longer_than_a_step, .timeout = 60,
     against_engine("tiny with room for 1100 tokens, FP32", c, 0, 1030);
 }
 
+/* A shape far too large to build, with dimensions whose products have long odd parts: counts in
+ * the billions that a double holds exactly and a float does not. The expected counts are worked
+ * out here in 64-bit integers, independently of the engine. */
+Test(exact, a_large_odd_shape_in_whole_numbers, .timeout = 10,
+     .description = "Counts reach 10^10 and more: every product must be formed in double (or 64-bit integers), never "
+                    "in float or int, which hold whole numbers exactly only up to 2^24 and 2^31.")
+{
+    stored_model m = {.config = {.dim = 4100, .hidden_dim = 11003, .n_layers = 33, .n_heads = 50, .n_kv_heads = 10,
+                                 .vocab_size = 32003, .seq_len = 8192, .shared_classifier = 0},
+                      .format = WEIGHTS_FP32, .group_size = 0};
+    int64_t dim = 4100, kv = 820, head = 82, hidden = 11003, layers = 33, vocab = 32003, position = 4001;
+    int64_t layer_values = 2 * dim * dim + 2 * kv * dim + 3 * hidden * dim;
+    phase_counts want = {1, 1, 0, 0, 0, 0, 0};
+    want.matmul_flops = (double)(2 * layers * layer_values + 2 * vocab * dim);
+    want.attention_flops = (double)(4 * head * 50 * (position + 1) * layers);
+    want.weight_bytes = (double)(4 * (layers * layer_values + vocab * dim) + 4 * dim);
+    want.kv_write_bytes = (double)(8 * kv * layers);
+    want.kv_read_bytes = (double)(8 * kv * (position + 1) * layers);
+    expect_counts("a 33-layer shape of dim 4100, decode at position 4001", decode_counts(&m, (int)position), want);
+}
+
 /* ---------------------------------------------------------------------------------
  * 4. Your run of the two phases */
 
 static double largest_difference(const float *a, const float *b, int n)
 {
     double largest = 0;
-    for (int i = 0; i < n; i++) largest = fmax(largest, fabs((double)a[i] - b[i]));
+    for (int i = 0; i < n; i++) {
+        double difference = fabs((double)a[i] - b[i]);
+        if (isnan(difference)) return INFINITY;   /* a logit never written (NaN) is as wrong as it gets */
+        largest = fmax(largest, difference);
+    }
     return largest;
 }
 

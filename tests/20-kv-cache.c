@@ -428,7 +428,8 @@ static void reference_attend(const kv_cache *c, double *out, const float *query,
 static void expect_attention(const kv_cache *c, int length, float query_range, uint64_t seed, const char *what)
 {
     uint64_t state = llama_seed_generator(seed);
-    float *query = malloc((size_t)c->head_dim * sizeof(float)), *out = malloc((size_t)c->head_dim * sizeof(float));
+    enum { GUARD = 8 };   /* floats after out, which attend must leave alone: the next head's output in the engine */
+    float *query = malloc((size_t)c->head_dim * sizeof(float)), *out = malloc((size_t)(c->head_dim + GUARD) * sizeof(float));
     float *scores = malloc((size_t)c->capacity * sizeof(float)), *want = malloc((size_t)c->head_dim * sizeof(float));
     double *reference = malloc((size_t)c->head_dim * sizeof(double));
     for (int s = 0; s < c->batch; s++)
@@ -436,8 +437,13 @@ static void expect_attention(const kv_cache *c, int length, float query_range, u
             for (int h = 0; h < c->kv_heads; h++) {
                 for (int i = 0; i < c->head_dim; i++) query[i] = uniform(&state, query_range);
                 lab_poison(out, (size_t)c->head_dim * sizeof(float));
+                for (int g = 0; g < GUARD; g++) out[c->head_dim + g] = 12345.0f;
                 lab_poison(scores, (size_t)c->capacity * sizeof(float));
                 kv_cache_attend(c, out, query, s, l, h, length, scores);
+                for (int g = 0; g < GUARD; g++)
+                    cr_assert(out[c->head_dim + g] == 12345.0f, "head %d, sequence %d, layer %d, length %d: out[%d] "
+                              "was written, past the head's %d outputs (in the engine, the next head's output)", h, s,
+                              l, length, c->head_dim + g, c->head_dim);
                 reference_attend(c, reference, query, s, l, h, length);
                 for (int i = 0; i < c->head_dim; i++) want[i] = (float)reference[i];
                 char name[160];
