@@ -156,6 +156,22 @@ static float *cache_at(const Session *s, float *base, int sequence, int layer)
     return base + (((size_t)sequence * layers + (size_t)layer) * (size_t)cache->capacity) * (size_t)cache->kv_dim;
 }
 
+int llama_truncate_sequence(Session *s, int sequence, int length, char *error, size_t error_size)
+{
+    if (sequence < 0 || sequence >= s->cache.batch) {
+        snprintf(error, error_size, "sequence %d does not exist: the session holds sequences 0 to %d", sequence,
+                 s->cache.batch - 1);
+        return -1;
+    }
+    if (length < 0 || length > s->cache.length[sequence]) {
+        snprintf(error, error_size, "sequence %d holds %d tokens: it cannot be cut to %d", sequence,
+                 s->cache.length[sequence], length);
+        return -1;
+    }
+    s->cache.length[sequence] = length;   /* positions from `length` on are overwritten as tokens come */
+    return 0;
+}
+
 int llama_fork_sequence(Session *s, int parent, int child, char *error, size_t error_size)
 {
     KVCache *cache = &s->cache;

@@ -254,6 +254,9 @@ void llama_reset_sequence(Session *s, int sequence);
  * the engine copies its cached keys and values; with kv_hooks set it copies nothing and only
  * counts the child's tokens, since the lab's own cache shares or copies the prefix itself. */
 int llama_fork_sequence(Session *s, int parent, int child, char *error, size_t error_size);
+/* Keeps the first `length` tokens of a sequence and forgets the rest (a rejected draft of speculative
+ * decoding); the next token goes at position `length`. Refused for a length beyond what it holds. */
+int llama_truncate_sequence(Session *s, int sequence, int length, char *error, size_t error_size);
 
 /* Appends `n` prompt tokens to sequence `sequence` (matrix-matrix work, in steps of up to
  * max_rows rows) and returns the logits of the last one (vocab_size floats, valid until

@@ -4,7 +4,7 @@
  *   - a sequence decoded in a batch, beside others at other positions, gets the logits it
  *     gets alone; so does a prefill cut into steps, and a run on two threads;
  *   - grouped-query attention equals multi-head attention with each KV head repeated;
- *   - a forked sequence continues exactly as its parent;
+ *   - a forked sequence continues exactly as its parent, a truncated one as if it had never been longer;
  *   - the cache's size is the book's formula.
  * "Equal" is bit for bit where the engine is built to make it so (matmul.h: every output is
  * summed in one order whatever the number of rows; threads split outputs, not sums). */
@@ -169,6 +169,31 @@ Test(cache, a_forked_sequence_continues_as_its_parent, .timeout = 30)
         free(parent);
     }
     llama_free_session(&s);
+    llama_free_transformer(&t);
+}
+
+Test(cache, a_truncated_sequence_continues_as_if_never_longer, .timeout = 30)
+{
+    Transformer t;
+    build(&t, "tiny", 10);
+    int vocab = t.config.vocab_size, tokens[9];
+    random_tokens(tokens, 9, vocab, 400);
+    Session a, b;
+    cr_assert(llama_build_session(&a, &t, 1, 16, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&b, &t, 1, 16, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_prefill(&a, 0, tokens, 9, error, sizeof error), "%s", error);   /* 9 tokens, then back to 5 */
+    cr_assert(llama_truncate_sequence(&a, 0, 5, error, sizeof error) == 0, "%s", error);
+    cr_expect(llama_truncate_sequence(&a, 0, 6, error, sizeof error) != 0 && strstr(error, "holds 5 tokens"),
+              "a sequence cannot be cut to more than it holds: %s", error);
+    cr_assert(llama_prefill(&b, 0, tokens, 5, error, sizeof error), "%s", error);
+    int next = 3;
+    float *after_cut = copy_logits(llama_decode_batch(&a, (int[]){0}, &next, 1, error, sizeof error), 1, vocab);
+    const float *never_longer = llama_decode_batch(&b, (int[]){0}, &next, 1, error, sizeof error);
+    cr_assert(never_longer, "%s", error);
+    cr_expect(memcmp(after_cut, never_longer, vocab * sizeof(float)) == 0, "a sequence cut back to 5 tokens and one "
+              "that only ever held 5 give different logits for the same next token");
+    free(after_cut);
+    llama_free_session(&a), llama_free_session(&b);
     llama_free_transformer(&t);
 }
 
