@@ -300,6 +300,16 @@ static void count_attention(Session *s, int rows)
     }
 }
 
+/* The tracer's calls (Session.trace), when one is plugged in */
+static void trace_begin(const Session *s, const char *name, int rows)
+{
+    if (s->trace.begin) s->trace.begin(s->trace.state, name, rows);
+}
+static void trace_end(const Session *s, const char *name, int rows)
+{
+    if (s->trace.end) s->trace.end(s->trace.state, name, rows);
+}
+
 static void forward_step(Session *s, int rows, const int *logit_rows, int logit_count, float *logits_out)
 {
     const Transformer *t = s->transformer;
@@ -310,7 +320,10 @@ static void forward_step(Session *s, int rows, const int *logit_rows, int logit_
     void (*rmsnorm)(float *, const float *, const float *, int) = runq ? llama_runq_rmsnorm : llama_rmsnorm;
     void (*swiglu)(float *, const float *, int) = runq ? llama_runq_swiglu : llama_swiglu;
 
+    trace_begin(s, "step", rows);
+    trace_begin(s, "embedding", rows);
     for (int r = 0; r < rows; r++) llama_dequantize_row(s->x + (size_t)r * dim, &t->token_embedding, s->row_token[r]);
+    trace_end(s, "embedding", rows);
     s->counters.steps++;
     s->counters.rows += rows;
     s->counters.weight_bytes += stored_bytes(&t->token_embedding, rows);
@@ -320,9 +333,15 @@ static void forward_step(Session *s, int rows, const int *logit_rows, int logit_
         const LayerWeights *w = &t->layers[l];
 
         /* attention: norm, project to q k v, rotate, cache, attend, project back, add */
+        trace_begin(s, "layer", rows);
+        trace_begin(s, "attention_norm", rows);
         for (int r = 0; r < rows; r++) rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_attention, dim);
+        trace_end(s, "attention_norm", rows);
+        trace_begin(s, "qkv", rows);
         multiply(s, 3, (MatmulJob){s->q, s->xb, rows, &w->wq}, (MatmulJob){s->k, s->xb, rows, &w->wk},
                  (MatmulJob){s->v, s->xb, rows, &w->wv});
+        trace_end(s, "qkv", rows);
+        trace_begin(s, "rope_and_cache", rows);
         for (int r = 0; r < rows; r++) {
             int position = s->row_position[r];
             const float *angle_cos = t->rope_cos + (size_t)position * half, *angle_sin = t->rope_sin + (size_t)position * half;
@@ -341,24 +360,38 @@ static void forward_step(Session *s, int rows, const int *logit_rows, int logit_
             memcpy(cache_at(s, s->cache.keys, s->row_sequence[r], l) + slot, s->k + (size_t)r * kv_dim, (size_t)kv_dim * sizeof(float));
             memcpy(cache_at(s, s->cache.values, s->row_sequence[r], l) + slot, s->v + (size_t)r * kv_dim, (size_t)kv_dim * sizeof(float));
         }
+        trace_end(s, "rope_and_cache", rows);
+        trace_begin(s, "attention", rows);
         AttentionJob attention = {s, l, rows};
         llama_run_parallel(s->pool, run_attention, &attention);
+        trace_end(s, "attention", rows);
+        trace_begin(s, "output_projection", rows);
         multiply(s, 1, (MatmulJob){s->xb2, s->xb, rows, &w->wo}, (MatmulJob){0}, (MatmulJob){0});
         for (int r = 0; r < rows; r++) llama_add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
+        trace_end(s, "output_projection", rows);
 
         /* MLP: norm, gate and up projections, SwiGLU, down projection, add */
+        trace_begin(s, "ffn_norm", rows);
         for (int r = 0; r < rows; r++) rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_ffn, dim);
+        trace_end(s, "ffn_norm", rows);
+        trace_begin(s, "ffn", rows);
         multiply(s, 2, (MatmulJob){s->hb, s->xb, rows, &w->w1}, (MatmulJob){s->hb2, s->xb, rows, &w->w3}, (MatmulJob){0});
         for (int r = 0; r < rows; r++) swiglu(s->hb + (size_t)r * hidden, s->hb2 + (size_t)r * hidden, hidden);
         multiply(s, 1, (MatmulJob){s->xb2, s->hb, rows, &w->w2}, (MatmulJob){0}, (MatmulJob){0});
         for (int r = 0; r < rows; r++) llama_add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
+        trace_end(s, "ffn", rows);
+        trace_end(s, "layer", rows);
     }
 
     /* the classifier, only for the rows whose next token is wanted */
-    if (logit_count == 0) return;
-    for (int k = 0; k < logit_count; k++)
-        rmsnorm(s->xb + (size_t)k * dim, s->x + (size_t)logit_rows[k] * dim, t->rms_final, dim);
-    multiply(s, 1, (MatmulJob){logits_out, s->xb, logit_count, &t->classifier}, (MatmulJob){0}, (MatmulJob){0});
+    if (logit_count > 0) {
+        trace_begin(s, "classifier", logit_count);
+        for (int k = 0; k < logit_count; k++)
+            rmsnorm(s->xb + (size_t)k * dim, s->x + (size_t)logit_rows[k] * dim, t->rms_final, dim);
+        multiply(s, 1, (MatmulJob){logits_out, s->xb, logit_count, &t->classifier}, (MatmulJob){0}, (MatmulJob){0});
+        trace_end(s, "classifier", logit_count);
+    }
+    trace_end(s, "step", rows);
 }
 
 /* ----------------------------------------------------------------------------------

@@ -202,10 +202,23 @@ typedef struct {
                    float *scores);
 } LlamaKVHooks;
 
+/* A tracer a lab plugs in (day 29): the engine calls begin() and end() around each part of a
+ * forward step, always properly nested, from the calling thread: "step" around all of it, and
+ * inside it "embedding", then for each layer "layer" around "attention_norm", "qkv", "rope_and_cache",
+ * "attention", "output_projection", "ffn_norm", "ffn" (the three MLP matrices and SwiGLU), then
+ * "classifier" when the step produces logits. `rows` is the step's number of token rows (for
+ * "classifier", the rows that get logits). */
+typedef struct {
+    void *state;
+    void (*begin)(void *state, const char *name, int rows);
+    void (*end)(void *state, const char *name, int rows);
+} LlamaTraceHooks;
+
 typedef struct {
     const Transformer *transformer;
     KVCache cache;
     LlamaKVHooks kv_hooks;     /* all NULL: the engine's own cache and attention */
+    LlamaTraceHooks trace;     /* all NULL: nothing traced */
     LlamaCounters counters;    /* since the session was built (zero it to start again) */
     int max_rows;              /* rows per forward step (<= LLAMA_MAX_STEP_ROWS) */
     int threads;

@@ -4,7 +4,8 @@
  *     exactly, for FP32 and INT8 weights and a grouped-query shape;
  *   - a plain-array KV cache given as hooks produces the logits of the engine's own cache,
  *     on one thread and on two, and the engine really uses it (a cache that stores every key
- *     at position 0 changes the logits). */
+ *     at position 0 changes the logits);
+ *   - a tracer (Session.trace) sees every part of a step, properly nested, and changes nothing. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -214,5 +215,73 @@ Test(kv_hooks, the_engine_really_uses_the_hooks, .timeout = 60)
     double difference = largest_difference(&t, 1, 1, &stores);
     cr_expect_gt(difference, 1e-2, "a cache storing every key at position 0 gave the engine's logits (%g): "
                  "the hooks are not used", difference);
+    llama_free_transformer(&t);
+}
+
+/* ----------------------------------------------------------------------------------
+ * A tracer: the events of a step, in order */
+
+typedef struct {
+    char events[512][40];   /* "+name/rows" for begin, "-name/rows" for end */
+    int count, depth, deepest, unbalanced;
+    const char *open[16];
+} EventLog;
+
+static void log_event(EventLog *log, char sign, const char *name, int rows)
+{
+    if (log->count < 512) snprintf(log->events[log->count++], sizeof log->events[0], "%c%s/%d", sign, name, rows);
+}
+static void on_begin(void *state, const char *name, int rows)
+{
+    EventLog *log = state;
+    log_event(log, '+', name, rows);
+    if (log->depth < 16) log->open[log->depth] = name;
+    log->depth++;
+    if (log->depth > log->deepest) log->deepest = log->depth;
+}
+static void on_end(void *state, const char *name, int rows)
+{
+    EventLog *log = state;
+    log_event(log, '-', name, rows);
+    log->depth--;
+    if (log->depth < 0 || log->depth >= 16 || strcmp(log->open[log->depth], name) != 0) log->unbalanced++;
+}
+
+Test(trace, a_step_is_seen_whole_and_nested, .timeout = 30)
+{
+    Transformer t;
+    build(&t, "tiny", 11);   /* 2 layers */
+    int vocab = t.config.vocab_size, prompt[3] = {4, 8, 15};
+    Session traced, plain;
+    cr_assert(llama_build_session(&traced, &t, 1, 8, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&plain, &t, 1, 8, 1, error, sizeof error) == 0, "%s", error);
+    static EventLog log;
+    memset(&log, 0, sizeof log);
+    traced.trace = (LlamaTraceHooks){&log, on_begin, on_end};
+    const float *a = llama_prefill(&traced, 0, prompt, 3, error, sizeof error);
+    cr_assert(a, "%s", error);
+    const char *parts[] = {"attention_norm", "qkv", "rope_and_cache", "attention", "output_projection", "ffn_norm", "ffn"};
+    char want[64][40];
+    int n = 0;
+    snprintf(want[n++], 40, "+step/3");
+    snprintf(want[n++], 40, "+embedding/3");
+    snprintf(want[n++], 40, "-embedding/3");
+    for (int l = 0; l < 2; l++) {
+        snprintf(want[n++], 40, "+layer/3");
+        for (int p = 0; p < 7; p++) snprintf(want[n++], 40, "+%s/3", parts[p]), snprintf(want[n++], 40, "-%s/3", parts[p]);
+        snprintf(want[n++], 40, "-layer/3");
+    }
+    snprintf(want[n++], 40, "+classifier/1");
+    snprintf(want[n++], 40, "-classifier/1");
+    snprintf(want[n++], 40, "-step/3");
+    cr_assert_eq(log.count, n, "%d events for a 3-token prefill of 2 layers, want %d", log.count, n);
+    for (int i = 0; i < n; i++) cr_assert_str_eq(log.events[i], want[i], "event %d", i);
+    cr_expect_eq(log.unbalanced, 0);
+    cr_expect_eq(log.depth, 0);
+    cr_expect_eq(log.deepest, 3);
+    const float *b = llama_prefill(&plain, 0, prompt, 3, error, sizeof error);
+    cr_assert(b, "%s", error);
+    cr_expect(memcmp(a, b, vocab * sizeof(float)) == 0, "tracing changed the logits");
+    llama_free_session(&traced), llama_free_session(&plain);
     llama_free_transformer(&t);
 }
