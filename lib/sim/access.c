@@ -158,6 +158,10 @@ static inline __attribute__((always_inline)) void check(void *address, size_t by
     }
     if (a - w->running->stack_low < STACK_BYTES) return;                 /* a local variable */
     if (a - (uintptr_t)w->shared_arena < SHARED_ARENA_BYTES) {
+        size_t offset = a - (uintptr_t)w->shared_arena;
+        if (__builtin_expect(!w->shared_valid[offset] || offset + bytes > SHARED_ARENA_BYTES ||
+                             !w->shared_valid[offset + bytes - 1], 0))
+            sim_shared_out_of_bounds(w, a, bytes, is_write, site);
         sim_race_check(w, a, bytes, is_write, site);
         sim_metrics_shared(w, a, bytes, is_write, site);
         return;

@@ -22,7 +22,11 @@ enum { MAX_THREADS_PER_BLOCK = 1024, WARP_SIZE = 32, MAX_WARPS = MAX_THREADS_PER
 /* One guard page below each stack is enough: kernels are compiled with
  * -fstack-clash-protection, so a large frame touches every page it spans and cannot jump it. */
 enum { STACK_BYTES = 64 * 1024, GUARD_BYTES = 4096, SIGNAL_STACK_BYTES = 64 * 1024 };
-enum { SHARED_ARENA_BYTES = 256 * 1024, MAX_SHARED_DECLARATIONS = 64 };
+/* The arena holds a block's shared memory with a gap of SHARED_GAP_BYTES after the dynamic part and
+ * after each static variable, so that an access past the end of one lands in a gap and is reported
+ * instead of silently reaching the next variable. */
+enum { SHARED_GAP_BYTES = 1024, MAX_SHARED_DECLARATIONS = 64,
+       SHARED_ARENA_BYTES = 256 * 1024 + (MAX_SHARED_DECLARATIONS + 1) * SHARED_GAP_BYTES };
 
 typedef enum { NOT_STARTED, RUNNING, AT_BARRIER, AT_COLLECTIVE, RELEASED, DONE } thread_state;
 
@@ -80,6 +84,7 @@ typedef struct worker {
     int free_stack_count;
 
     unsigned char *shared_arena;      /* dynamic shared memory first, static declarations after */
+    unsigned char *shared_valid;      /* one byte per arena byte: 1 inside the dynamic part or a variable */
     size_t shared_used, dynamic_shared_bytes, static_shared_bytes, shared_limit;
     shared_declaration declarations[MAX_SHARED_DECLARATIONS];
     int declaration_count;
@@ -111,6 +116,8 @@ __attribute__((noreturn)) void sim_abort_launch(worker *w, cudaError_t error);
 void sim_shared_reset_block(worker *w);
 /* "tile[4][17]" for a shared address, or "shared memory at offset N". */
 void sim_shared_name(worker *w, uintptr_t address, char *out, size_t size);
+/* An access to shared memory outside the dynamic part and every variable: reported, the launch stopped. */
+__attribute__((noreturn)) void sim_shared_out_of_bounds(worker *w, uintptr_t address, size_t bytes, int is_write, void *site);
 
 /* warps.c: resolves the collectives of one warp; returns whether any lane can go on. */
 int sim_resolve_collectives(worker *w, int first_lane, int lanes);

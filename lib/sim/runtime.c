@@ -127,7 +127,7 @@ cudaError_t sim_launch_cooperative(const void *kernel)
     return sim_record_error(cudaErrorNotSupported);
 }
 
-cudaError_t cudaDeviceSynchronize(void) { return sim_sticky_error(); }
+cudaError_t cudaDeviceSynchronize(void) { return sim_device_synchronize(); }
 
 cudaError_t cudaDeviceReset(void)
 {

@@ -17,6 +17,9 @@ cudaError_t sim_sticky_error(void);
 size_t sim_max_dynamic_shared(const void *kernel);
 
 int sim_stream_is_valid(cudaStream_t stream);
+/* cudaDeviceSynchronize: the sticky error, or refused (and the capture invalidated) while a global-mode
+ * stream capture is in progress, as CUDA refuses it. */
+cudaError_t sim_device_synchronize(void);
 
 /* Frees every allocation (cudaDeviceReset). */
 void sim_free_all_allocations(void);

@@ -175,10 +175,28 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
     return sim_record_error(cudaErrorInvalidResourceHandle);
 }
 
+/* Waiting for a stream that is being captured, or for the whole device during a global-mode capture,
+ * cannot be done: its work is being recorded, not run. CUDA refuses the call and invalidates the
+ * capture (cudaStreamEndCapture then returns cudaErrorStreamCaptureInvalidated); so does this. */
+static cudaError_t refuse_wait_during_capture(const char *call, struct sim_stream *capturing)
+{
+    fprintf(stderr, "sim: %s while stream %p is being captured: its work is recorded, not run, so there is\n"
+            "     nothing to wait for. CUDA refuses the call, and the capture is now invalid (wait after\n"
+            "     cudaStreamEndCapture, or on the replayed graph's stream)\n", call, (void *)capturing);
+    capturing->capture_invalid = 1;
+    return sim_record_error(cudaErrorStreamCaptureUnsupported);
+}
+
+cudaError_t sim_device_synchronize(void)
+{
+    if (global_capture) return refuse_wait_during_capture("cudaDeviceSynchronize", global_capture);
+    return sim_sticky_error();
+}
+
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     if (stream && !sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
-    if (stream && stream->capture) return sim_record_error(cudaErrorStreamCaptureUnsupported);
+    if (stream && stream->capture) return refuse_wait_during_capture("cudaStreamSynchronize", stream);
     return sim_sticky_error();
 }
 

@@ -53,6 +53,7 @@ static worker *get_worker(void)
         mprotect(w->stack_region + (size_t)i * w->stack_stride, GUARD_BYTES, PROT_NONE);
     free_all_stacks(w);
     w->shared_arena = map_or_die(SHARED_ARENA_BYTES);
+    w->shared_valid = map_or_die(SHARED_ARENA_BYTES);
 
     stack_t signal_stack = {.ss_sp = map_or_die(SIGNAL_STACK_BYTES), .ss_size = SIGNAL_STACK_BYTES};
     sigaltstack(&signal_stack, NULL);

@@ -1,5 +1,5 @@
 /* graphs.cu — stream capture, graph instantiation and replay, and the capture errors CUDA
- * reports when work escapes to the legacy stream. */
+ * reports when work escapes to the legacy stream or the program waits while capturing. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 
@@ -57,4 +57,25 @@ Test(graphs, legacy_stream_work_during_capture_invalidates_it, .timeout = 10, .i
     cr_assert_eq(cudaMemset(x, 0, 32 * sizeof(int)), cudaSuccess, "relaxed capture lets other work through");
     cr_assert_eq(cudaStreamEndCapture(stream, &graph), cudaSuccess);
     cudaGraphDestroy(graph);
+}
+
+Test(graphs, waiting_during_capture_is_refused_and_invalidates_it, .timeout = 10, .init = cr_redirect_stderr)
+{
+    int *x;
+    cudaMalloc(&x, 32 * sizeof(int));
+    cudaStream_t stream;
+    cudaStreamCreate(&stream);
+    cudaGraph_t graph;
+    for (int which = 0; which < 2; which++) {   /* the whole device, then the capturing stream itself */
+        cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+        add_one<<<1, 32, 0, stream>>>(x, 32);
+        cudaError_t waited = which == 0 ? cudaDeviceSynchronize() : cudaStreamSynchronize(stream);
+        cr_assert_eq(waited, cudaErrorStreamCaptureUnsupported, "waiting during a capture must be refused");
+        cr_assert_eq(cudaStreamEndCapture(stream, &graph), cudaErrorStreamCaptureInvalidated,
+                     "the capture must be invalid after the refused wait");
+        cr_assert_null(graph);
+    }
+    cudaGetLastError();
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess, "after the capture ends, waiting is allowed again");
+    cudaStreamDestroy(stream);
 }
