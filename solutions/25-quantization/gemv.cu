@@ -1,0 +1,37 @@
+/* gemv.cu — Day 25: the INT8 GEMV on the GPU, one warp per row.
+ *
+ *   y_r = scale_r x sum_j q_rj x_j
+ *
+ * The 32 lanes of the warp for row r read q_r,lane, q_r,lane+32, ...: 32 consecutive bytes a
+ * step, one 32-byte sector (coalesced), a quarter of what FP32 weights need. Each lane converts
+ * its int8 to float and keeps a float partial sum; the warp adds its lanes with __shfl_xor_sync,
+ * and the scale is applied once, to the total.
+ *
+ * Rules: the launch is given (GEMV_ROWS_A_BLOCK warps a block); rows and cols of any size >= 1,
+ * so the last block may have warps without a row, and a row need not be a multiple of 32.
+ *
+ * Check:  make check DAY=25        Stuck?  make hint DAY=25
+ */
+#include "lab.h"
+
+#define FULL_WARP 0xffffffffu
+
+__global__ void gemv_int8_kernel(const int8_t *values, const float *scales, const float *x, float *y, int rows, int cols)
+{
+    int lane = threadIdx.x % 32, row = blockIdx.x * GEMV_ROWS_A_BLOCK + threadIdx.x / 32;
+    if (row >= rows) return;   // a whole warp leaves together: the shuffles below see all 32 lanes
+    const int8_t *q = values + (size_t)row * cols;
+    float sum = 0;
+    for (int j = lane; j < cols; j += 32) sum += (float)q[j] * x[j];
+    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(FULL_WARP, sum, offset);
+    if (lane == 0) y[row] = sum * scales[row];
+}
+
+extern "C" cudaError_t gemv_int8_device(const int8_t *values, const float *scales, const float *x, float *y, int rows,
+                                        int cols)
+{
+    if (rows < 1 || cols < 1) return cudaErrorInvalidValue;
+    int blocks = (rows + GEMV_ROWS_A_BLOCK - 1) / GEMV_ROWS_A_BLOCK;
+    gemv_int8_kernel<<<blocks, 32 * GEMV_ROWS_A_BLOCK>>>(values, scales, x, y, rows, cols);
+    return cudaGetLastError();
+}

@@ -1,0 +1,399 @@
+/* 28-speculative-decoding.c — the checks for day 28, in the order of lab.h: the acceptance rate by
+ * hand; the verification step on rows where its answer is certain (identical rows keep every draft
+ * token, a token the target never emits is always rejected, one-hot rows are greedy decoding);
+ * then the property that makes speculative decoding exact, measured: hundreds of thousands of calls
+ * of your verify_draft, whose tokens at every position must be distributed as the target's row
+ * (a chi-square test, fixed seeds, failing only below a p-value of 1e-6: the solution's lowest is
+ * 0.12; the planted mistakes give p-values below 1e-77, or thousands of tokens the target never
+ * emits); the mean number of tokens a call emits against
+ * (1 - alpha^(gamma+1)) / (1 - alpha), within 6 standard errors; the formulas by hand; and last the
+ * toy Llama, where greedy speculative decoding with either of two drafts must give exactly the
+ * tokens of plain greedy decoding, and sampling with an INT8 draft must save target calls. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab.h"
+
+enum { V = 8, MAX_GAMMA = 8 };
+static char error[512];
+
+/* the rows the driver prints (section 1): alpha = 0.65; token 4 only through the residual, token 7
+ * proposed by the draft but never the target's */
+static const float p_hand[V] = {0.30f, 0.25f, 0.15f, 0.10f, 0.10f, 0.05f, 0.05f, 0.00f};
+static const float q_hand[V] = {0.10f, 0.40f, 0.15f, 0.05f, 0.00f, 0.05f, 0.05f, 0.20f};
+
+static void expect_near(const char *call, double got, double want, double tolerance, const char *idea)
+{
+    cr_assert(fabs(got - want) <= tolerance, "%s = %.9g, want %.9g%s. %s", call, got, want,
+              got == 0 && want != 0 ? " (still 0: is it written yet?)" : isnan(got) ? " (NaN)" : "", idea);
+}
+
+/* ---------------------------------------------------------------------------------
+ * The acceptance rate */
+
+Test(acceptance, hand_counted, .timeout = 10,
+     .description = "alpha = sum over the vocabulary of min(p, q): the mass the two rows share.")
+{
+    expect_near("acceptance_rate(p, q) of the driver's rows", acceptance_rate(p_hand, q_hand, V), 0.65, 1e-6,
+                "By hand: 0.10 + 0.25 + 0.15 + 0.05 + 0 + 0.05 + 0.05 + 0 = 0.65, the smaller of the two per token.");
+    expect_near("acceptance_rate(p, p)", acceptance_rate(p_hand, p_hand, V), 1.0, 1e-6,
+                "A draft equal to the target is always accepted.");
+    const float a[4] = {0.5f, 0.5f, 0, 0}, b[4] = {0, 0, 0.25f, 0.75f};
+    expect_near("acceptance_rate of rows with no token in common", acceptance_rate(a, b, 4), 0.0, 1e-9,
+                "Nothing shared, nothing accepted.");
+}
+
+/* ---------------------------------------------------------------------------------
+ * The verification step where the answer is certain */
+
+/* gamma draft tokens drawn from the draft rows, then one verify_draft */
+static int one_call(const float *p_rows, const float *q_rows, int gamma, int vocab, uint64_t *rng, int *draft, int *out)
+{
+    float residual[64];
+    for (int i = 0; i < gamma; i++) draft[i] = sample_from(q_rows + i * vocab, vocab, llama_random_unit(rng));
+    for (int i = 0; i <= gamma; i++) out[i] = -1;
+    int emitted = verify_draft(p_rows, q_rows, draft, gamma, vocab, rng, residual, out);
+    cr_assert(emitted >= 1 && emitted <= gamma + 1, "verify_draft with gamma = %d returned %d: it emits 1 to gamma + 1 "
+              "tokens (the kept prefix of the draft, then one of the target's)%s", gamma, emitted,
+              emitted == 0 && gamma == 0 ? "; with no draft the one token is drawn from target row 0, as the bonus is "
+                                           "(or is verify_draft not written yet?)"
+              : emitted == 0 ? "; 0: is it written yet?"
+              : emitted == gamma ? "; all kept, the bonus token from the target's row gamma is missing" : "");
+    for (int i = 0; i < emitted; i++)
+        cr_assert(out[i] >= 0 && out[i] < vocab, "verify_draft returned %d but out[%d] = %d, not a token of the "
+                  "vocabulary 0 .. %d", emitted, i, out[i], vocab - 1);
+    return emitted;
+}
+
+static void repeat(const float *p, const float *q, int rows, float *p_rows, float *q_rows)
+{
+    for (int i = 0; i < rows; i++) memcpy(p_rows + i * V, p, sizeof(float) * V), memcpy(q_rows + i * V, q, sizeof(float) * V);
+}
+
+Test(verify, identical_rows_keep_every_draft_token, .timeout = 10,
+     .description = "When q = p the ratio p/q is 1 everywhere: every draft token is kept, and the call emits gamma + 1 "
+                    "(the bonus token from the target's last row).")
+{
+    float p_rows[(MAX_GAMMA + 1) * V], q_rows[(MAX_GAMMA + 1) * V];
+    repeat(p_hand, p_hand, MAX_GAMMA + 1, p_rows, q_rows);
+    uint64_t rng = llama_seed_generator(1);
+    int draft[MAX_GAMMA + 1], out[MAX_GAMMA + 1];
+    for (int gamma = 1; gamma <= MAX_GAMMA; gamma++)
+        for (int k = 0; k < 200; k++) {
+            int emitted = one_call(p_rows, q_rows, gamma, V, &rng, draft, out);
+            cr_assert(emitted == gamma + 1, "p = q, gamma = %d: verify_draft emitted %d tokens, want %d (each accepted "
+                      "with probability min(1, p/q) = 1, then the bonus)", gamma, emitted, gamma + 1);
+            for (int i = 0; i < gamma; i++)
+                cr_assert(out[i] == draft[i], "p = q: out[%d] = %d, but the draft token %d was accepted and must be "
+                          "emitted as it is", i, out[i], draft[i]);
+            cr_assert(p_hand[out[gamma]] > 0, "the bonus token %d has target probability 0: draw it from the target's "
+                      "row gamma", out[gamma]);
+        }
+}
+
+Test(verify, a_token_the_target_never_emits_is_rejected, .timeout = 10,
+     .description = "A draft token with p = 0 is accepted with probability min(1, 0/q) = 0: the call stops there and "
+                    "emits a token of max(0, p - q) instead, never one the target cannot emit.")
+{
+    float p_rows[2 * V], q_rows[2 * V];
+    repeat(p_hand, q_hand, 2, p_rows, q_rows);
+    uint64_t rng = llama_seed_generator(2);
+    int draft[2] = {7}, out[2];
+    float residual[V];
+    for (int k = 0; k < 2000; k++) {
+        out[0] = out[1] = -1;
+        int emitted = verify_draft(p_rows, q_rows, draft, 1, V, &rng, residual, out);
+        cr_assert(emitted == 1, "draft token 7 (p = 0, q = 0.2): verify_draft emitted %d tokens, want 1 (rejected, "
+                  "then one token drawn from max(0, p - q))", emitted);
+        cr_assert(out[0] == 0 || out[0] == 3 || out[0] == 4, "after rejecting token 7 verify_draft emitted %d; "
+                  "max(0, p - q) is nonzero only for tokens 0, 3 and 4 (0.20, 0.05, 0.10)", out[0]);
+    }
+}
+
+Test(verify, one_hot_rows_are_greedy_decoding, .timeout = 10,
+     .description = "Temperature 0 makes every row one-hot: a draft token equal to the target's argmax is kept, the "
+                    "first one that differs is replaced by the target's argmax, and nothing after it is emitted.")
+{
+    enum { G = 4 };
+    const int target_argmax[G + 1] = {3, 5, 1, 6, 2}, draft_argmax[G] = {3, 5, 0, 6};
+    float p_rows[(G + 1) * V] = {0}, q_rows[G * V] = {0};
+    for (int i = 0; i <= G; i++) p_rows[i * V + target_argmax[i]] = 1;
+    for (int i = 0; i < G; i++) q_rows[i * V + draft_argmax[i]] = 1;
+    uint64_t rng = llama_seed_generator(3);
+    int out[G + 1];
+    float residual[V];
+    for (int k = 0; k < 100; k++) {
+        for (int i = 0; i <= G; i++) out[i] = -1;
+        int emitted = verify_draft(p_rows, q_rows, draft_argmax, G, V, &rng, residual, out);
+        cr_assert(emitted >= 1 && emitted <= G + 1, "greedy rows, gamma = %d: verify_draft returned %d; it emits 1 to "
+                  "gamma + 1 tokens", G, emitted);
+        cr_assert(emitted == 3 && out[0] == 3 && out[1] == 5 && out[2] == 1,
+                  "greedy rows: target argmaxes 3 5 1 6 2, draft 3 5 0 6: want 3 tokens, 3 5 1 (two kept, the third "
+                  "replaced by the target's 1); got %d tokens starting %d %d %d", emitted, out[0], out[1], out[2]);
+    }
+    int all[G] = {3, 5, 1, 6};
+    for (int i = 0; i < G; i++) memset(q_rows + i * V, 0, sizeof(float) * V), q_rows[i * V + all[i]] = 1;
+    for (int i = 0; i <= G; i++) out[i] = -1;
+    int emitted = verify_draft(p_rows, q_rows, all, G, V, &rng, residual, out);
+    cr_assert(emitted == G + 1 && out[G] == 2, "greedy rows, the draft equal to the target: want all 4 kept and the "
+              "bonus token 2 (the argmax of the target's row 4); got %d tokens, the last %d", emitted, out[emitted - 1]);
+}
+
+/* ---------------------------------------------------------------------------------
+ * The output is distributed as the target's: a chi-square test */
+
+/* the regularized upper incomplete gamma function Q(a, x) (Numerical Recipes' gammq) */
+static double upper_gamma_q(double a, double x)
+{
+    if (x <= 0) return 1;
+    double log_prefix = -x + a * log(x) - lgamma(a);
+    if (x < a + 1) {   /* series for P */
+        double term = 1 / a, sum = term;
+        for (int n = 1; n < 1000 && fabs(term) > fabs(sum) * 1e-15; n++) term *= x / (a + n), sum += term;
+        return 1 - sum * exp(log_prefix);
+    }
+    double b = x + 1 - a, c = 1e300, d = 1 / b, h = d;   /* continued fraction for Q (Lentz) */
+    for (int i = 1; i < 1000; i++) {
+        double an = -i * (i - a);
+        b += 2, d = an * d + b, c = b + an / c;
+        if (fabs(d) < 1e-300) d = 1e-300;
+        if (fabs(c) < 1e-300) c = 1e-300;
+        d = 1 / d;
+        double delta = d * c;
+        h *= delta;
+        if (fabs(delta - 1) < 1e-15) break;
+    }
+    return exp(log_prefix) * h;
+}
+
+/* Counts against a row of probabilities: a token of probability 0 must never appear; the others
+ * give a chi-square statistic, whose p-value must exceed 1e-6. */
+static void expect_distributed_as(const long *counts, const float *p, long total, const char *what)
+{
+    char table[512];
+    int at = 0;
+    for (int v = 0; v < V; v++)
+        at += snprintf(table + at, sizeof table - (size_t)at, " %d: %.4f/%.4f", v, (double)counts[v] / (double)total, p[v]);
+    double chi = 0;
+    int bins = 0;
+    for (int v = 0; v < V; v++) {
+        if (p[v] == 0) {
+            cr_assert(counts[v] == 0, "%s: token %d has target probability 0 but came out %ld times in %ld. Frequency/"
+                      "target per token:%s", what, v, counts[v], total, table);
+            continue;
+        }
+        double expected = p[v] * (double)total;
+        chi += (counts[v] - expected) * (counts[v] - expected) / expected, bins++;
+    }
+    double p_value = upper_gamma_q((bins - 1) / 2.0, chi / 2);
+    cr_assert(p_value > 1e-6, "%s are not distributed as the target's row: chi-square %.1f on %d degrees of freedom, "
+              "p-value %.2g (below 1e-6: not chance). Frequency/target per token:%s", what, chi, bins - 1, p_value, table);
+}
+
+Test(distribution, gamma_0_is_sampling_the_target, .timeout = 20,
+     .description = "With no draft token, verify_draft draws its one token from the target's row 0: 200 000 draws, "
+                    "their frequencies against p (chi-square).")
+{
+    enum { N = 200000 };
+    uint64_t rng = llama_seed_generator(4);
+    long counts[V] = {0};
+    int out[1];
+    for (long k = 0; k < N; k++) counts[one_call(p_hand, q_hand, 0, V, &rng, NULL, out) ? out[0] : 0]++;
+    expect_distributed_as(counts, p_hand, N, "gamma = 0: the tokens verify_draft emits");
+}
+
+Test(distribution, first_token_is_the_targets, .timeout = 20,
+     .description = "gamma = 1, a draft token from q, then your verification: accepted with min(1, p/q), else redrawn "
+                    "from norm(max(0, p - q)). The first token out must be distributed as p, not q (200 000 calls).")
+{
+    enum { N = 200000 };
+    uint64_t rng = llama_seed_generator(5);
+    long counts[V] = {0};
+    int draft[1], out[2];
+    float p_rows[2 * V], q_rows[2 * V];
+    repeat(p_hand, q_hand, 2, p_rows, q_rows);
+    for (long k = 0; k < N; k++) {
+        one_call(p_rows, q_rows, 1, V, &rng, draft, out);
+        counts[out[0]]++;
+    }
+    expect_distributed_as(counts, p_hand, N, "gamma = 1: the first tokens verify_draft emits");
+}
+
+/* four different (p, q) rows: row i's token must follow p_i at every position, the bonus too */
+static const float p_rows4[4 * V] = {
+    0.30f, 0.25f, 0.15f, 0.10f, 0.10f, 0.05f, 0.05f, 0.00f,
+    0.05f, 0.05f, 0.10f, 0.40f, 0.00f, 0.20f, 0.10f, 0.10f,
+    0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f, 0.125f,
+    0.00f, 0.50f, 0.00f, 0.20f, 0.10f, 0.00f, 0.10f, 0.10f,
+};
+static const float q_rows3[3 * V] = {
+    0.10f, 0.40f, 0.15f, 0.05f, 0.00f, 0.05f, 0.05f, 0.20f,
+    0.20f, 0.05f, 0.10f, 0.35f, 0.10f, 0.00f, 0.10f, 0.10f,
+    0.40f, 0.00f, 0.10f, 0.10f, 0.10f, 0.10f, 0.10f, 0.10f,
+};
+
+Test(distribution, every_position_is_the_targets, .timeout = 30,
+     .description = "gamma = 3 with a different (p, q) at each position: the token at position i (when the call "
+                    "emits one there) must follow target row i, the bonus token row 3 (200 000 calls, chi-square "
+                    "per position).")
+{
+    enum { N = 200000, G = 3 };
+    uint64_t rng = llama_seed_generator(6);
+    long counts[G + 1][V] = {{0}}, present[G + 1] = {0};
+    int draft[G], out[G + 1];
+    for (long k = 0; k < N; k++) {
+        int emitted = one_call(p_rows4, q_rows3, G, V, &rng, draft, out);
+        for (int i = 0; i < emitted; i++) counts[i][out[i]]++, present[i]++;
+    }
+    for (int i = 0; i <= G; i++) {
+        char what[160];
+        snprintf(what, sizeof what, "the tokens at position %d (%ld calls reached it%s)", i, present[i],
+                 i == G ? ": the bonus, from target row 3" : "");
+        cr_assert(present[i] > 1000, "%s: too few to test; is every accepted token emitted?", what);
+        expect_distributed_as(counts[i], p_rows4 + i * V, present[i], what);
+    }
+}
+
+/* ---------------------------------------------------------------------------------
+ * The mean accepted length, counted, against the formula */
+
+/* target rows with nothing on the last token, draft rows alpha p + (1 - alpha) there: alpha exactly */
+static void rows_with_alpha(double alpha, float *p_rows, float *q_rows, int rows)
+{
+    for (int r = 0; r < rows; r++)
+        for (int i = 0; i < V; i++) {
+            float p = i < V - 1 ? (float)((i + 1) / 28.0) : 0.0f;
+            p_rows[r * V + i] = p, q_rows[r * V + i] = i < V - 1 ? (float)(alpha * p) : (float)(1 - alpha);
+        }
+}
+
+static void expect_mean_length(double alpha, int gamma, uint64_t seed)
+{
+    enum { N = 100000 };
+    float p_rows[(MAX_GAMMA + 1) * V], q_rows[(MAX_GAMMA + 1) * V];
+    rows_with_alpha(alpha, p_rows, q_rows, MAX_GAMMA + 1);
+    uint64_t rng = llama_seed_generator(seed);
+    int draft[MAX_GAMMA + 1], out[MAX_GAMMA + 1];
+    double sum = 0, squares = 0;
+    for (long k = 0; k < N; k++) {
+        int emitted = one_call(p_rows, q_rows, gamma, V, &rng, draft, out);
+        sum += emitted, squares += (double)emitted * emitted;
+    }
+    double mean = sum / N, error_of_mean = sqrt((squares / N - mean * mean) / N);
+    double want = (1 - pow(alpha, gamma + 1)) / (1 - alpha);
+    cr_assert(fabs(mean - want) <= 6 * error_of_mean + 1e-9, "alpha %.2f, gamma %d: your verify_draft emitted %.4f "
+              "tokens a call on average over %d calls, want (1 - alpha^(gamma+1)) / (1 - alpha) = %.4f (more than 6 "
+              "standard errors, %.4f, away). Each draft token is kept with probability alpha, independently, with a "
+              "fresh uniform number; the first rejection ends the call with one token.", alpha, gamma, mean, N, want,
+              6 * error_of_mean);
+}
+
+Test(mean_length, matches_the_formula, .timeout = 30,
+     .description = "Rows built to share exactly alpha: the mean number of tokens a call emits, over 100 000 calls, "
+                    "equals 1 + alpha + ... + alpha^gamma within 6 standard errors.")
+{
+    expect_mean_length(0.8, 4, 7);
+    expect_mean_length(0.5, 2, 8);
+    expect_mean_length(0.9, 8, 9);
+}
+
+/* ---------------------------------------------------------------------------------
+ * The formulas */
+
+Test(formula, expected_tokens_hand_counted, .timeout = 10,
+     .description = "(1 - alpha^(gamma+1)) / (1 - alpha): 1 + 0.8 + 0.64 + 0.512 + 0.4096 = 3.3616 at alpha 0.8, "
+                    "gamma 4; 1 at alpha 0 or gamma 0.")
+{
+    expect_near("expected_tokens_per_call(0.8, 4)", expected_tokens_per_call(0.8, 4), 3.3616, 1e-9,
+                "The bonus token counts: gamma + 1 terms, alpha^0 to alpha^gamma.");
+    expect_near("expected_tokens_per_call(0, 5)", expected_tokens_per_call(0, 5), 1, 1e-12,
+                "Everything rejected: the call still emits the target's own token.");
+    expect_near("expected_tokens_per_call(0.7, 0)", expected_tokens_per_call(0.7, 0), 1, 1e-12,
+                "No draft: plain decoding, one token a call.");
+}
+
+Test(formula, alpha_1_is_gamma_plus_1, .timeout = 10,
+     .description = "At alpha = 1 the closed form is 0/0; the sum it stands for is gamma + 1.")
+{
+    expect_near("expected_tokens_per_call(1, 5)", expected_tokens_per_call(1.0, 5), 6, 1e-9,
+                "Treat alpha = 1 apart: every draft token and the bonus, gamma + 1.");
+    expect_near("expected_tokens_per_call(0.999999, 5)", expected_tokens_per_call(0.999999, 5), 6, 1e-4,
+                "Just below 1 the closed form must approach gamma + 1.");
+}
+
+Test(formula, speedup_hand_counted, .timeout = 10,
+     .description = "Speedup = tokens per call / (gamma x c + 1): the draft's gamma steps at c each, plus the one "
+                    "verifying step of the target.")
+{
+    expect_near("speculative_speedup(0.8, 4, 0.05)", speculative_speedup(0.8, 4, 0.05), 3.3616 / 1.2, 1e-9,
+                "3.3616 tokens for 4 x 0.05 + 1 = 1.2 target steps.");
+    expect_near("speculative_speedup(0.8, 4, 0)", speculative_speedup(0.8, 4, 0), 3.3616, 1e-9,
+                "A free draft: the speedup is the tokens per call.");
+    expect_near("speculative_speedup(1, 3, 1)", speculative_speedup(1.0, 3, 1), 1, 1e-9,
+                "A draft as slow as the target, always right: 4 tokens for 4 steps, no gain.");
+    expect_near("speculative_speedup(0.5, 8, 0.25)", speculative_speedup(0.5, 8, 0.25), (1 - pow(0.5, 9)) / 0.5 / 3,
+                1e-9, "A long draft that is mostly rejected costs more than it saves: below 1.");
+}
+
+/* ---------------------------------------------------------------------------------
+ * The toy Llama: the greedy special case */
+
+static void build(Transformer *t, int layers, int int8)
+{
+    LlamaConfig c;
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
+    if (layers) c.n_layers = layers;
+    cr_assert(llama_build_transformer_generated(t, &c, 28, error, sizeof error) == 0, "%s", error);
+    if (int8) cr_assert(llama_quantize_transformer(t, llama_int8_group_size(&c, 64), error, sizeof error) == 0, "%s", error);
+}
+
+Test(engine, greedy_equals_plain_greedy, .timeout = 60,
+     .description = "Temperature 0 on the toy Llama: speculative decoding with a layer-skipping draft and with an "
+                    "INT8 draft, gamma 1 to 8, gives token for token what plain greedy decoding of the target gives.")
+{
+    enum { PROMPT = 4, COUNT = 24 };
+    Transformer target, drafts[2];
+    build(&target, 0, 0), build(&drafts[0], 1, 0), build(&drafts[1], 0, 1);
+    const char *names[2] = {"the one-layer draft", "the INT8 draft"};
+    int prompt[PROMPT] = {1, 42, 7, 90}, plain[COUNT], fast[COUNT];
+    cr_assert(greedy_generate(&target, prompt, PROMPT, COUNT, plain, error, sizeof error) == 0, "%s", error);
+    for (int d = 0; d < 2; d++)
+        for (int gamma = 1; gamma <= MAX_GAMMA; gamma++) {
+            speculative_stats stats;
+            cr_assert(speculative_generate(&target, &drafts[d], prompt, PROMPT, gamma, 0.0f, 1, COUNT, fast, &stats, error,
+                                           sizeof error) == 0, "%s, gamma %d: %s", names[d], gamma, error);
+            int first = 0;
+            while (first < COUNT && fast[first] == plain[first]) first++;
+            cr_assert(first == COUNT, "%s, gamma %d: token %d is %d, plain greedy decoding gives %d. With one-hot rows "
+                      "your verification must keep a draft token only where it is the target's argmax, and emit the "
+                      "target's argmax where it is not", names[d], gamma, first, fast[first], plain[first]);
+            cr_assert(stats.target_calls <= COUNT, "%s, gamma %d: %lld target calls for %d tokens", names[d], gamma,
+                      (long long)stats.target_calls, COUNT);
+        }
+    llama_free_transformer(&target), llama_free_transformer(&drafts[0]), llama_free_transformer(&drafts[1]);
+}
+
+Test(engine, an_int8_draft_saves_target_calls, .timeout = 60,
+     .description = "Sampled at temperature 1 with the target's INT8 copy as the draft (it agrees almost always), gamma "
+                    "4: 48 tokens take at most 32 target calls (about 10 if each call keeps most of its draft).")
+{
+    enum { PROMPT = 4, COUNT = 24 };
+    Transformer target, draft;
+    build(&target, 0, 0), build(&draft, 0, 1);
+    int prompt[PROMPT] = {3, 14, 15, 92}, out[COUNT];
+    speculative_stats stats;
+    int64_t calls = 0, emitted = 0;
+    for (int k = 0; k < 2; k++) {
+        cr_assert(speculative_generate(&target, &draft, prompt, PROMPT, 4, 1.0f, 100 + k, COUNT, out, &stats, error,
+                                       sizeof error) == 0, "%s", error);
+        calls += stats.target_calls, emitted += stats.emitted;
+    }
+    cr_assert(calls <= 2 * COUNT / 3, "%lld target calls for %d tokens: with a draft that agrees with the target ~98%% of "
+              "the time, gamma 4 should emit about 4.8 tokens a call. Is an accepted token emitted?", (long long)calls,
+              2 * COUNT);
+    llama_free_transformer(&target), llama_free_transformer(&draft);
+}

@@ -1,0 +1,480 @@
+/* 30-performance-model.c — the checks for day 30, in the order of lab.h: the memory budget (by
+ * hand on a shape small enough for paper, the KV formula's 2 GiB, Llama-2-70B not fitting one
+ * 80 GB H100, the largest batch at its exact edge); the two phases counted, by hand and then
+ * against lib/perfmodel's estimate for every dense row of data/models.csv and the toy engine's
+ * tied shape, FP32 to FP8, batch 1 to 64; the roofline bound; the Day 30 article's worked
+ * numbers; the checklist, row by row, and the symptoms a prediction shows against the advice
+ * lib/perfmodel prints; and, measured in one run, the toy engine on this CPU against your
+ * prediction, with margins a busy machine cannot cross. Counts are whole numbers (or halves)
+ * far below 2^53, so the comparisons with lib/perfmodel are exact up to the order of additions
+ * (1e-12 relative). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lab.h"
+
+static char error[2048];
+
+/* The hand shape: 2 layers, hidden 8, 4 query heads of head_dim 2 sharing 2 KV heads (kv width
+ * 4), MLP 12 wide, vocab 10, untied. Per layer: Wq 64 + Wk 32 + Wv 32 + Wo 64 = 192, the MLP
+ * 3 x 96 = 288, two norms 16; embeddings and classifier 80 each; a final norm 8: 1160 in all. */
+static ModelShape hand_shape(int tied)
+{
+    ModelShape m = {.layers = 2, .hidden = 8, .heads = 4, .kv_heads = 2, .head_dim = 2, .intermediate = 12, .vocab = 10,
+                    .experts = 1, .experts_per_token = 1, .tied_embeddings = tied, .listed_parameters = -1};
+    snprintf(m.name, sizeof m.name, "hand%s", tied ? " (tied)" : "");
+    return m;
+}
+
+static ModelShape model(const char *name)
+{
+    ModelShape m;
+    cr_assert(perfmodel_load_model_shape(name, &m, error, sizeof error) == 0, "%s", error);
+    return m;
+}
+
+static Hardware gpu(const char *key)
+{
+    Hardware h;
+    cr_assert(perfmodel_load_gpu(key, &h, error, sizeof error) == 0, "%s", error);
+    return h;
+}
+
+/* a made-up GPU with awkward numbers (77.77 TFLOP/s of FP16 and BF16, no FP8, 333.3 GB/s, 50 GB) */
+static Hardware made_up_gpu(void)
+{
+    Hardware h = {.bandwidth = 333.3e9, .memory_bytes = 50e9, .fp32_flops = 7.1e12, .fp16_tensor_flops = 77.77e12,
+                  .bf16_tensor_flops = 77.77e12, .fp8_tensor_flops = NAN, .dequantizing_flops = NAN};
+    snprintf(h.name, sizeof h.name, "a made-up GPU");
+    return h;
+}
+
+static Estimate book(const ModelShape *m, const Hardware *h, Workload w)
+{
+    cr_assert(perfmodel_validate_workload(m, &w, error, sizeof error) == 0, "%s", error);
+    Estimate e;
+    perfmodel_estimate(m, h, &w, &e);
+    return e;
+}
+
+static int same(double got, double want) { return got == want || fabs(got - want) <= 1e-12 * fabs(want); }
+
+/* got against want, and what the ratio suggests */
+static void expect(const char *what, double got, double want, const char *idea)
+{
+    if (same(got, want)) return;
+    char times[96] = "still 0: is it written yet";
+    if (got != 0) snprintf(times, sizeof times, "%.6g times it", got / want);
+    cr_assert(0, "%s = %.17g, want %.17g: %s (%s)", what, got, want, times, idea);
+}
+
+#define IDEA_WEIGHTS "every parameter once (perfmodel_shape_parameters) x the bytes of one element of the type"
+#define IDEA_KV "2 (K and V) x layers x kv_heads x head_dim x bytes: KV heads, not query heads"
+#define IDEA_DECODE_BYTES "the weights once for the whole batch (an untied embedding table: only one row per " \
+                          "sequence; a tied one is the classifier, read in full), plus batch x (context + 1) x KV " \
+                          "bytes per token: each sequence reads the positions it attends and writes one"
+#define IDEA_DECODE_FLOPS "batch x (2 x layers x one layer's matrix parameters + 2 x vocab x hidden + 4 x layers x " \
+                          "heads x head_dim x context): the context of the mean step"
+#define IDEA_PREFILL_FLOPS "batch x (prompt x 2 x the layers' matrix parameters + 2 x vocab x hidden for the last " \
+                           "token + 2 x layers x heads x head_dim x prompt x (prompt + 1)): token t attends t + 1 positions"
+#define IDEA_PREFILL_BYTES "the weights once for the step (an untied table: one row per token), plus 2 x batch x " \
+                           "prompt x KV bytes per token (written, and read back)"
+
+/* ---------------------------------------------------------------------------------
+ * 1. The memory budget */
+
+Test(budget, by_hand, .timeout = 5,
+     .description = "Weights: every parameter once at the type's bytes (1160 parameters in FP32 are 4640 bytes). The "
+                    "KV cache: 2 x layers x KV heads x head_dim x bytes a token (2 x 2 x 2 x 2 x 4 = 64), times batch "
+                    "x (prompt + gen) tokens.")
+{
+    ModelShape m = hand_shape(0);
+    expect("weights_bytes(hand, FP32)", weights_bytes(&m, DTYPE_FP32), 4640, IDEA_WEIGHTS);
+    expect("weights_bytes(hand, FP8)", weights_bytes(&m, DTYPE_FP8), 1160, IDEA_WEIGHTS);
+    expect("kv_bytes_per_token(hand, FP32)", kv_bytes_per_token(&m, DTYPE_FP32), 64, IDEA_KV);
+    expect("kv_bytes_per_token(hand, FP16)", kv_bytes_per_token(&m, DTYPE_FP16), 32, IDEA_KV);
+    memory_plan p = plan_memory(&m, &(Workload){DTYPE_FP32, DTYPE_FP32, 3, 5, 2}, 1e6);
+    expect("plan_memory(hand, batch 3, 5 + 2 tokens).kv_bytes_total", p.kv_bytes_total, 3 * 7 * 64,
+           "batch x (prompt + gen) x KV bytes per token: the whole context of every sequence is reserved");
+    expect("plan_memory(...).needed_bytes", p.needed_bytes, 4640 + 3 * 7 * 64, "weights + the KV cache");
+    expect("plan_memory(...).weights_bytes", p.weights_bytes, 4640, IDEA_WEIGHTS);
+    expect("plan_memory(...).kv_bytes_per_token", p.kv_bytes_per_token, 64, IDEA_KV);
+}
+
+Test(budget, kv_formula_2_gib_and_gqa, .timeout = 5,
+     .description = "The article's formula: Llama-2-7B (32 layers, 32 KV heads of 128) in FP16 holds 512 KiB a token, "
+                    "exactly 2 GiB for 4096 tokens. Llama-2-70B shares 8 KV heads among 64 query heads: 320 KiB a "
+                    "token, not 2560.")
+{
+    ModelShape m7 = model("Llama-2-7B"), m70 = model("Llama-2-70B");
+    memory_plan p = plan_memory(&m7, &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 4000, 96}, 80e9);
+    expect("Llama-2-7B FP16, 4096 tokens: kv_bytes_total", p.kv_bytes_total, 2147483648.0, IDEA_KV);
+    expect("Llama-2-70B FP16: kv_bytes_per_token", kv_bytes_per_token(&m70, DTYPE_FP16), 327680, IDEA_KV);
+    p = plan_memory(&m70, &(Workload){DTYPE_FP16, DTYPE_FP8, 64, 1000, 24}, 1e15);
+    expect("Llama-2-70B, FP8 KV, 64 x 1024 tokens: kv_bytes_total", p.kv_bytes_total, 64.0 * 1024 * 163840, IDEA_KV);
+}
+
+Test(budget, llama2_70b_does_not_fit_one_h100, .timeout = 5,
+     .description = "138 GB of FP16 weights on an 80 GB card (data/gpus.csv's memory_gb, read as 80e9 bytes): fits = 0, "
+                    "and max_batch = 0 because the weights alone do not fit, whatever the batch.")
+{
+    ModelShape m = model("Llama-2-70B");
+    Hardware h = gpu("h100-sxm");
+    plan p = predict(&m, &h, &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128});
+    expect("Llama-2-70B FP16 weights_bytes", p.memory.weights_bytes, 2.0 * 68976648192.0, IDEA_WEIGHTS);
+    cr_assert(!p.memory.fits, "Llama-2-70B in FP16 needs %.1f GB; the H100 has %.0f GB: fits must be 0",
+              p.memory.needed_bytes * 1e-9, h.memory_bytes * 1e-9);
+    cr_assert(p.memory.max_batch == 0, "max_batch = %lld: when the weights alone exceed the memory, no batch fits (0)",
+              (long long)p.memory.max_batch);
+    p = predict(&m, &(Hardware){.memory_bytes = 141e9, .bandwidth = 4.8e12, .fp16_tensor_flops = 989.4e12},
+                &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128});
+    cr_assert(p.memory.fits && p.memory.max_batch > 1, "on a 141 GB card it fits (fits %d, max_batch %lld)", p.memory.fits,
+              (long long)p.memory.max_batch);
+}
+
+Test(budget, max_batch_at_its_edge, .timeout = 5,
+     .description = "max_batch = floor((capacity - weights) / ((prompt + gen) x KV bytes per token)): with room for "
+                    "exactly 3 sequences it is 3 (batch 3 fits, 4 does not), one byte less 2 — round down, and "
+                    "subtract the weights first.")
+{
+    ModelShape m = hand_shape(0);
+    double exact_room = 4640 + 3 * 7 * 64.0;
+    Workload three = {DTYPE_FP32, DTYPE_FP32, 3, 5, 2}, four = {DTYPE_FP32, DTYPE_FP32, 4, 5, 2};
+    memory_plan p = plan_memory(&m, &three, exact_room);
+    cr_assert(p.max_batch == 3, "capacity = weights + exactly 3 sequences of 7 tokens: max_batch %lld, want 3",
+              (long long)p.max_batch);
+    cr_assert(p.fits, "batch 3 in exactly its room: fits must be 1 (needed <= capacity)");
+    cr_assert(!plan_memory(&m, &four, exact_room).fits, "batch 4 in the room of 3: fits must be 0");
+    p = plan_memory(&m, &three, exact_room - 1);
+    cr_assert(p.max_batch == 2 && !p.fits, "one byte short of 3 sequences: max_batch %lld (want 2), fits %d (want 0)",
+              (long long)p.max_batch, p.fits);
+    p = plan_memory(&m, &three, 4639);
+    cr_assert(p.max_batch == 0 && !p.fits, "a byte less than the weights: max_batch %lld, want 0", (long long)p.max_batch);
+    p = plan_memory(&m, &three, 4640 + 447);
+    cr_assert(p.max_batch == 0, "room for less than one sequence (448 bytes): max_batch %lld, want 0", (long long)p.max_batch);
+}
+
+Test(budget, max_batch_beside_lib_perfmodel, .timeout = 5,
+     .description = "Llama-2-7B FP16 with 4096-token sequences on an A100 80GB: (80e9 - 13.5e9) / 2 GiB = 30.98, so 30. "
+                    "lib/perfmodel also counts the activations, so its answer is the same or one less.")
+{
+    ModelShape m = model("Llama-2-7B");
+    Hardware h = gpu("a100-80gb");
+    Workload w = {DTYPE_FP16, DTYPE_FP16, 1, 4000, 96};
+    plan p = predict(&m, &h, &w);
+    Estimate e = book(&m, &h, w);
+    cr_assert(p.memory.max_batch == 30, "max_batch %lld, want 30", (long long)p.memory.max_batch);
+    cr_assert(p.memory.max_batch - e.max_batch >= 0 && p.memory.max_batch - e.max_batch <= 1,
+              "yours %lld, lib/perfmodel %lld", (long long)p.memory.max_batch, (long long)e.max_batch);
+}
+
+/* ---------------------------------------------------------------------------------
+ * 2. The phases, counted */
+
+Test(phases, mean_decode_context, .timeout = 5,
+     .description = "The gen - 1 decode steps attend prompt + 1 ... prompt + gen - 1 positions, and their own: the mean "
+                    "is prompt + gen / 2 (128 + 128 -> 192; 10 + 3 -> 11.5). With gen = 1 there is no step: prompt + 1.")
+{
+    expect("mean_decode_context(128, 128)", mean_decode_context(128, 128), 192, "prompt + gen / 2, in double");
+    expect("mean_decode_context(10, 3)", mean_decode_context(10, 3), 11.5, "prompt + gen / 2, in double: not 11");
+    expect("mean_decode_context(1, 2)", mean_decode_context(1, 2), 2, "prompt + gen / 2");
+    expect("mean_decode_context(128, 1)", mean_decode_context(128, 1), 129, "gen = 1: the next step, prompt + 1");
+}
+
+Test(phases, decode_by_hand, .timeout = 5,
+     .description = "A decode step of the hand shape, batch 2, at context 4 (prompt 3, gen 2): FLOPs 2 x (2 x 2 x 480 + "
+                    "2 x 80 + 4 x 16 x 4) = 4672; bytes 4 x (1160 - 80 + 2 x 8) + 2 x 5 x 64 = 5024: the weights once, "
+                    "the embedding table only as the two rows looked up, each sequence's KV read and one written.")
+{
+    ModelShape m = hand_shape(0);
+    Workload w = {DTYPE_FP32, DTYPE_FP32, 2, 3, 2};
+    phase_cost c = decode_step_cost(&m, &w);
+    expect("decode_step_cost(hand, batch 2, context 4).flops", c.flops, 4672, IDEA_DECODE_FLOPS);
+    expect("decode_step_cost(hand, batch 2, context 4).bytes", c.bytes, 5024, IDEA_DECODE_BYTES);
+    ModelShape tied = hand_shape(1);   /* tied: 1080 parameters, the table read in full as the classifier */
+    c = decode_step_cost(&tied, &w);
+    expect("decode_step_cost(hand tied, batch 2).bytes", c.bytes, 4 * 1080 + 2 * 5 * 64.0,
+           "a tied table is the classifier: every weight is read, and no extra rows. " IDEA_DECODE_BYTES);
+}
+
+Test(phases, prefill_by_hand, .timeout = 5,
+     .description = "The prefill of 2 prompts of 3 tokens, hand shape: FLOPs 2 x (3 x 2 x 960 + 2 x 80 + 2 x 16 x 3 x 4) "
+                    "= 12608; bytes 4 x (1160 - 80 + 6 x 8) + 2 x 6 x 64 = 5280.")
+{
+    ModelShape m = hand_shape(0);
+    phase_cost c = prefill_cost(&m, &(Workload){DTYPE_FP32, DTYPE_FP32, 2, 3, 5});
+    expect("prefill_cost(hand, 2 x 3 tokens).flops", c.flops, 12608, IDEA_PREFILL_FLOPS);
+    expect("prefill_cost(hand, 2 x 3 tokens).bytes", c.bytes, 5280, IDEA_PREFILL_BYTES);
+}
+
+/* The dense rows of data/models.csv but Qwen2-7B: for its Q/K/V biases lib/perfmodel's step bytes count
+ * the biases twice (as layer matrices and as vectors, 0.002 % of a step), which yours need not copy. */
+static const char *dense_models[] = {"Llama-2-7B", "Llama-2-13B", "Llama-2-70B", "Llama-3-8B", "Llama-3-70B", "Mistral-7B"};
+enum { DENSE = sizeof dense_models / sizeof dense_models[0] };
+
+static ModelShape toy_shape(void)
+{
+    LlamaConfig c;
+    cr_assert(llama_named_shape("15M", &c, error, sizeof error) == 0, "%s", error);
+    ModelShape m;
+    perfmodel_shape_from_config(&c, "15M", &m);
+    return m;
+}
+
+Test(phases, decode_equals_lib_perfmodel, .timeout = 10,
+     .description = "Every dense model of data/models.csv and the toy engine's tied 15M shape, FP32 to FP8, batch 1 to 64: your decode step's FLOPs and bytes are lib/perfmodel's.")
+{
+    Hardware h = made_up_gpu();
+    DataType types[] = {DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8};
+    int batch_sizes[] = {1, 8, 64};
+    for (int i = 0; i <= DENSE; i++) {
+        ModelShape m = i < DENSE ? model(dense_models[i]) : toy_shape();
+        for (int t = 0; t < 4; t++)
+            for (int b = 0; b < 3; b++) {
+                Workload w = {types[t], types[(t + 1) % 4], batch_sizes[b], i < DENSE ? 1000 : 100, i < DENSE ? 501 : 51};
+                Estimate e = book(&m, &h, w);
+                phase_cost c = decode_step_cost(&m, &w);
+                char what[160];
+                snprintf(what, sizeof what, "%s, %s weights, %s KV, batch %d: decode step flops", m.name,
+                         perfmodel_dtype_name(w.weights), perfmodel_dtype_name(w.kv), w.batch);
+                expect(what, c.flops, e.decode_step_flops, IDEA_DECODE_FLOPS);
+                snprintf(what, sizeof what, "%s, %s weights, %s KV, batch %d: decode step bytes", m.name,
+                         perfmodel_dtype_name(w.weights), perfmodel_dtype_name(w.kv), w.batch);
+                expect(what, c.bytes, e.decode_step_bytes, IDEA_DECODE_BYTES);
+            }
+    }
+}
+
+Test(phases, prefill_equals_lib_perfmodel, .timeout = 10,
+     .description = "The prefill's FLOPs are lib/perfmodel's for every model and prompt; its bytes too while the batch's "
+                    "prompts fit one forward step (batch x prompt <= 512 rows: the library reads the weights again in "
+                    "every further step).")
+{
+    Hardware h = made_up_gpu();
+    for (int i = 0; i <= DENSE; i++) {
+        ModelShape m = i < DENSE ? model(dense_models[i]) : toy_shape();
+        Workload shapes[] = {{DTYPE_FP16, DTYPE_FP16, 1, 1, 1}, {DTYPE_BF16, DTYPE_FP8, 4, 100, 10},
+                             {DTYPE_FP32, DTYPE_FP32, 1, 255, 1}, {DTYPE_FP16, DTYPE_FP16, 3, 170, 8}};
+        for (int s = 0; s < 4; s++) {
+            Workload w = shapes[s];
+            Estimate e = book(&m, &h, w);
+            phase_cost c = prefill_cost(&m, &w);
+            char what[160];
+            snprintf(what, sizeof what, "%s, batch %d x prompt %d: prefill flops", m.name, w.batch, w.prompt);
+            expect(what, c.flops, e.prefill_flops, IDEA_PREFILL_FLOPS);
+            snprintf(what, sizeof what, "%s, batch %d x prompt %d: prefill bytes", m.name, w.batch, w.prompt);
+            expect(what, c.bytes, e.prefill_bytes, IDEA_PREFILL_BYTES);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------
+ * 3. The roofline */
+
+Test(roofline, bound_is_the_longer_time, .timeout = 5,
+     .description = "compute_seconds = FLOPs / peak, memory_seconds = bytes / bandwidth; the bound is the LONGER of the "
+                    "two (a kernel overlaps them: it can be no faster than either), and memory_bound = 1 when the memory "
+                    "time is the longer.")
+{
+    bound b = roofline_bound((phase_cost){3e12, 1e9}, 1e15, 2e12);   /* compute 3 ms, memory 0.5 ms */
+    expect("compute_seconds (3e12 FLOPs at 1e15 FLOP/s)", b.compute_seconds, 3e-3, "FLOPs / peak");
+    expect("memory_seconds (1e9 bytes at 2e12 byte/s)", b.memory_seconds, 5e-4, "bytes / bandwidth");
+    expect("seconds (compute 3 ms, memory 0.5 ms)", b.seconds, 3e-3, "the longer of the two, not the sum or the shorter");
+    cr_assert(b.memory_bound == 0, "compute 3 ms against memory 0.5 ms: compute-bound, memory_bound must be 0");
+    b = roofline_bound((phase_cost){1e9, 7e9}, 1e15, 2e12);   /* compute 1 us, memory 3.5 ms */
+    expect("seconds (compute 1 us, memory 3.5 ms)", b.seconds, 3.5e-3, "the longer of the two");
+    cr_assert(b.memory_bound == 1, "memory 3.5 ms against compute 1 us: memory_bound must be 1");
+}
+
+Test(roofline, predict_is_lib_perfmodel_where_they_count_alike, .timeout = 10,
+     .description = "predict(): the budget against the machine's memory, TTFT and TPOT the roofline bounds of the two "
+                    "phases at peak_flops_for(h, weights) and the bandwidth; equal to lib/perfmodel's, bounds included.")
+{
+    const char *gpus[] = {"h100-sxm", "a100-80gb", "l4", "v100"};
+    for (int g = 0; g < 4; g++) {
+        Hardware h = gpu(gpus[g]);
+        for (int i = 0; i < DENSE; i++) {
+            ModelShape m = model(dense_models[i]);
+            Workload cases[] = {{DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, {DTYPE_BF16, DTYPE_FP16, 16, 8, 64},
+                                {DTYPE_FP8, DTYPE_FP8, 256, 2, 30}, {DTYPE_FP32, DTYPE_FP32, 2, 200, 2}};
+            for (int k = 0; k < 4; k++) {
+                Workload w = cases[k];
+                plan p = predict(&m, &h, &w);
+                Estimate e = book(&m, &h, w);
+                char what[160];
+                snprintf(what, sizeof what, "%s on %s, %s, batch %d: TPOT", m.name, h.name, perfmodel_dtype_name(w.weights), w.batch);
+                expect(what, p.tpot.seconds, e.tpot_s, "the decode step's roofline bound at peak_flops_for(h, w->weights)");
+                snprintf(what, sizeof what, "%s on %s, %s, batch %d: TTFT", m.name, h.name, perfmodel_dtype_name(w.weights), w.batch);
+                expect(what, p.ttft.seconds, e.ttft_s, "the prefill's roofline bound");
+                cr_assert(p.tpot.memory_bound == !strcmp(e.decode_bound, "memory"), "%s: decode is %s-bound, yours says "
+                          "memory_bound = %d", what, e.decode_bound, p.tpot.memory_bound);
+                expect("predict(...).decode_context", p.decode_context, e.decode_context, "mean_decode_context(prompt, gen)");
+                cr_assert(p.memory.fits == (e.total_bytes - e.activation_bytes <= h.memory_bytes),
+                          "%s: fits %d, but weights + KV cache = %.3g GB of %.3g GB", what, p.memory.fits,
+                          (e.total_bytes - e.activation_bytes) * 1e-9, h.memory_bytes * 1e-9);
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------
+ * 4. The article's worked numbers */
+
+Test(article, llama2_70b_on_h100_is_41_ms, .timeout = 5,
+     .description = "Llama-2-70B FP16 on an H100 SXM, prompt 128 + gen 128: a decode step reads 137.5 GB (not the 138.0 of "
+                    "all the weights: the embedding table is looked up, one row) plus the KV of 193 positions: 41.04 ms, "
+                    "memory-bound, the article's ~42 being 140 GB / 3.35 TB/s.")
+{
+    ModelShape m = model("Llama-2-70B");
+    Hardware h = gpu("h100-sxm");
+    plan p = predict(&m, &h, &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128});
+    double read = 2.0 * (68976648192.0 - 32000.0 * 8192) + 2.0 * 8192 + 193.0 * 327680;
+    expect("Llama-2-70B decode step bytes", p.decode.bytes, read, IDEA_DECODE_BYTES);
+    cr_assert(p.tpot.seconds > 0.04100 && p.tpot.seconds < 0.04105, "TPOT %.4f ms, want 41.04", p.tpot.seconds * 1e3);
+    cr_assert(p.tpot.memory_bound, "decode at batch 1 is memory-bound: the Tensor Cores wait for the bytes");
+}
+
+Test(article, llama2_13b_on_a100_batch_1_and_8, .timeout = 5,
+     .description = "Llama-2-13B FP16 on an A100 80GB (2039 GB/s): 12.68 ms a token at batch 1; at batch 8 a step reads "
+                    "the same weights and 8 KV caches, 13.23 ms: 7.7x the tokens/s for 4 % more TPOT.")
+{
+    ModelShape m = model("Llama-2-13B");
+    Hardware h = gpu("a100-80gb");
+    plan one = predict(&m, &h, &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128});
+    plan eight = predict(&m, &h, &(Workload){DTYPE_FP16, DTYPE_FP16, 8, 128, 128});
+    cr_assert(fabs(one.tpot.seconds * 1e3 - 12.6837) < 1e-3, "batch 1: TPOT %.4f ms, want 12.684", one.tpot.seconds * 1e3);
+    cr_assert(fabs(eight.tpot.seconds * 1e3 - 13.2266) < 1e-3, "batch 8: TPOT %.4f ms, want 13.227 (the weights once, "
+              "not 8 times)", eight.tpot.seconds * 1e3);
+    cr_assert(one.tpot.memory_bound && eight.tpot.memory_bound, "both memory-bound (ridge 153 FLOP/byte)");
+}
+
+/* ---------------------------------------------------------------------------------
+ * 5. The checklist */
+
+static const char *fix_names[] = {"chunked prefill", "prefix caching", "a larger batch", "continuous batching",
+                                  "quantized weights", "fewer KV heads (GQA/MQA)", "a paged KV cache", "a quantized KV cache",
+                                  "CUDA graphs", "kernel fusion", "a smaller batch", "tensor parallelism"};
+static const char *cause_names[] = {"prefill compute", "weight bandwidth", "KV bandwidth", "launch overhead", "KV memory",
+                                    "nothing left to share"};
+
+static void expect_row(symptom s, const char *name, cause want_cause, unsigned want_fixes)
+{
+    checklist_row row = checklist(s);
+    cr_assert(row.likely_cause == want_cause, "%s: likely_cause %d (%s), want %s", name, (int)row.likely_cause,
+              row.likely_cause < CAUSES ? cause_names[row.likely_cause] : "none", cause_names[want_cause]);
+    for (int f = 0; f < 12; f++) {
+        unsigned bit = 1u << f;
+        cr_assert(!(want_fixes & bit) || (row.fixes & bit), "%s: the fixes lack %s", name, fix_names[f]);
+        cr_assert((want_fixes & bit) || !(row.fixes & bit), "%s: %s is not a fix the chapter's table gives here", name,
+                  fix_names[f]);
+    }
+}
+
+Test(checklist, every_row, .timeout = 5,
+     .description = "The chapter's table, row by row: TTFT/long prompts -> prefill compute -> chunked prefill, prefix "
+                    "caching; TPOT/small batch -> weight bandwidth -> larger and continuous batching, quantized weights; "
+                    "slower with context -> KV bandwidth -> GQA, paged KV, quantized KV; jittery -> launch overhead -> "
+                    "CUDA graphs, fusion; OOM -> KV memory -> paged KV, smaller batch, quantized KV; flat in batch -> "
+                    "nothing left to share -> tensor parallelism.")
+{
+    expect_row(SYMPTOM_HIGH_TTFT_LONG_PROMPTS, "high TTFT on long prompts", CAUSE_PREFILL_COMPUTE,
+               FIX_CHUNKED_PREFILL | FIX_PREFIX_CACHING);
+    expect_row(SYMPTOM_HIGH_TPOT_SMALL_BATCH, "high TPOT at a small batch", CAUSE_WEIGHT_BANDWIDTH,
+               FIX_LARGER_BATCH | FIX_CONTINUOUS_BATCHING | FIX_QUANTIZE_WEIGHTS);
+    expect_row(SYMPTOM_SLOWER_AS_CONTEXT_GROWS, "slower as the context grows", CAUSE_KV_BANDWIDTH,
+               FIX_FEWER_KV_HEADS | FIX_PAGED_KV | FIX_QUANTIZE_KV);
+    expect_row(SYMPTOM_JITTERY_UTILISATION, "jittery utilisation", CAUSE_LAUNCH_OVERHEAD, FIX_CUDA_GRAPHS | FIX_KERNEL_FUSION);
+    expect_row(SYMPTOM_OUT_OF_MEMORY, "out of memory", CAUSE_KV_MEMORY, FIX_PAGED_KV | FIX_SMALLER_BATCH | FIX_QUANTIZE_KV);
+    expect_row(SYMPTOM_THROUGHPUT_FLAT_IN_BATCH, "throughput flat in the batch", CAUSE_NOTHING_LEFT_TO_SHARE,
+               FIX_TENSOR_PARALLEL);
+}
+
+static const char *symptom_names[] = {"high TTFT on long prompts", "high TPOT at a small batch", "slower as the context grows",
+                                      "jittery utilisation", "out of memory", "throughput flat in the batch"};
+
+/* the rows lib/perfmodel's advice (perfmodel_suggest_next_steps) shows for the same workload */
+static unsigned advised_symptoms(const ModelShape *m, const Hardware *h, Workload w)
+{
+    Estimate e = book(m, h, w);
+    char lines[8][256];
+    int count = perfmodel_suggest_next_steps(m, h, &w, &e, lines, 8);
+    unsigned shown = 0;
+    for (int i = 0; i < count; i++) {
+        if (strstr(lines[i], "exceed the memory") || strstr(lines[i], "does not fit beside")) shown |= 1u << SYMPTOM_OUT_OF_MEMORY;
+        if (strstr(lines[i], "so batch more")) shown |= 1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH;
+        if (strstr(lines[i], "of a decode step's bytes")) shown |= 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS;
+        if (strstr(lines[i], "decode is compute-bound")) shown |= 1u << SYMPTOM_THROUGHPUT_FLAT_IN_BATCH;
+        if (strstr(lines[i], "prefill is compute-bound")) shown |= 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS;
+    }
+    return shown;
+}
+
+static void expect_symptoms(const char *what, unsigned got, unsigned want)
+{
+    for (int s = 0; s < SYMPTOMS; s++) {
+        unsigned bit = 1u << s;
+        cr_assert((got & bit) == (want & bit), "%s: your prediction %s [%s], lib/perfmodel's advice %s it. (lab.h: when "
+                  "each row shows)", what, got & bit ? "shows" : "does not show", symptom_names[s],
+                  want & bit ? "shows" : "does not show");
+    }
+}
+
+Test(checklist, predicted_symptoms_match_the_advice, .timeout = 10,
+     .description = "Out of memory when the budget does not fit; high TPOT when decode is memory-bound and more sequences "
+                    "fit; slower with context when decode is memory-bound and the KV cache is over 30 % of its bytes; flat in batch when decode "
+                    "is compute-bound; high TTFT when prefill is compute-bound; jittery utilisation never (no timeline).")
+{
+    struct { const char *model, *gpu, *what; Workload w; unsigned want; } cases[] = {
+        {"Llama-2-70B", "h100-sxm", "70B FP16 on one H100", {DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, 1u << SYMPTOM_OUT_OF_MEMORY},
+        {"Llama-2-13B", "a100-80gb", "13B FP16, batch 1, short prompt", {DTYPE_FP16, DTYPE_FP16, 1, 128, 128},
+         1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH},
+        {"Llama-2-7B", "h100-sxm", "7B, 1 x 16000-token context", {DTYPE_FP16, DTYPE_FP16, 1, 16000, 16},
+         1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH | 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS | 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS},
+        {"Llama-2-7B", "h100-sxm", "7B, batch 600 of short sequences", {DTYPE_FP16, DTYPE_FP16, 600, 16, 16},
+         1u << SYMPTOM_THROUGHPUT_FLAT_IN_BATCH | 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS},
+        {"Llama-2-7B", "a100-80gb", "7B, 40 x 4096 tokens", {DTYPE_FP16, DTYPE_FP16, 40, 4000, 96},
+         1u << SYMPTOM_OUT_OF_MEMORY | 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS | 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ModelShape m = model(cases[i].model);
+        Hardware h = gpu(cases[i].gpu);
+        plan p = predict(&m, &h, &cases[i].w);
+        unsigned got = predicted_symptoms(&p, &cases[i].w);
+        cr_assert(!(got & (1u << SYMPTOM_JITTERY_UTILISATION)), "%s: jittery utilisation is never predicted: a roofline "
+                  "has no timeline", cases[i].what);
+        expect_symptoms(cases[i].what, got, advised_symptoms(&m, &h, cases[i].w));
+        expect_symptoms(cases[i].what, got, cases[i].want);
+    }
+}
+
+/* ---------------------------------------------------------------------------------
+ * 6. The toy engine on this CPU, measured */
+
+Test(engine, predicted_against_measured_on_this_cpu, .timeout = 120,
+     .description = "The toy engine (15M, FP32, one thread) on this CPU: a decode step at batch 1 is memory-bound and a "
+                    "128-token prefill compute-bound in your model; the measured times are no faster than half your bound "
+                    "(a bound is a floor) and within 8 times it.")
+{
+    Transformer t;
+    ModelShape toy;
+    cr_assert(build_toy_engine(&t, &toy, error, sizeof error) == 0, "%s", error);
+    Hardware cpu;
+    perfmodel_measure_cpu(&cpu, (size_t)t.weights_bytes);
+    plan decode = predict(&toy, &cpu, &(Workload){DTYPE_FP32, DTYPE_FP32, 1, 16, 3 * 2 + 1});
+    plan prefill = predict(&toy, &cpu, &(Workload){DTYPE_FP32, DTYPE_FP32, 1, 128, 1});
+    cr_assert(decode.tpot.memory_bound && !prefill.ttft.memory_bound, "on this CPU (ridge %.1f FLOP/byte) decode should be "
+              "memory-bound (yours: %d) and a 128-token prefill compute-bound (yours: memory_bound %d)",
+              cpu.fp32_flops / cpu.bandwidth, decode.tpot.memory_bound, prefill.ttft.memory_bound);
+    double step = measure_decode_step(&t, 1, 16, 3, 2, error, sizeof error);
+    cr_assert(step > 0, "%s", error);
+    double whole = measure_prefill(&t, 128, 3, error, sizeof error);
+    cr_assert(whole > 0, "%s", error);
+    double r_decode = step / decode.tpot.seconds, r_prefill = whole / prefill.ttft.seconds;
+    cr_assert(r_decode > 0.5 && r_decode < 8, "decode step: measured %.3f ms, your bound %.3f ms (ratio %.2f)", step * 1e3,
+              decode.tpot.seconds * 1e3, r_decode);
+    cr_assert(r_prefill > 0.5 && r_prefill < 8, "prefill of 128 tokens: measured %.3f ms, your bound %.3f ms (ratio %.2f)",
+              whole * 1e3, prefill.ttft.seconds * 1e3, r_prefill);
+    llama_free_transformer(&t);
+}
