@@ -137,6 +137,7 @@ void llama_free_session(Session *s)
     free(s->hb2);
     free(s->scores);
     free(s->logits);
+    free(s->row_logits);
     free(s->row_sequence);
     free(s->row_position);
     free(s->row_token);
@@ -477,6 +478,34 @@ const float *llama_prefill_batch(Session *s, const int *sequences, const int *co
 const float *llama_prefill(Session *s, int sequence, const int *tokens, int n, char *error, size_t error_size)
 {
     return llama_prefill_batch(s, &sequence, &tokens, &n, 1, error, error_size);
+}
+
+const float *llama_prefill_rows(Session *s, int sequence, const int *tokens, int n, char *error, size_t error_size)
+{
+    if (check_sequence(s, sequence, n, error, error_size) != 0 || check_tokens(s, tokens, n, error, error_size) != 0)
+        return NULL;
+    size_t vocab = (size_t)s->transformer->config.vocab_size;
+    if (n > s->row_logit_capacity) {
+        float *grown = realloc(s->row_logits, (size_t)n * vocab * sizeof(float));
+        if (!grown) {
+            snprintf(error, error_size, "out of memory for the logits of %d rows (%.1f MB)", n, n * vocab * 4e-6);
+            return NULL;
+        }
+        s->row_logits = grown, s->row_logit_capacity = n;
+    }
+    int logit_rows[LLAMA_MAX_STEP_ROWS];
+    for (int first = 0; first < n; first += s->max_rows) {   /* every row gets logits, step by step */
+        int rows = n - first < s->max_rows ? n - first : s->max_rows;
+        for (int r = 0; r < rows; r++) {
+            s->row_sequence[r] = sequence;
+            s->row_position[r] = s->cache.length[sequence] + first + r;
+            s->row_token[r] = tokens[first + r];
+            logit_rows[r] = r;
+        }
+        forward_step(s, rows, logit_rows, rows, s->row_logits + (size_t)first * vocab);
+    }
+    s->cache.length[sequence] += n;
+    return s->row_logits;
 }
 
 const float *llama_decode_batch(Session *s, const int *sequences, const int *tokens, int count, char *error, size_t error_size)

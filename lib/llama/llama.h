@@ -232,6 +232,8 @@ typedef struct {
     float *hb, *hb2;           /* (max_rows, hidden_dim) */
     float *scores;             /* (threads, capacity) attention scores, one buffer per thread */
     float *logits;             /* (batch, vocab_size): one row per sequence of a call */
+    float *row_logits;         /* (row_logit_capacity, vocab_size): llama_prefill_rows's, allocated on first use */
+    int row_logit_capacity;
     /* the rows of the step in flight */
     int *row_sequence, *row_position, *row_token;
     int64_t activation_bytes;  /* bytes of the buffers above */
@@ -280,6 +282,10 @@ const float *llama_prefill(Session *s, int sequence, const int *tokens, int n, c
  * token of sequence i. */
 const float *llama_prefill_batch(Session *s, const int *sequences, const int *const *tokens, const int *lengths, int count,
                            char *error, size_t error_size);
+/* As llama_prefill, but returns the logits after every one of the n tokens: (n, vocab_size), row i
+ * the next-token logits after tokens[0 .. i] (a target model verifying n - 1 draft tokens in one
+ * forward step). Valid until the next call. */
+const float *llama_prefill_rows(Session *s, int sequence, const int *tokens, int n, char *error, size_t error_size);
 /* One decode step for `count` sequences, each at its own position: token i is appended to
  * sequence sequences[i]. Returns logits (count, vocab_size), row i for sequence i. */
 const float *llama_decode_batch(Session *s, const int *sequences, const int *tokens, int count, char *error, size_t error_size);

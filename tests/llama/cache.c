@@ -5,6 +5,7 @@
  *     gets alone; so does a prefill cut into steps, and a run on two threads;
  *   - grouped-query attention equals multi-head attention with each KV head repeated;
  *   - a forked sequence continues exactly as its parent, a truncated one as if it had never been longer;
+ *   - every row's logits of llama_prefill_rows equal a prefill of the prefix it follows;
  *   - the cache's size is the book's formula.
  * "Equal" is bit for bit where the engine is built to make it so (matmul.h: every output is
  * summed in one order whatever the number of rows; threads split outputs, not sums). */
@@ -194,6 +195,38 @@ Test(cache, a_truncated_sequence_continues_as_if_never_longer, .timeout = 30)
               "that only ever held 5 give different logits for the same next token");
     free(after_cut);
     llama_free_session(&a), llama_free_session(&b);
+    llama_free_transformer(&t);
+}
+
+Test(cache, every_rows_logits_equal_a_prefill_of_its_prefix, .timeout = 60)
+{
+    LlamaConfig c;
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
+    c.seq_len = 700;   /* room for a prompt longer than one step of 512 rows */
+    Transformer t;
+    cr_assert(llama_build_transformer_generated(&t, &c, 12, error, sizeof error) == 0, "%s", error);
+    enum { N = 600 };
+    int vocab = c.vocab_size, *tokens = malloc(N * sizeof(int));
+    random_tokens(tokens, N, vocab, 500);
+    Session s;
+    cr_assert(llama_build_session(&s, &t, 1, N, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_prefill(&s, 0, tokens, 3, error, sizeof error), "%s", error);   /* some context first */
+    const float *rows = llama_prefill_rows(&s, 0, tokens + 3, N - 3, error, sizeof error);
+    cr_assert(rows, "%s", error);
+    cr_expect_eq(s.cache.length[0], N);
+    const int checked[] = {0, 1, 250, 511, 512, N - 4};   /* rows of both steps, either side of the boundary */
+    for (int k = 0; k < 6; k++) {
+        int row = checked[k];
+        Session fresh;
+        cr_assert(llama_build_session(&fresh, &t, 1, N, 1, error, sizeof error) == 0, "%s", error);
+        const float *want = llama_prefill(&fresh, 0, tokens, 3 + row + 1, error, sizeof error);
+        cr_assert(want, "%s", error);
+        cr_expect(memcmp(rows + (size_t)row * vocab, want, vocab * sizeof(float)) == 0,
+                  "row %d of llama_prefill_rows differs from a prefill of the %d tokens it follows", row, 3 + row + 1);
+        llama_free_session(&fresh);
+    }
+    llama_free_session(&s);
+    free(tokens);
     llama_free_transformer(&t);
 }
 

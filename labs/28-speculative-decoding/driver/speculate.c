@@ -4,12 +4,9 @@
  * One round, with `last` the newest token (emitted, not yet in either model's cache):
  *   1. the draft catches up on the tokens it has not seen (llama_prefill), then proposes
  *      d_1 .. d_gamma, one decode step each, each drawn from its row q_i;
- *   2. the target scores [last, d_1 .. d_gamma] in one forward step. Our engine's prefill returns
- *      the logits of a sequence's last row only, so each prefix gets a sequence of its own, forked
- *      from the context (llama_fork_sequence), and one llama_prefill_batch runs them all: one step,
- *      the weights read once, as in an engine that returns every row's logits;
- *   3. verify_draft keeps d_1 .. d_a and adds one token. The sequence that holds exactly the
- *      kept prefix becomes the target's context; the draft forgets its rejected tail
+ *   2. the target scores [last, d_1 .. d_gamma] in one forward step (llama_prefill_rows: the
+ *      logits after every row, the weights read once);
+ *   3. verify_draft keeps d_1 .. d_a and adds one token. Both models forget the rejected tail
  *      (llama_truncate_sequence). */
 #include "lab.h"
 
@@ -53,7 +50,6 @@ typedef struct generation {
     int *tokens;               /* the prompt, then what is emitted */
     float *p, *q, *residual;   /* (gamma + 1) target rows, gamma draft rows */
     int *draft_tokens, *emitted;
-    int scored[MAX_GAMMA + 1];   /* the target's sequences of the last step: scored[i] ends with d_i */
 } generation;
 
 static void free_generation(generation *g)
@@ -83,28 +79,16 @@ static int propose(generation *g, int length, int *draft_length, int gamma, floa
     return logits ? 0 : -1;
 }
 
-/* 2. the target's gamma + 1 rows for [last, d_1 .. d_gamma] in one step; context is the sequence
- * holding tokens[0 .. length-2] */
-static int score(generation *g, int context, int length, int gamma, float temperature, speculative_stats *stats,
-                 char *error, size_t error_size)
+/* 2. the target's gamma + 1 rows for [last, d_1 .. d_gamma] in one step; its sequence 0 holds
+ * tokens[0 .. length-2] */
+static int score(generation *g, int length, int gamma, float temperature, speculative_stats *stats, char *error,
+                 size_t error_size)
 {
-    int *sequences = g->scored, lengths[MAX_GAMMA + 1], rows[MAX_GAMMA + 1][MAX_GAMMA + 1];
-    const int *row_tokens[MAX_GAMMA + 1];
-    for (int i = 0, other = 0; i <= gamma; i++) {
-        if (i == 0) {
-            sequences[i] = context;
-        } else {
-            if (other == context) other++;
-            sequences[i] = other++;
-            llama_reset_sequence(&g->target, sequences[i]);
-            if (llama_fork_sequence(&g->target, context, sequences[i], error, error_size) != 0) return -1;
-        }
-        rows[i][0] = g->tokens[length - 1];
-        for (int k = 1; k <= i; k++) rows[i][k] = g->draft_tokens[k - 1];
-        row_tokens[i] = rows[i], lengths[i] = i + 1;
-    }
+    int rows[MAX_GAMMA + 1];
+    rows[0] = g->tokens[length - 1];
+    for (int k = 1; k <= gamma; k++) rows[k] = g->draft_tokens[k - 1];
     LlamaCounters before = g->target.counters;
-    const float *logits = llama_prefill_batch(&g->target, sequences, row_tokens, lengths, gamma + 1, error, error_size);
+    const float *logits = llama_prefill_rows(&g->target, 0, rows, gamma + 1, error, error_size);
     if (!logits) return -1;
     stats->target_calls += g->target.counters.steps - before.steps;
     stats->target_weight_bytes += g->target.counters.weight_bytes - before.weight_bytes;
@@ -132,7 +116,7 @@ int speculative_generate(const Transformer *target, const Transformer *draft, co
     generation g = {0};
     uint64_t rng = llama_seed_generator(seed);
     int status = -1;
-    if (llama_build_session(&g.target, target, gamma + 1, capacity, 1, error, error_size) != 0) goto done;
+    if (llama_build_session(&g.target, target, 1, capacity, 1, error, error_size) != 0) goto done;
     if (gamma > 0 && llama_build_session(&g.draft, draft, 1, capacity, 1, error, error_size) != 0) goto done;
     g.tokens = malloc((size_t)capacity * sizeof(int));
     g.p = malloc((size_t)(gamma + 1) * vocab * sizeof(float));
@@ -147,10 +131,10 @@ int speculative_generate(const Transformer *target, const Transformer *draft, co
     memcpy(g.tokens, prompt, (size_t)n * sizeof(int));
     /* the target's context holds every token but the newest */
     if (n > 1 && !llama_prefill(&g.target, 0, prompt, n - 1, error, error_size)) goto done;
-    int length = n, context = 0, draft_length = 0;
+    int length = n, draft_length = 0;
     while (length < n + count) {
         if (gamma > 0 && propose(&g, length, &draft_length, gamma, temperature, &rng, stats, error, error_size) != 0) goto done;
-        if (score(&g, context, length, gamma, temperature, stats, error, error_size) != 0) goto done;
+        if (score(&g, length, gamma, temperature, stats, error, error_size) != 0) goto done;
         int emitted = verify_draft(g.p, g.q, g.draft_tokens, gamma, vocab, &rng, g.residual, g.emitted);
         if (emitted < 1 || emitted > gamma + 1) {
             snprintf(error, error_size, "verify_draft returned %d for gamma %d: it emits 1 to gamma + 1 tokens", emitted,
@@ -166,8 +150,8 @@ int speculative_generate(const Transformer *target, const Transformer *draft, co
             }
         stats->accepted += accepted, stats->emitted += emitted;
         stats->verified += accepted < gamma ? accepted + 1 : gamma;
-        /* the sequence that scored [last, d_1 .. d_accepted] holds exactly the kept context */
-        context = g.scored[accepted];
+        /* the target keeps tokens[0 .. length-2], last and d_1 .. d_accepted */
+        if (llama_truncate_sequence(&g.target, 0, length + accepted, error, error_size) != 0) goto done;
         if (gamma > 0) {   /* the draft holds the context and d_1 .. d_gamma-1: it keeps d_1 .. d_accepted */
             draft_length = length + (accepted < gamma ? accepted : gamma - 1);
             if (llama_truncate_sequence(&g.draft, 0, draft_length, error, error_size) != 0) goto done;
