@@ -103,10 +103,13 @@ Test(verify, a_token_the_target_never_emits_is_rejected, .timeout = 10,
     repeat(p_hand, q_hand, 2, p_rows, q_rows);
     uint64_t rng = llama_seed_generator(2);
     int draft[2] = {7}, out[2];
-    float residual[V];
+    float residual[V + 4];   /* V floats of scratch, then a guard verify_draft must leave alone */
     for (int k = 0; k < 2000; k++) {
         out[0] = out[1] = -1;
+        for (int g = V; g < V + 4; g++) residual[g] = 12345.0f;
         int emitted = verify_draft(p_rows, q_rows, draft, 1, V, &rng, residual, out);
+        for (int g = V; g < V + 4; g++)
+            cr_assert(residual[g] == 12345.0f, "verify_draft wrote residual[%d], past its %d floats", g, V);
         cr_assert(emitted == 1, "draft token 7 (p = 0, q = 0.2): verify_draft emitted %d tokens, want 1 (rejected, "
                   "then one token drawn from max(0, p - q))", emitted);
         cr_assert(out[0] == 0 || out[0] == 3 || out[0] == 4, "after rejecting token 7 verify_draft emitted %d; "
