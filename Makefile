@@ -57,22 +57,34 @@ build/lib/sim build/lib/lab build/tools:
 # ---------------------------------------------------------------------------------
 # The commands
 
-.PHONY: help setup check test bench progress hint reset watch plots book nvcc-check clean libs
+.PHONY: help setup check test bench progress hint reset watch plots book nvcc-check clean libs release
+
+# The student release (make release: tools/ci/release) has no solutions/, grader or test suite. There,
+# help lists only the commands it has, and those that need what it leaves out depend on
+# $(in_full_book), which says so instead of failing on a missing file.
+STUDENT_RELEASE := $(if $(wildcard solutions),,yes)
+book_only := $(if $(STUDENT_RELEASE),@true,@)
+in_full_book := $(if $(STUDENT_RELEASE),not-in-the-student-release)
+.PHONY: not-in-the-student-release
+not-in-the-student-release:
+	@echo "make $(MAKECMDGOALS) is not part of the student release: it needs what the release leaves out (the solutions, the grader, the course kit, the book's own tests; RELEASE.md lists them)." >&2; exit 2
 
 help:
-	@echo "From GPU to LLM Inference — a runnable book in thirty days"
+	@echo "From GPU to LLM Inference — a runnable book in thirty days$(if $(STUDENT_RELEASE), (the student release: RELEASE.md says what it leaves out))"
 	@echo
 	@echo "  make check DAY=01              build and check your lab for day 01 (plot and verdict)"
-	@echo "  make check DAY=01 SRC=solutions  the same for the reference solution"
+	$(book_only) echo "  make check DAY=01 SRC=solutions  the same for the reference solution"
 	@echo "  make hint DAY=01               the next hint for day 01"
 	@echo "  make watch DAY=01              check again every time you save"
 	@echo "  make reset DAY=01              restore day 01's lab as shipped (your files are backed up)"
 	@echo "  make progress                  where you are across the thirty days"
-	@echo "  make test                      everything: all solutions pass, all labs fail, library tests, nvcc, book"
-	@echo "  make bench                     the speed figures (simulator, engine, grader) as name: value lines [PART=sim]"
-	@echo "  make plots | make book         redraw the reference plots | rebuild book.md"
-	@echo "  make grade SUBMISSIONS=DIR     grade a class in a sandbox [DAYS=01,02 HIDDEN=DIR OUT=DIR JOBS=N]"
-	@echo "  make gradescope                the Gradescope autograder zip [DAYS=… HIDDEN=DIR OUT=DIR]"
+	$(book_only) echo "  make test                      everything: all solutions pass, all labs fail, library tests, nvcc, book"
+	$(book_only) echo "  make bench                     the speed figures (simulator, engine, grader) as name: value lines [PART=sim]"
+	$(book_only) echo "  make plots                     redraw the reference plots from the solutions"
+	@echo "  make book                      rebuild book.md and the HTML book, build/book/index.html"
+	$(book_only) echo "  make grade SUBMISSIONS=DIR     grade a class in a sandbox [DAYS=01,02 HIDDEN=DIR OUT=DIR JOBS=N]"
+	$(book_only) echo "  make gradescope                the Gradescope autograder zip [DAYS=… HIDDEN=DIR OUT=DIR]"
+	$(book_only) echo "  make release                   the student release: build/release/*-student.tar.gz, without the solutions"
 	@echo "  make clean                     remove build/"
 	@echo
 	@echo "  BACKEND=sim|cuda overrides the backend; DAY takes 1, 01 or a name such as why-gpu."
@@ -101,38 +113,45 @@ watch:
 progress:
 	@tools/progress
 
-plots:
+plots: $(in_full_book)
 	@tools/setup --quiet
 	@$(MAKE) -s libs
 	@tools/ci/plots
 
 book:
 	@tools/ci/book
+	$(book_only) tools/course/syllabus
+	@tools/setup --quiet --all
+	@tools/ci/html-book
 
-nvcc-check:
+nvcc-check: $(in_full_book)
 	@tools/ci/nvcc-check
 
-test:
-	@tools/setup
+test: $(in_full_book)
+	@tools/setup --all
 	@$(MAKE) -s libs
 	@tools/ci/test
 
-bench:
-	@tools/setup --quiet
+bench: $(in_full_book)
+	@tools/setup --quiet --all
 	@$(MAKE) -s libs
 	@tools/ci/bench
 
 # The instructor's side: tools/grader/grade (a gradebook from a folder of submissions, each built and run
 # in a sandbox) and tools/grader/gradescope (the autograder zip). Both take their options as variables.
 .PHONY: grade gradescope
-grade:
-	@tools/setup --quiet
+grade: $(in_full_book)
+	@tools/setup --quiet --grade
 	@$(MAKE) -s libs
 	@tools/grader/grade "$(SUBMISSIONS)" --days "$(DAYS)" --hidden "$(HIDDEN)" --out "$(OUT)" --jobs "$(JOBS)"
 
-gradescope:
-	@tools/setup --quiet
+gradescope: $(in_full_book)
+	@tools/setup --quiet --grade
 	@tools/grader/gradescope --days "$(DAYS)" --hidden "$(HIDDEN)" --out "$(OUT)"
+
+release: $(in_full_book)
+	@tools/setup --quiet --all
+	@tools/ci/release
 
 clean:
 	rm -rf build
@@ -162,3 +181,16 @@ build/tools/perfmodel: lib/perfmodel/tools/perfmodel.c build/lib/libperfmodel.a 
 	    build/lib/libllama.a build/lib/liblab.a -lm
 build/lib/llama build/lib/perfmodel:
 	mkdir -p $@
+
+# The course kit (course/README.md): a question bank drawn from a seed, with answers from lib/perfmodel,
+# as Moodle GIFT and CSV; and the syllabus, whose grading tables are made from tests/ and the rubrics.
+.PHONY: questions syllabus
+build/tools/questions: tools/course/questions.c build/lib/libperfmodel.a build/lib/libllama.a build/lib/liblab.a | build/tools
+	$(BOOK_CC) $(TOOL_CFLAGS) -I lib/perfmodel -I lib/llama -I lib/lab -o $@ $< build/lib/libperfmodel.a \
+	    build/lib/libllama.a build/lib/liblab.a -lm
+questions: $(in_full_book) build/tools/questions
+	@mkdir -p "$(or $(OUT),build/questions)"
+	@build/tools/questions --seed "$(or $(SEED),1)" --gift "$(or $(OUT),build/questions)/questions.gift" \
+	    --csv "$(or $(OUT),build/questions)/questions.csv"
+syllabus: $(in_full_book)
+	@tools/course/syllabus

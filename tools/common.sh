@@ -69,7 +69,9 @@ detect_backend() {
 source_dir() {
     local src=$1 day=$2
     case $src in
-        labs|solutions) echo "$root/$src/$day" ;;
+        labs) echo "$root/labs/$day" ;;
+        solutions) [[ -d $root/solutions ]] || die "SRC=solutions: the student release has no solutions (RELEASE.md says what it leaves out); check your own lab, or a folder of edited files as SRC"
+                   echo "$root/solutions/$day" ;;
         *) [[ -d $src ]] || die "SRC=$src: no such folder (SRC is labs, solutions, or a folder of edited files)"
            (cd "$src" && pwd) ;;
     esac

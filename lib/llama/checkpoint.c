@@ -309,6 +309,11 @@ int llama_write_checkpoint(const Transformer *t, const char *path, int version, 
         snprintf(error, error_size, "checkpoint version %d cannot be written; versions 0 and 1 (FP32) and 2 (INT8) can", version);
         return -1;
     }
+    if (t->format == WEIGHTS_INT4) {
+        snprintf(error, error_size, "an INT4 model cannot be written: llama2.c's checkpoints hold FP32 (versions 0 and 1) "
+                 "or INT8 (version 2) weights; write the FP32 model, or quantize it to INT8 (--weights int8)");
+        return -1;
+    }
     if (version == 2 && t->format != WEIGHTS_INT8) {
         snprintf(error, error_size, "a version-2 checkpoint holds INT8 weights, and this model is FP32: quantize it first "
                  "(llama_quantize_transformer; tools/llama --weights int8)");

@@ -131,6 +131,17 @@ int llama_check_group_size(const LlamaConfig *c, int group_size, char *error, si
     return -1;
 }
 
+int llama_check_int4_group_size(const LlamaConfig *c, int group_size, char *error, size_t error_size)
+{
+    if (group_size >= 1 && group_size % 2 != 0) {
+        snprintf(error, error_size, "group size %d is odd: INT4 packs two values a byte, and a byte may not hold values "
+                 "of two groups; use an even group size that divides dim %d and hidden_dim %d (32 or 64 are usual)",
+                 group_size, c->dim, c->hidden_dim);
+        return -1;
+    }
+    return llama_check_group_size(c, group_size, error, error_size);
+}
+
 int llama_int8_group_size(const LlamaConfig *c, int wanted)
 {
     int group = wanted < 1 ? 1 : wanted;
@@ -142,6 +153,7 @@ int64_t llama_weights_bytes_of(const LlamaConfig *c, WeightFormat format, int gr
 {
     int64_t matrices = llama_matrix_parameter_count(c), norms = llama_parameter_count(c) - matrices;
     if (format == WEIGHTS_FP32) return 4 * (matrices + norms);
+    if (format == WEIGHTS_INT4) return matrices / 2 + 5 * (matrices / group_size) + 4 * norms;
     return matrices + 4 * (matrices / group_size) + 4 * norms;
 }
 

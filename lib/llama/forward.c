@@ -218,6 +218,7 @@ typedef struct {
 static double stored_bytes(const WeightMatrix *w, int rows)
 {
     double values = (double)rows * w->cols;
+    if (w->format == WEIGHTS_INT4) return values / 2 + 5.0 * values / w->group_size;
     return w->format == WEIGHTS_INT8 ? values + 4.0 * values / w->group_size : 4.0 * values;
 }
 

@@ -6,7 +6,8 @@
  * with the parts a serving engine adds: prefill as matrix-matrix work, decode steps for
  * a batch of sequences at different positions, a KV cache sized by the formula the book
  * teaches, weight-only INT8 with group-wise scales (and, on request, INT8 activations with
- * llama2.c's runq.c's arithmetic), and optional threads.
+ * llama2.c's runq.c's arithmetic), weight-only INT4 with a scale and a zero point per group
+ * (day 25's format), and optional threads.
  *
  * Where weights come from: a llama2.c checkpoint (the legacy header of export.py's
  * version 0, its version-1 FP32 export, or its version-2 INT8 export that runq.c reads),
@@ -72,17 +73,25 @@ int64_t llama_kv_bytes_per_token(const LlamaConfig *config, int bytes_per_elemen
 
 /* ----------------------------------------------------------------------------------
  * Weights. A matrix multiplication's weight is stored row-major, one row per output
- * (PyTorch's nn.Linear layout): FP32, or INT8 values with one FP32 scale per group of
- * `group_size` consecutive values of a row (like llama2.c's runq.c: scale = max|w| / 127). */
+ * (PyTorch's nn.Linear layout): FP32; or INT8 values with one FP32 scale per group of
+ * `group_size` consecutive values of a row (like llama2.c's runq.c: scale = max|w| / 127);
+ * or INT4 as day 25 teaches it: per group of a row lo = min(0, min w), hi = max(0, max w),
+ * scale = (hi - lo) / 15, zero = round(-lo / scale) in 0..15, q = clamp(round(w / scale) +
+ * zero, 0, 15), w ~ (q - zero) x scale; two values a byte, the even element in the low
+ * nibble (byte = q_even | q_odd << 4, cols / 2 bytes a row); one FP32 scale and one byte of
+ * zero point per group, row after row. The group size of INT4 is even and divides cols, so
+ * a byte never holds two groups and a group never crosses into the next row. */
 
-typedef enum { WEIGHTS_FP32 = 0, WEIGHTS_INT8 = 1 } WeightFormat;
+typedef enum { WEIGHTS_FP32 = 0, WEIGHTS_INT8 = 1, WEIGHTS_INT4 = 2 } WeightFormat;
 
 typedef struct {
     int rows, cols;          /* outputs, inputs */
     WeightFormat format;
     const float *fp32;       /* rows * cols, when FP32 */
     const int8_t *int8;      /* rows * cols, when INT8 */
-    const float *scales;     /* rows * cols / group_size, when INT8 */
+    const uint8_t *int4;     /* rows * cols / 2 bytes, when INT4: low nibble first */
+    const float *scales;     /* rows * cols / group_size, when INT8 or INT4 */
+    const uint8_t *zeros;    /* rows * cols / group_size zero points (0..15), when INT4 */
     int group_size;
 } WeightMatrix;
 
@@ -101,7 +110,7 @@ typedef struct {
 typedef struct {
     LlamaConfig config;
     WeightFormat format;
-    int group_size;               /* INT8 only: values per scale */
+    int group_size;               /* INT8 and INT4: values per scale */
     WeightMatrix token_embedding; /* (vocab_size, dim): rows are looked up */
     WeightMatrix classifier;      /* (vocab_size, dim): the embedding itself when tied */
     LayerWeights *layers;         /* n_layers */
@@ -111,7 +120,8 @@ typedef struct {
     float *fp32_storage;          /* generated FP32 weights, laid out as a version-1 file body */
     void *mapping;                /* a memory-mapped checkpoint */
     size_t mapping_bytes;
-    int8_t *int8_storage;         /* quantized values */
+    int8_t *int8_storage;         /* quantized values (INT8) */
+    uint8_t *int4_storage;        /* packed values, then the zero points (INT4) */
     float *scale_storage;         /* their scales, and the FP32 norm vectors copied beside them */
     int64_t weights_bytes;        /* bytes of weights the forward pass can read */
 } Transformer;
@@ -136,23 +146,31 @@ int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, ch
  * refused, naming the dimension (llama_int8_group_size gives export.py's back-off from 64).
  * The FP32 bytes are released. */
 int llama_quantize_transformer(Transformer *t, int group_size, char *error, size_t error_size);
+/* The same to weight-only INT4 (the format above: a scale and a zero point per group, low
+ * nibble first). group_size must also be even (two values a byte, never two groups in one);
+ * an odd one is refused. The embedding is INT4 too: a lookup dequantizes its row. */
+int llama_quantize_transformer_int4(Transformer *t, int group_size, char *error, size_t error_size);
 void llama_free_transformer(Transformer *t);
 
 /* Writes a transformer as a llama2.c checkpoint: an FP32 one as version 0 or 1, an INT8
- * one as version 2 (export.py's version2_export layout, which runq.c reads). */
+ * one as version 2 (export.py's version2_export layout, which runq.c reads). An INT4 model
+ * is refused: llama2.c has no INT4 format. */
 int llama_write_checkpoint(const Transformer *t, const char *path, int version, char *error, size_t error_size);
 /* Reads only a checkpoint's header: its shape and version (for the performance model). */
 int llama_read_checkpoint_config(const char *path, LlamaConfig *config, int *version, char *error, size_t error_size);
 
 /* Bytes of weights a forward pass may read, for a shape in a format: FP32 is 4 bytes a
- * parameter; INT8 is 1 byte a matrix parameter plus a 4-byte scale per group, with the
- * norm vectors kept in FP32. */
+ * parameter; INT8 is 1 byte a matrix parameter plus a 4-byte scale per group, INT4 half a
+ * byte plus a 4-byte scale and a 1-byte zero point per group, with the norm vectors kept
+ * in FP32. */
 int64_t llama_weights_bytes_of(const LlamaConfig *config, WeightFormat format, int group_size);
 /* `wanted` halved until it divides dim and hidden_dim (export.py's back-off; 64 -> 16 for
  * dim 48, hidden_dim 112): the default group size of a shape. */
 int llama_int8_group_size(const LlamaConfig *config, int wanted);
 /* 0 if group_size divides dim and hidden_dim; else -1, naming the dimension it does not divide. */
 int llama_check_group_size(const LlamaConfig *config, int group_size, char *error, size_t error_size);
+/* The same for INT4, which also needs an even group size. */
+int llama_check_int4_group_size(const LlamaConfig *config, int group_size, char *error, size_t error_size);
 
 /* ----------------------------------------------------------------------------------
  * A session: the KV cache for `batch` sequences of up to `capacity` tokens each, the
@@ -181,7 +199,8 @@ typedef struct {
     int64_t rows;              /* token rows they processed */
     double matmul_flops;       /* 2 x rows x outputs x inputs per matrix multiplication (the classifier too) */
     double attention_flops;    /* 4 x head_dim x positions attended, per row and query head (q.k and p.v) */
-    double weight_bytes;       /* each weight matrix once per step, as stored (INT8: values and scales),
+    double weight_bytes;       /* each weight matrix once per step, as stored (INT8: values and scales; INT4:
+                                  packed values, scales and zero points),
                                   and the embedding rows looked up */
     double kv_write_bytes;     /* keys and values appended: 2 x kv_dim x 4 B per row and layer */
     double kv_read_bytes;      /* keys and values read by attention: 2 x kv_dim x 4 B per position attended,

@@ -1,4 +1,5 @@
-/* matmul.c — the matrix kernels, FP32 and weight-only INT8 (see matmul.h for the contract).
+/* matmul.c — the matrix kernels, FP32 and weight-only INT8 and INT4 (see matmul.h for the
+ * contract).
  *
  * How they are fast: a dot product is kept as independent partial sums in SIMD registers
  * (vector types: see lanes.h), several rows and outputs are computed at once so that each
@@ -6,7 +7,7 @@
  * order the hardware prefetcher follows (with software prefetches where it does not). At
  * one row (decode) every weight byte is read exactly once a step, which is what the
  * performance model assumes. The FP32 section below explains its two code paths and the
- * INT8 section its own; every path adds each sum in its format's one documented order,
+ * INT8 and INT4 sections theirs; every path adds each sum in its format's one documented order,
  * which tests/llama/order.c checks bit for bit against a scalar transcription. */
 #include "matmul.h"
 
@@ -236,7 +237,136 @@ static void tile_int8_any(float *out, int out_stride, const float *x, const int8
                           scales + (size_t)o * groups, cols, group_size, 1, 1);
 }
 
-static void matmul_int8(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last)
+/* ----------------------------------------------------------------------------------
+ * INT4, weight-only (llama.h's format): INT8's order with q - zero in place of q. Within a
+ * group the products x * (float)(q - zero) are summed lane by lane (element k of the group
+ * to lane k % LANES, the last group_size % LANES to lanes 0, 1, ...), front to back; the
+ * group's partial sums are multiplied by its scale and added to the accumulator; the
+ * result is sum_lanes(accumulator). q - zero is a small integer, exact in a float, so each
+ * product is x times the dequantized weight before the scale.
+ *
+ * The nibbles are unpacked in registers: LANES bytes hold 2 x LANES values, the low nibbles
+ * the even elements and the high ones the odd; masked and shifted apart, interleaved back
+ * into element order, the zero point subtracted from all of them at once as bytes, and
+ * converted to floats as INT8's are. That is about twice INT8's instructions a weight, for
+ * half its bytes: on one core of this kind INT4 is bound by the instructions, not by memory
+ * (day 25 measures the same of the learner's GEMV). The tiles are INT8's. */
+
+typedef uint8_t ByteLanes __attribute__((vector_size(LANES)));
+typedef uint8_t HalfByteLanes __attribute__((vector_size(LANES / 2)));
+
+/* 2 x LANES values from LANES bytes, minus the zero point: elements 0 .. LANES-1 in *first,
+ * the next LANES in *second */
+ALWAYS_INLINE void load_int4_pairs(const uint8_t *p, ByteLanes zero, FloatLanes *first, FloatLanes *second)
+{
+    ByteLanes bytes;
+    memcpy(&bytes, p, sizeof bytes);
+    ByteLanes even = bytes & 15, odd = bytes >> 4;
+#if defined(__AVX512F__)   /* LANES == 16 (lanes.h) */
+    ByteLanes a = __builtin_shufflevector(even, odd, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    ByteLanes b = __builtin_shufflevector(even, odd, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+#else
+    ByteLanes a = __builtin_shufflevector(even, odd, 0, 8, 1, 9, 2, 10, 3, 11);
+    ByteLanes b = __builtin_shufflevector(even, odd, 4, 12, 5, 13, 6, 14, 7, 15);
+#endif
+    *first = __builtin_convertvector((Int8Lanes)(a - zero), FloatLanes);   /* q - zero in -15..15: exact */
+    *second = __builtin_convertvector((Int8Lanes)(b - zero), FloatLanes);
+}
+
+/* LANES values from LANES / 2 bytes, minus the zero point */
+ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ByteLanes zero)
+{
+    HalfByteLanes bytes;
+    memcpy(&bytes, p, sizeof bytes);
+    HalfByteLanes even = bytes & 15, odd = bytes >> 4;
+#if defined(__AVX512F__)   /* LANES == 16 (lanes.h) */
+    ByteLanes a = __builtin_shufflevector(even, odd, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+#else
+    ByteLanes a = __builtin_shufflevector(even, odd, 0, 4, 1, 5, 2, 6, 3, 7);
+#endif
+    return __builtin_convertvector((Int8Lanes)(a - zero), FloatLanes);
+}
+
+ALWAYS_INLINE int int4_at(const uint8_t *row, size_t element)
+{
+    return element % 2 == 0 ? row[element / 2] & 15 : row[element / 2] >> 4;
+}
+
+ALWAYS_INLINE void tile_int4(float *out, int out_stride, const float *x, const uint8_t *w, const float *scales,
+                             const uint8_t *zeros, int cols, int group_size, int rows, int outputs)
+{
+    FloatLanes acc[INT8_MANY_ROWS][INT8_ROW_OUTPUTS] = {{0}};
+    int groups = cols / group_size, pairs = group_size - group_size % (2 * LANES), body = group_size - group_size % LANES;
+    int groups_a_line = group_size < 2 * CACHE_LINE ? 2 * CACHE_LINE / group_size : 1;   /* a line holds 128 values */
+    const uint8_t *weight_row[INT8_ROW_OUTPUTS], *zero_row[INT8_ROW_OUTPUTS];
+    const float *scale_row[INT8_ROW_OUTPUTS], *input_row[INT8_MANY_ROWS];
+    for (int o = 0; o < outputs; o++)
+        weight_row[o] = w + (size_t)o * (cols / 2), scale_row[o] = scales + (size_t)o * groups, zero_row[o] = zeros + (size_t)o * groups;
+    for (int r = 0; r < rows; r++) input_row[r] = x + (size_t)r * cols;
+    for (int first_group = 0; first_group < groups; first_group += groups_a_line) {
+        for (int o = 0; o < outputs; o++)   /* as INT8 does, INT8_PREFETCH_ROWS rows ahead, into L2 */
+            __builtin_prefetch(weight_row[o] + (size_t)first_group * group_size / 2 + (size_t)INT8_PREFETCH_ROWS * (cols / 2), 0, 2);
+        for (int g = first_group; g < first_group + groups_a_line && g < groups; g++) {
+            FloatLanes part[INT8_MANY_ROWS][INT8_ROW_OUTPUTS] = {{0}};
+            ByteLanes zero[INT8_ROW_OUTPUTS];
+            for (int o = 0; o < outputs; o++) zero[o] = (ByteLanes){0} + zero_row[o][g];
+            size_t at = (size_t)g * group_size;
+            int j = 0;
+            for (; j < pairs; j += 2 * LANES) {
+                FloatLanes first[INT8_ROW_OUTPUTS], second[INT8_ROW_OUTPUTS];
+                for (int o = 0; o < outputs; o++) load_int4_pairs(weight_row[o] + (at + j) / 2, zero[o], &first[o], &second[o]);
+                for (int r = 0; r < rows; r++) {
+                    FloatLanes in_first = load_floats(input_row[r] + at + j), in_second = load_floats(input_row[r] + at + j + LANES);
+                    for (int o = 0; o < outputs; o++) part[r][o] += in_first * first[o];
+                    for (int o = 0; o < outputs; o++) part[r][o] += in_second * second[o];
+                }
+            }
+            if (j < body) {   /* one block of LANES left */
+                FloatLanes weights[INT8_ROW_OUTPUTS];
+                for (int o = 0; o < outputs; o++) weights[o] = load_int4_lanes(weight_row[o] + (at + j) / 2, zero[o]);
+                for (int r = 0; r < rows; r++) {
+                    FloatLanes in = load_floats(input_row[r] + at + j);
+                    for (int o = 0; o < outputs; o++) part[r][o] += in * weights[o];
+                }
+            }
+            for (j = body; j < group_size; j++)
+                for (int o = 0; o < outputs; o++)
+                    for (int r = 0; r < rows; r++)
+                        part[r][o][j - body] += input_row[r][at + j] * (float)(int4_at(weight_row[o], at + j) - zero_row[o][g]);
+            for (int o = 0; o < outputs; o++) {
+                float scale = scale_row[o][g];
+                for (int r = 0; r < rows; r++) acc[r][o] += scale * part[r][o];
+            }
+        }
+    }
+    for (int r = 0; r < rows; r++)
+        for (int o = 0; o < outputs; o++) out[(size_t)r * out_stride + o] = sum_lanes(acc[r][o]);
+}
+
+static void tile_int4_any(float *out, int out_stride, const float *x, const uint8_t *w, const float *scales,
+                          const uint8_t *zeros, int cols, int group_size, int rows, int outputs)
+{
+    int groups = cols / group_size;
+    if (outputs == 8 && rows == 1 && group_size == 64) tile_int4(out, out_stride, x, w, scales, zeros, cols, 64, 1, 8);
+    else if (outputs == 8 && rows == 1 && group_size == 32) tile_int4(out, out_stride, x, w, scales, zeros, cols, 32, 1, 8);
+    else if (outputs == 8 && rows == 1) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 1, 8);
+    else if (outputs == 4 && rows == 1) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 1, 4);
+    else if (outputs == 4 && rows == 2) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 2, 4);
+    else if (outputs == 2 && rows == 4 && group_size == 64) tile_int4(out, out_stride, x, w, scales, zeros, cols, 64, 4, 2);
+    else if (outputs == 2 && rows == 4 && group_size == 32) tile_int4(out, out_stride, x, w, scales, zeros, cols, 32, 4, 2);
+    else if (outputs == 2 && rows == 4) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 4, 2);
+    else
+        for (int r = 0; r < rows; r++)
+            for (int o = 0; o < outputs; o++)
+                tile_int4(out + (size_t)r * out_stride + o, out_stride, x + (size_t)r * cols, w + (size_t)o * (cols / 2),
+                          scales + (size_t)o * groups, zeros + (size_t)o * groups, cols, group_size, 1, 1);
+}
+
+/* ----------------------------------------------------------------------------------
+ * Both quantized formats walk the matrix alike: tiles of outputs for each tile of rows,
+ * ROW_BLOCK rows at a time */
+
+static void matmul_quantized(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last)
 {
     int cols = m->cols, out_stride = m->rows, groups = cols / m->group_size;
     for (int block = 0; block < rows; block += ROW_BLOCK) {
@@ -246,11 +376,17 @@ static void matmul_int8(float *out, const float *x, int rows, const WeightMatrix
         for (int i = first, outputs; i < last; i += outputs) {
             outputs = smaller(tile, last - i);
             if (tile == INT8_ROW_OUTPUTS && outputs > OUTPUT_TILE && outputs < tile) outputs = OUTPUT_TILE;   /* the rest in 4s */
-            const int8_t *w = m->int8 + (size_t)i * cols;
             const float *scales = m->scales + (size_t)i * groups;
-            for (int r = block; r < block + block_rows; r += row_tile)
-                tile_int8_any(out + (size_t)r * out_stride + i, out_stride, x + (size_t)r * cols, w, scales, cols,
-                              m->group_size, smaller(row_tile, block + block_rows - r), outputs);
+            for (int r = block; r < block + block_rows; r += row_tile) {
+                int tile_rows = smaller(row_tile, block + block_rows - r);
+                if (m->format == WEIGHTS_INT4)
+                    tile_int4_any(out + (size_t)r * out_stride + i, out_stride, x + (size_t)r * cols,
+                                  m->int4 + (size_t)i * (cols / 2), scales, m->zeros + (size_t)i * groups, cols,
+                                  m->group_size, tile_rows, outputs);
+                else
+                    tile_int8_any(out + (size_t)r * out_stride + i, out_stride, x + (size_t)r * cols,
+                                  m->int8 + (size_t)i * cols, scales, cols, m->group_size, tile_rows, outputs);
+            }
         }
     }
 }
@@ -260,6 +396,6 @@ static void matmul_int8(float *out, const float *x, int rows, const WeightMatrix
 
 void llama_matmul(float *out, const float *x, int rows, const WeightMatrix *w, int first_output, int last_output)
 {
-    if (w->format == WEIGHTS_INT8) matmul_int8(out, x, rows, w, first_output, last_output);
-    else matmul_fp32(out, x, rows, w, first_output, last_output);
+    if (w->format == WEIGHTS_FP32) matmul_fp32(out, x, rows, w, first_output, last_output);
+    else matmul_quantized(out, x, rows, w, first_output, last_output);
 }

@@ -234,6 +234,7 @@ void llama_free_transformer(Transformer *t)
     if (t->mapping) munmap(t->mapping, t->mapping_bytes);
     free(t->fp32_storage);
     free(t->int8_storage);
+    free(t->int4_storage);
     free(t->scale_storage);
     free(t->layers);
     free(t->rope_cos);

@@ -27,11 +27,13 @@ static int quant_group(const ModelShape *m)
     return group;
 }
 
-/* bytes of `matrix` matrix parameters stored as `type` */
+/* bytes of `matrix` matrix parameters stored as `type`: a quantized group also keeps its
+ * 4-byte scale, and INT4's a 1-byte zero point (lib/llama/quantize.c, day 25's format) */
 static double matrix_bytes(const ModelShape *m, double matrix, DataType type)
 {
     if (!quantized(type)) return matrix * perfmodel_dtype_bytes(type);
-    return matrix * perfmodel_dtype_bytes(type) + 4.0 * floor(matrix / quant_group(m));
+    double per_group = type == DTYPE_INT4 ? 5.0 : 4.0;
+    return matrix * perfmodel_dtype_bytes(type) + per_group * floor(matrix / quant_group(m));
 }
 
 static double vector_bytes(const ModelShape *m, DataType type)

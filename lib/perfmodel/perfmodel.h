@@ -41,7 +41,8 @@ int perfmodel_parse_dtype(const char *name, DataType *type);
 double perfmodel_dtype_bytes(DataType type);
 
 /* Quantized weight formats (INT8, INT4) keep one FP32 scale per QUANT_GROUP values of a
- * row and their norm vectors in FP32, as the engine's INT8 does (lib/llama/quantize.c). */
+ * row, INT4 a 1-byte zero point beside it, and their norm vectors in FP32, as the engine's
+ * INT8 and INT4 do (lib/llama/quantize.c): 1.0625 and 0.578 bytes a matrix weight. */
 enum { QUANT_GROUP = 64 };
 
 /* ----------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
  *
  *   decode_bench ROUNDS STEPS SHAPE...      (tests/llama/bench: 7 3 42M 110M)
  *
- * For each shape, FP32 and weight-only INT8 weights, batches 1, 2, 4, 8, 16 and 32, one
+ * For each shape, FP32, weight-only INT8 and weight-only INT4 weights, batches 1 to 32, one
  * thread: every configuration is timed for `steps` decode steps once per round, the rounds
  * interleave all configurations (and a STREAM read of the model's bytes), and each figure
  * is the median over the rounds. Whatever else runs on the machine then slows every
@@ -31,9 +31,10 @@
 #include "perfmodel.h"
 #include "timer.h"
 
-enum { BATCHES = 6, FORMATS = 2, PROMPT = 8, MAX_ROUNDS = 64 };
+enum { BATCHES = 6, FORMATS = 3, PROMPT = 8, MAX_ROUNDS = 64 };
 static const int batch_sizes[BATCHES] = {1, 2, 4, 8, 16, 32};
-static const char *format_names[FORMATS] = {"fp32", "int8"};
+static const char *format_names[FORMATS] = {"fp32", "int8", "int4"};
+static const DataType format_types[FORMATS] = {DTYPE_FP32, DTYPE_INT8, DTYPE_INT4};
 
 static double seconds_of(clockid_t clock)
 {
@@ -71,15 +72,15 @@ static void time_steps(Config *c, int round, int batch, int steps, int vocab)
 
 /* One decode step as the model counts it: the roofline's bound, and the two times the
  * calibration adds — memory (the step's bytes at the STREAM bandwidth) and compute (its
- * FLOPs at the FMA peak, plus, for INT8, converting the weights as the engine does: once
- * per tile of rows, matmul.c's tiles being 1, 2 (for 2 or 3 rows) and 4 rows high) */
+ * FLOPs at the FMA peak, plus, for INT8 and INT4, converting the weights as the engine does:
+ * once per tile of rows, matmul.c's tiles being 1, 2 (for 2 or 3 rows) and 4 rows high) */
 typedef struct {
     double bound_s, memory_s, compute_s;
 } StepModel;
 
 static StepModel model_step(const ModelShape *m, const Hardware *h, const LlamaConfig *c, int format, int batch, int gen)
 {
-    Workload w = {.weights = format ? DTYPE_INT8 : DTYPE_FP32, .kv = DTYPE_FP32, .batch = batch, .prompt = PROMPT, .gen = gen};
+    Workload w = {.weights = format_types[format], .kv = DTYPE_FP32, .batch = batch, .prompt = PROMPT, .gen = gen};
     Estimate e;
     perfmodel_estimate(m, h, &w, &e);
     int tile_rows = batch == 1 ? 1 : batch < 4 ? 2 : 4;
@@ -97,6 +98,7 @@ static void bench_shape(const char *shape, int rounds, int steps)
     for (int f = 0; f < FORMATS; f++)
         if (llama_build_transformer_generated(&t[f], &c, 1, error, sizeof error) != 0) fail(shape, error);
     if (llama_quantize_transformer(&t[1], llama_int8_group_size(&c, 64), error, sizeof error) != 0) fail(shape, error);
+    if (llama_quantize_transformer_int4(&t[2], llama_int8_group_size(&c, 64), error, sizeof error) != 0) fail(shape, error);
 
     int capacity = PROMPT + rounds * steps + 1, prompt[PROMPT];
     static Config configs[FORMATS][BATCHES];
@@ -112,7 +114,7 @@ static void bench_shape(const char *shape, int rounds, int steps)
             }
         }
 
-    /* the rounds: every configuration once, FP32 and INT8 side by side, and the bandwidth */
+    /* the rounds: every configuration once, FP32, INT8 and INT4 side by side, and the bandwidth */
     double bandwidth[MAX_ROUNDS];
     for (int r = 0; r < rounds; r++) {
         bandwidth[r] = perfmodel_stream_bandwidth(STREAM_READ, (size_t)t[0].weights_bytes, 3);
@@ -174,8 +176,9 @@ static void bench_shape(const char *shape, int rounds, int steps)
                    calibrated * 1e3, error_text);
         }
     }
-    for (int b = 0; b < BATCHES; b++)
-        printf("%s_int8_over_fp32_batch%d: %.2f x\n", shape, batch_sizes[b], measured[0][b] / measured[1][b]);
+    for (int f = 1; f < FORMATS; f++)
+        for (int b = 0; b < BATCHES; b++)
+            printf("%s_%s_over_fp32_batch%d: %.2f x\n", shape, format_names[f], batch_sizes[b], measured[0][b] / measured[f][b]);
     for (int f = 0; f < FORMATS; f++) llama_free_transformer(&t[f]);
 }
 

@@ -166,11 +166,13 @@ Test(perfmodel, agrees_with_the_engine_on_every_byte, .timeout = 10)
         cr_assert(perfmodel_shape_parameters(&m) == llama_parameter_count(&c), "%s: parameters", shapes[i]);
         Hardware h = {.is_cpu = 1, .bandwidth = 40e9, .fp32_flops = 200e9, .dequantizing_flops = 50e9, .memory_bytes = 16e9};
         int prompt = c.seq_len / 4, gen = c.seq_len / 4;
-        for (int format = 0; format < 2; format++) {
-            Estimate e = run(&m, &h, format ? DTYPE_INT8 : DTYPE_FP32, DTYPE_FP32, 3, prompt, gen);
-            int64_t engine = llama_weights_bytes_of(&c, format ? WEIGHTS_INT8 : WEIGHTS_FP32, llama_int8_group_size(&c, 64));
-            cr_assert(e.weights_bytes == (double)engine, "%s %s: model %.0f bytes, engine %lld", shapes[i], format ? "int8" : "fp32",
-                      e.weights_bytes, (long long)engine);
+        const DataType types[] = {DTYPE_FP32, DTYPE_INT8, DTYPE_INT4};
+        const WeightFormat formats[] = {WEIGHTS_FP32, WEIGHTS_INT8, WEIGHTS_INT4};
+        for (int format = 0; format < 3; format++) {   /* INT4: half a byte, a scale and a zero point per group */
+            Estimate e = run(&m, &h, types[format], DTYPE_FP32, 3, prompt, gen);
+            int64_t engine = llama_weights_bytes_of(&c, formats[format], llama_int8_group_size(&c, 64));
+            cr_assert(e.weights_bytes == (double)engine, "%s %s: model %.0f bytes, engine %lld", shapes[i],
+                      perfmodel_dtype_name(types[format]), e.weights_bytes, (long long)engine);
             cr_assert(e.kv_bytes_per_token == (double)llama_kv_bytes_per_token(&c, 4), "%s: KV bytes per token", shapes[i]);
             cr_assert(e.peak_flops == 200e9 && e.conversion_rate == (format ? 25e9 : INFINITY),
                       "%s: INT8 on a CPU converts each weight (50 GFLOP/s of converting FMAs = 25 G weights/s)", shapes[i]);

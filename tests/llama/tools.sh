@@ -38,6 +38,19 @@ done
 grep -qv '^[a-z_0-9]*: ' <<<"$run" && bad "llama output has a line that is not 'name: value':"$'\n'"$run"
 ok "llama prints TTFT, TPOT and tokens/s as name: value unit lines"
 expect "llama runs INT8 weights" "group_size: 16 values" $llama --shape tiny --weights int8 --prompt-tokens 4 --gen 4
+run=$($llama --shape tiny --weights int4 --group-size 8 --prompt-tokens 4 --gen 4 2>&1) || bad "llama --weights int4: $run"
+for line in "weights: int4" "group_size: 8 values" "weights_bytes: 61440 bytes"; do
+    grep -q "^$line\$" <<<"$run" || bad "llama --weights int4 output lacks '$line':"$'\n'"$run"
+done
+ok "llama runs INT4 weights: 53 760 matrix weights at half a byte, a 4-byte scale and a 1-byte zero point per 8, 240 FP32 norms"
+refuse "llama refuses an odd INT4 group size" "group size 7 is odd: INT4 packs two values a byte" \
+    $llama --shape tiny --weights int4 --group-size 7
+refuse "llama refuses an INT4 group size that does not divide the rows" "group size 32 does not divide dim 48" \
+    $llama --shape tiny --weights int4 --group-size 32
+refuse "llama refuses to write INT4 weights" "an INT4 model cannot be written: llama2.c's checkpoints" \
+    $llama --shape tiny --weights int4 --write-checkpoint "$tmp/x.bin"
+refuse "llama refuses INT8 activations on INT4 weights" "INT8 activations need INT8 weights" \
+    $llama --shape tiny --weights int4 --activations int8 --prompt-tokens 4 --gen 4
 expect "llama decodes a batch" "batch: 3 sequences" $llama --shape tiny --batch 3 --prompt-tokens 4 --gen 4
 
 $llama --shape tiny --seed 5 --write-checkpoint "$tmp/tiny1.bin" > /dev/null || bad "writing a version-1 checkpoint"
@@ -65,7 +78,7 @@ refuse "llama without a model says how to give one" "give one model" $llama --ge
 refuse "llama with an unknown shape lists the shapes" "the named shapes are: 260K, 15M, 42M, 110M" $llama --shape 7B
 refuse "llama refuses a batch of 0" "--batch takes a whole number from 1" $llama --shape tiny --batch 0
 refuse "llama refuses a batch that is not a number" "not 'eight'" $llama --shape tiny --batch eight
-refuse "llama refuses an unknown weight format" "--weights is fp32 or int8, not 'int4'" $llama --shape tiny --weights int4
+refuse "llama refuses an unknown weight format" "--weights is fp32, int8 or int4, not 'int2'" $llama --shape tiny --weights int2
 refuse "llama refuses an unknown option" "unknown option '--steps'" $llama --shape tiny --steps 5
 refuse "llama refuses a negative temperature" "--temperature takes a number >= 0" $llama --shape tiny --temperature -1
 refuse "llama refuses a context longer than seq_len" "prompt 30 + gen 20 = 50 tokens does not fit the model's context (seq_len 40)" \
@@ -86,7 +99,8 @@ refuse "llama names an unknown option given last as unknown" "unknown option '--
 refuse "llama says a known option given last needs its value" "--batch needs a value" $llama --shape tiny --batch
 refuse "llama refuses a group size that does not divide the rows, naming the dimension" \
     "group size 7 does not divide dim 48" $llama --shape tiny --weights int8 --group-size 7
-refuse "llama refuses --group-size without INT8 weights" "--group-size applies to INT8 weights" $llama --shape tiny --group-size 8
+refuse "llama refuses --group-size without INT8 or INT4 weights" "--group-size applies to INT8 and INT4 weights" \
+    $llama --shape tiny --group-size 8
 refuse "llama refuses an unknown activation format" "--activations is fp32 or int8, not 'int4'" $llama --shape tiny --activations int4
 refuse "llama refuses INT8 activations on FP32 weights" "INT8 activations need INT8 weights" \
     $llama --shape tiny --activations int8 --prompt-tokens 4 --gen 4
@@ -119,6 +133,8 @@ ok "--activations int8 gives runq.c's greedy tokens on a version-2 file"
 expect "llama reports INT8 activations" "^activations: int8$" $llama --checkpoint "$tmp/tiny2.bin" --activations int8 --prompt-tokens 4 --gen 4
 refuse "llama refuses to run a version-2 checkpoint as FP32" "holds INT8 weights (a version-2 checkpoint)" \
     $llama --checkpoint "$tmp/tiny2.bin" --weights fp32
+refuse "llama refuses to run a version-2 checkpoint as INT4" "they cannot be run in another format" \
+    $llama --checkpoint "$tmp/tiny2.bin" --weights int4 --prompt-tokens 4 --gen 4
 refuse "llama refuses to regroup a version-2 checkpoint" "was quantized with group size 16; --group-size 8 cannot regroup" \
     $llama --checkpoint "$tmp/tiny2.bin" --group-size 8
 refuse "llama refuses to write FP32 weights as version 2" "a version-2 checkpoint holds INT8 weights, and this model is FP32" \

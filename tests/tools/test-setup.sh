@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 ok() { echo "ok $*"; }
 bad() { echo "FAILED: $*"; exit 1; }
 
-output=$(tools/setup --dry-run 2>&1) || bad "setup --dry-run finds something missing on this machine:"$'\n'"$output"
+output=$(tools/setup --all --dry-run 2>&1) || bad "setup --all --dry-run finds something missing on this machine:"$'\n'"$output"
 ok "setup --dry-run: everything the book needs is here and works"
 
 # A root without OpenBLAS, where a header probe would still find a cblas.h.
@@ -58,6 +58,14 @@ stripped_path "$tmp/bin" 'gnuplot*'
 output=$(PATH=$tmp/bin tools/setup --dry-run 2>&1) && bad "a PATH without gnuplot passes setup"
 grep -q "gnuplot (gnuplot-nox): it does not run" <<< "$output" || bad "a missing gnuplot is not named:"$'\n'"$output"
 ok "a tool that does not run is missing"
+
+# A learner's make check needs no browser; make test and make book (tools/setup --all) do.
+stripped_path "$tmp/no-chromium" 'chromium*'
+PATH=$tmp/no-chromium tools/setup --dry-run > "$tmp/learner.log" 2>&1 || bad "without Chromium, a learner's setup fails:"$'\n'"$(cat "$tmp/learner.log")"
+output=$(PATH=$tmp/no-chromium tools/setup --all --dry-run 2>&1) && bad "a PATH without Chromium passes setup --all"
+grep -q "Chromium (chromium): it does not run" <<< "$output" && grep -q "would run: apt-get install -y --no-install-recommends chromium$" <<< "$output" ||
+    bad "setup --all does not name the missing Chromium:"$'\n'"$output"
+ok "Chromium is needed by tools/setup --all (make test, book), not by a learner's make check"
 
 # Where nothing can be installed (no apt-get), setup names the packages and make check builds nothing.
 stripped_path "$tmp/no-apt" 'apt-get'

@@ -14,6 +14,9 @@ BOOK_CXX=clang++
 BOOK_WARNINGS="-Wall -Wextra -Wno-unused-parameter"
 BOOK_CFLAGS="-std=c11 -O2 -g $BOOK_WARNINGS -D_GNU_SOURCE"
 BOOK_CXXFLAGS="-std=c++17 -O2 -g $BOOK_WARNINGS -D_GNU_SOURCE"
+# Linking with gold (binutils, which clang needs): four times less work than the default ld.bfd for a
+# program linked with the simulator, and every lab, test program and wrong variant is such a link.
+BOOK_LDFLAGS="-fuse-ld=gold"
 # The engine (lib/llama, lib/perfmodel) is built for this machine's CPU: its speed is measured.
 BOOK_NATIVE_CFLAGS="-std=c11 -O3 -g $BOOK_WARNINGS -D_GNU_SOURCE -pthread"
 # A .cu file on the simulator: -fsanitize-coverage makes every load and store call the simulator
@@ -32,17 +35,23 @@ CRITERION_LIBS="-lcriterion"
 SIM_RUNTIME_LIBS="$OPENBLAS_LIBS -lm -lpthread -ldl"
 CUDA_RUNTIME_LIBS="-lcublas -lcublasLt"
 
-# name | Debian package | kind (library, tool) | probe
+# name | Debian package | kind (library, tool) | probe | what needs it: check (make check and a learner's
+# other commands), grade (the grader's sandbox and archives: tools/setup --grade) or book (the HTML
+# book: tools/setup --all, which make test, book, release and bench use), so that a learner's first
+# make check installs no sandbox and no browser.
 book_dependencies=(
-    "clang|clang|tool|probe_c_compiler"
-    "clang++|clang|tool|probe_cxx_compiler"
-    "OpenBLAS|libopenblas-dev|library|probe_openblas"
-    "Criterion|libcriterion-dev|library|probe_criterion"
-    "gnuplot|gnuplot-nox|tool|probe_gnuplot"
-    "make|make|tool|probe_make"
-    "bubblewrap|bubblewrap|tool|probe_bwrap"
-    "unzip|unzip|tool|probe_unzip"
-    "zip|zip|tool|probe_zip"
+    "clang|clang|tool|probe_c_compiler|check"
+    "clang++|clang|tool|probe_cxx_compiler|check"
+    "OpenBLAS|libopenblas-dev|library|probe_openblas|check"
+    "Criterion|libcriterion-dev|library|probe_criterion|check"
+    "gnuplot|gnuplot-nox|tool|probe_gnuplot|check"
+    "make|make|tool|probe_make|check"
+    "bubblewrap|bubblewrap|tool|probe_bwrap|grade"
+    "unzip|unzip|tool|probe_unzip|grade"
+    "zip|zip|tool|probe_zip|grade"
+    "pandoc|pandoc|tool|probe_pandoc|book"
+    "Chromium|chromium|tool|probe_chromium|book"
+    "a CJK font|fonts-wqy-microhei|tool|probe_cjk_font|book"
 )
 
 # The probes write into $probe_dir and exit 0 when the dependency works as the build uses it.
@@ -54,7 +63,7 @@ probe_c_compiler() {
 }
 probe_cxx_compiler() {
     printf '#include <vector>\n#include <cstdio>\nint main() { std::vector<int> v(2); return (int)v.size() - 2; }\n' > "$probe_dir/cxx.cpp" &&
-        "$BOOK_CXX" ${PROBE_SYSROOT:+--sysroot="$PROBE_SYSROOT"} -std=c++17 -o "$probe_dir/cxx" "$probe_dir/cxx.cpp" && "$probe_dir/cxx"
+        "$BOOK_CXX" ${PROBE_SYSROOT:+--sysroot="$PROBE_SYSROOT"} -std=c++17 $BOOK_LDFLAGS -o "$probe_dir/cxx" "$probe_dir/cxx.cpp" && "$probe_dir/cxx"
 }
 probe_openblas() {   # lib/sim/cublas.c calls cblas_sgemm and cblas_sgemv from -lopenblas
     cat > "$probe_dir/openblas.c" <<'C'
@@ -75,10 +84,15 @@ probe_make() { make --version; }
 probe_bwrap() { bwrap --version; }
 probe_unzip() { unzip -v; }
 probe_zip() { zip -v; }
+# The HTML book (tools/ci/html-book): pandoc turns GitHub markdown into HTML, headless Chromium
+# prints the PDF and takes the test's screenshots, and the Chinese terms need a font that has them.
+probe_pandoc() { printf '**x**\n' | pandoc -f gfm -t html5 | grep -q '<strong>x</strong>'; }
+probe_chromium() { chromium --headless --version; }
+probe_cjk_font() { fc-list :lang=zh family | grep -q .; }
 
 # `config.sh --make`: the same flags as make variables (build/config.mk, included by the Makefile).
 if [[ ${BASH_SOURCE[0]} == "$0" && ${1:-} == --make ]]; then
-    for var in BOOK_CC BOOK_CXX BOOK_CFLAGS BOOK_CXXFLAGS BOOK_NATIVE_CFLAGS; do
+    for var in BOOK_CC BOOK_CXX BOOK_CFLAGS BOOK_CXXFLAGS BOOK_LDFLAGS BOOK_NATIVE_CFLAGS; do
         printf '%s := %s\n' "$var" "${!var}"
     done
 fi

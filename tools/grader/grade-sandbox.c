@@ -670,12 +670,14 @@ static long long now_ms(void)
 
 /* Kills everything the command started. bwrap: killing bwrap kills pid 1 of its namespace (it dies
  * with its parent), and with it every process inside. fallback: the process group, which nobody
- * could leave; and, when the job has a user of its own, every process of that user. */
+ * could leave; and, when the job has a user of its own, every process of that user. A fork bomb
+ * forks while it is being killed, and on a loaded machine that can take seconds: the rounds go on
+ * until nothing is left (20 s at most), for a survivor would hold the next test's process limit. */
 static void kill_everything(const options *o, pid_t pid)
 {
     kill(pid, SIGKILL);
     int own_user = o->uid >= 0 && geteuid() == 0;
-    for (int round = 0; round < 400; round++) {
+    for (long long deadline = now_ms() + 20000; now_ms() < deadline;) {
         int alive = killpg(pid, SIGKILL) == 0;
         if (own_user && processes_of((uid_t)o->uid, 0) > 0) {
             alive = 1;

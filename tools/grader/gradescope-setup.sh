@@ -5,5 +5,5 @@
 # grader's tools, so that grading a submission builds nothing but it.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/book"
-tools/setup
+tools/setup --grade
 make -s libs build/tools/grade-sandbox build/tools/grade-report build/tools/lab-policy

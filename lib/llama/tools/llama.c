@@ -5,6 +5,7 @@
  *
  *   tools/llama --shape 15M --seed 1 --prompt-tokens 32 --gen 64
  *   tools/llama --shape 110M --weights int8 --batch 8
+ *   tools/llama --shape 110M --weights int4 --group-size 64      (day 25's INT4: a scale and a zero point a group)
  *   tools/llama --shape 15M --write-checkpoint /tmp/15M.bin && tools/llama --checkpoint /tmp/15M.bin
  *   tools/llama --shape 15M --weights int8 --write-checkpoint /tmp/15M-q8.bin      (version 2, runq.c's format)
  *   tools/llama --checkpoint /tmp/15M-q8.bin --activations int8 --print-tokens     (runq.c's arithmetic)
@@ -49,10 +50,11 @@ static void usage(FILE *out)
             "  --prompt-tokens N      prompt length per sequence (default 32)\n"
             "  --gen N                tokens to generate per sequence (default 64)\n"
             "  --batch N              sequences decoded together (default 1)\n"
-            "  --weights fp32|int8    weight format (default: the model's, fp32 for --shape); int8: weight-only,\n"
-            "                         group-wise scales\n"
-            "  --group-size N         INT8 values per scale; must divide dim and hidden_dim (default 64, halved\n"
-            "                         until it divides them, as llama2.c's export.py does)\n"
+            "  --weights fp32|int8|int4  weight format (default: the model's, fp32 for --shape); int8: weight-only,\n"
+            "                         group-wise scales; int4: weight-only, a scale and a zero point per group,\n"
+            "                         two values a byte (day 25's format)\n"
+            "  --group-size N         INT8 or INT4 values per scale; must divide dim and hidden_dim, and be even\n"
+            "                         for INT4 (default 64, halved until it divides them, as llama2.c's export.py does)\n"
             "  --activations fp32|int8  int8: quantize each matrix multiplication's input as runq.c does and\n"
             "                         multiply INT8 by INT8 (needs INT8 weights; default fp32)\n"
             "  --threads N            threads (default 1: measurements are single-threaded)\n"
@@ -60,7 +62,8 @@ static void usage(FILE *out)
             "  --sample-seed N        the prompts' and the sampler's seed (default: --seed)\n"
             "  --print-tokens         print each sequence's generated token ids\n"
             "  --repeat N             run N times on fresh sequences; times are the medians (default 1)\n"
-            "  --write-checkpoint F   write the model to F and stop (FP32 as version 1, INT8 as version 2)\n"
+            "  --write-checkpoint F   write the model to F and stop (FP32 as version 1, INT8 as version 2; INT4\n"
+            "                         has no llama2.c format)\n"
             "  --write-version 0|1|2  the checkpoint version written: 0 or 1 for FP32, 2 for INT8 weights\n"
             "  --help                 this text\n",
             llama_named_shape_list());
@@ -133,7 +136,8 @@ static Options parse_options(int argc, char **argv)
         }
     }
     if (!o.checkpoint == !o.shape) die("%s", "give one model: --checkpoint FILE or --shape NAME (see --help)");
-    if (o.weights && strcmp(o.weights, "fp32") && strcmp(o.weights, "int8")) die("--weights is fp32 or int8, not '%s'", o.weights);
+    if (o.weights && strcmp(o.weights, "fp32") && strcmp(o.weights, "int8") && strcmp(o.weights, "int4"))
+        die("--weights is fp32, int8 or int4, not '%s'", o.weights);
     if (strcmp(o.activations, "fp32") && strcmp(o.activations, "int8"))
         die("--activations is fp32 or int8, not '%s'", o.activations);
     if (!o.sample_seed_given) o.sample_seed = o.seed;
@@ -141,14 +145,15 @@ static Options parse_options(int argc, char **argv)
 }
 
 /* The weight format asked for, applied to the model as loaded: FP32 is quantized when INT8
- * is asked for; an INT8 (version-2) checkpoint stays as it is, and cannot become FP32. */
+ * or INT4 is asked for; an INT8 (version-2) checkpoint stays as it is, and cannot become
+ * FP32 or INT4. */
 static void apply_weight_format(Transformer *t, const Options *o)
 {
     char error[1024];
     if (t->format == WEIGHTS_INT8) {
-        if (o->weights && !strcmp(o->weights, "fp32"))
-            die("%s holds INT8 weights (a version-2 checkpoint); they cannot be run as FP32: dequantizing does not give "
-                "back the original weights (leave out --weights, or give an FP32 checkpoint)", o->checkpoint);
+        if (o->weights && strcmp(o->weights, "int8"))
+            die("%s holds INT8 weights (a version-2 checkpoint); they cannot be run in another format: dequantizing does "
+                "not give back the original weights (leave out --weights, or give an FP32 checkpoint)", o->checkpoint);
         if (o->group_size && o->group_size != t->group_size) {
             snprintf(error, sizeof error, "%s was quantized with group size %d; --group-size %d cannot regroup INT8 "
                      "weights (leave out --group-size)", o->checkpoint, t->group_size, o->group_size);
@@ -156,12 +161,14 @@ static void apply_weight_format(Transformer *t, const Options *o)
         }
         return;
     }
-    if (!o->weights || strcmp(o->weights, "int8")) {
-        if (o->group_size) die("%s", "--group-size applies to INT8 weights: add --weights int8");
+    if (!o->weights || !strcmp(o->weights, "fp32")) {
+        if (o->group_size) die("%s", "--group-size applies to INT8 and INT4 weights: add --weights int8 or --weights int4");
         return;
     }
     int group_size = o->group_size ? o->group_size : llama_int8_group_size(&t->config, 64);
-    if (llama_quantize_transformer(t, group_size, error, sizeof error) != 0) die("--group-size: %s", error);
+    int failed = !strcmp(o->weights, "int4") ? llama_quantize_transformer_int4(t, group_size, error, sizeof error)
+                                             : llama_quantize_transformer(t, group_size, error, sizeof error);
+    if (failed) die("--group-size: %s", error);
 }
 
 /* ----------------------------------------------------------------------------------
@@ -237,7 +244,7 @@ int main(int argc, char **argv)
     apply_weight_format(&t, &o);
     if (o.write_path) {
         int version = o.version >= 0 ? o.version : t.format == WEIGHTS_INT8 ? 2 : 1;
-        if (llama_write_checkpoint(&t, o.write_path, version, error, sizeof error) != 0) die("%s", error);
+        if (llama_write_checkpoint(&t, o.write_path, version, error, sizeof error) != 0) die("--write-checkpoint: %s", error);
         if (t.format == WEIGHTS_INT8)
             printf("wrote: %s (version 2, INT8 in groups of %d, %lld parameters)\n", o.write_path, t.group_size,
                    (long long)llama_parameter_count(&config));
@@ -323,9 +330,9 @@ int main(int argc, char **argv)
            o.shape ? o.shape : o.checkpoint, config.dim, config.hidden_dim, config.n_layers, config.n_heads,
            config.n_kv_heads, config.vocab_size, config.seq_len, config.shared_classifier ? "tied" : "untied");
     printf("parameters: %lld\n", (long long)llama_parameter_count(&config));
-    printf("weights: %s\n", t.format == WEIGHTS_INT8 ? "int8" : "fp32");
+    printf("weights: %s\n", t.format == WEIGHTS_INT4 ? "int4" : t.format == WEIGHTS_INT8 ? "int8" : "fp32");
     printf("activations: %s\n", s.int8_activations ? "int8" : "fp32");
-    if (t.format == WEIGHTS_INT8) printf("group_size: %d values\n", t.group_size);
+    if (t.format != WEIGHTS_FP32) printf("group_size: %d values\n", t.group_size);
     printf("weights_bytes: %lld bytes\n", (long long)t.weights_bytes);
     printf("kv_cache_bytes: %lld bytes\n", (long long)llama_kv_cache_bytes(config.n_layers, config.n_kv_heads,
                                                                     llama_head_dim_of(&config), 4, context, o.batch));
