@@ -50,6 +50,8 @@ build/tools/verdict: tools/build/verdict.c build/lib/liblab.a | build/tools
 	$(BOOK_CC) $(TOOL_CFLAGS) -Ilib/lab -o $@ $< build/lib/liblab.a
 build/tools/grade-report: tools/grader/grade-report.c build/lib/liblab.a | build/tools
 	$(BOOK_CC) $(TOOL_CFLAGS) -Ilib/lab -o $@ $< build/lib/liblab.a
+build/tools/gpu-compare: tools/gpu/compare.c build/config.mk | build/tools
+	$(BOOK_CC) $(TOOL_CFLAGS) -o $@ $< -lm
 
 build/lib/sim build/lib/lab build/tools:
 	mkdir -p $@
@@ -85,6 +87,7 @@ help:
 	$(book_only) echo "  make grade SUBMISSIONS=DIR     grade a class in a sandbox [DAYS=01,02 HIDDEN=DIR OUT=DIR JOBS=N]"
 	$(book_only) echo "  make gradescope                the Gradescope autograder zip [DAYS=… HIDDEN=DIR OUT=DIR]"
 	$(book_only) echo "  make release                   the student release: build/release/*-student.tar.gz, without the solutions"
+	$(book_only) echo "  make gpu-report                on an NVIDIA GPU: every lab's tests and timings, the simulator's counts against ncu [DAY=… OUT=DIR]"
 	@echo "  make clean                     remove build/"
 	@echo
 	@echo "  BACKEND=sim|cuda overrides the backend; DAY takes 1, 01 or a name such as why-gpu."
@@ -152,6 +155,13 @@ gradescope: $(in_full_book)
 release: $(in_full_book)
 	@tools/setup --quiet --all
 	@tools/ci/release
+
+# The book on a real GPU (tools/gpu/report): each day's solution built for the GPU present, its tests and
+# timings, and the simulator's counts held against Nsight Compute's, in data/measured/GPU/DATE/.
+.PHONY: gpu-report
+gpu-report: $(in_full_book)
+	@tools/setup --quiet
+	@tools/gpu/report $(if $(DAY),--days "$(DAY)") $(if $(OUT),--out "$(OUT)") $(if $(filter command line,$(origin SRC)),--src "$(SRC)")
 
 clean:
 	rm -rf build

@@ -15,6 +15,7 @@
  *                                                      an allocation, freed, NULL, a host pointer
  * In host code, touching device memory is the error (on a real system it crashes). */
 #include "internal.h"
+#include "metrics.h"
 
 #include <link.h>
 #include <stdio.h>

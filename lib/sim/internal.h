@@ -73,6 +73,7 @@ typedef struct worker {
     cuda_thread threads[MAX_THREADS_PER_BLOCK];
     int thread_count;
     cuda_thread *running;
+    unsigned running_lane;            /* running->linear % WARP_SIZE (the metrics read it on every access) */
     uint32_t warp_epoch[MAX_WARPS];   /* counts the warp's resolved collectives (orders lanes) */
     uint32_t interval;                /* the barrier interval, unique across blocks and launches */
     int done_count;                   /* threads of the block that have ended */
@@ -154,10 +155,8 @@ extern int sim_metrics_counting;    /* true during a launch whose metrics are be
 int sim_metrics_enabled(void);
 void sim_metrics_begin_launch(const sim_launch_request *r);
 void sim_metrics_end_launch(int failed);
-void sim_metrics_global(worker *w, uintptr_t address, size_t bytes, int is_write, void *site);
-void sim_metrics_shared(worker *w, uintptr_t address, size_t bytes, int is_write, void *site);
-void sim_metrics_block_point(worker *w, uint32_t guard);
-void sim_metrics_warp_yield(worker *w);   /* a warp has stopped: group its notes into requests */
+/* (and metrics.h: what access.c counts for each access and basic block) */
+void sim_metrics_warp_yield(worker *w);   /* a warp has stopped: count its requests */
 void sim_metrics_barrier(worker *w);
 void sim_metrics_atomic(void);
 

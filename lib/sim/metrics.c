@@ -3,37 +3,26 @@
  * A warp-level request is what the lanes of one warp do together: the n-th execution of
  * one memory instruction (its code address, the "site") by each lane. The lanes of a warp
  * run one after another between two points where they wait (a collective, a barrier, the
- * end), so during that stretch every access is noted as (site, n, unit), with unit a
- * 32-byte sector for global memory or a 4-byte word for shared memory. When the warp
- * yields, the notes are sorted and grouped: a group is one request; its distinct sectors
- * are what it costs; for shared memory, the most distinct words that fall in one of the
- * 32 banks is how many wavefronts (passes) it needs. Basic blocks are noted the same way:
- * a group is one warp-level step, and its size is how many lanes were active in it. */
-#include "internal.h"
+ * end), so during that stretch each access finds its request by (site, n) and adds its
+ * units to it: 32-byte sectors for global memory, 4-byte words for shared memory. When the
+ * warp yields, each request's distinct units are what it costs; for shared memory, the most
+ * distinct words that fall in one of the 32 banks is how many wavefronts (passes) it needs.
+ * Basic blocks are requests too: one is a warp-level step, and how many lanes passed
+ * through it is how many were active in it.
+ *
+ * Most lanes do what the lane before them did: metrics.h follows them along the trace of the
+ * stretch with one compare per access, inside the access hooks. This file does the rest: it
+ * extends the trace, finds the requests of a lane that leaves it by site and occurrence, and
+ * adds the units a request has not just had. Lanes mostly touch units near one another, or in
+ * order (lane after lane, rising or falling addresses), so a request tells a new unit from a
+ * repeat as it comes; only a request whose units are scattered out of order has them sorted
+ * when the warp yields. The counts are exact either way. */
+#include "metrics.h"
 #include "device.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef enum { GLOBAL_LOAD, GLOBAL_STORE, SHARED_LOAD, SHARED_STORE, BLOCK_POINT } note_kind;
-
-typedef struct note {
-    uint64_t key;        /* kind (4 bits) | site slot (20 bits) | occurrence (40 bits) */
-    uint64_t unit;       /* a sector or a word; unused for block points */
-    uint32_t bytes;
-} note;
-
-typedef struct site_slot { const void *site; uint32_t occurrences[WARP_SIZE]; } site_slot;
-
-enum { SITE_SLOTS = 4096 };
-typedef struct metrics_state {
-    site_slot sites[SITE_SLOTS];     /* open addressing on the site's address */
-    uint32_t used_slots[SITE_SLOTS];
-    int used_count;
-    note *notes;
-    size_t note_count, note_capacity;
-} metrics_state;
 
 static int asked_by_program;         /* sim_metrics_enable(1) */
 int sim_metrics_counting;
@@ -61,50 +50,122 @@ void sim_declare_flops(double flops) { next_flops = flops; }
 /* ---------------------------------------------------------------------------------
  * Taking notes */
 
-static uint64_t site_key(metrics_state *m, note_kind kind, const void *site, unsigned lane)
+/* Room for one more element of a growing array, or the launch fails. */
+static inline void make_room(void **array, size_t *capacity, size_t count, size_t element_bytes, size_t first)
 {
+    if (__builtin_expect(count == *capacity, 0) && sim_grow(array, capacity, count, element_bytes, first))
+        sim_kernel_fail(cudaErrorMemoryAllocation, "out of memory counting metrics");
+}
+
+static request *new_request(metrics_state *m, request_kind kind, uint32_t *index)
+{
+    make_room((void **)&m->requests, &m->request_capacity, m->request_count, sizeof *m->requests, 256);
+    *index = (uint32_t)m->request_count;
+    request *r = &m->requests[m->request_count++];
+    memset(r, 0, sizeof *r);
+    r->kind = (uint8_t)kind;
+    r->last_unit = NO_UNIT_YET;
+    r->in_window = 1;
+    return r;
+}
+
+/* The slow way to a request: the lane's n-th access at `site` joins the n-th request there
+ * (of its kind: one site may reach both spaces). A lane that has followed the trace to its
+ * end extends it; one that leaves the trace counts its occurrences from then on. */
+static request *find_request_slowly(metrics_state *m, request_kind kind, const void *site, unsigned bytes, unsigned lane,
+                                    uint32_t *index)
+{
+    uint32_t p = m->cursor[lane];
+    int extending = p == m->trace_count;
+    if (p != LEFT_THE_TRACE && !extending) {   /* it leaves here: count what it did until now */
+        for (uint32_t k = 0; k < p; k++) m->sites[m->trace[k].slot].occurrences[lane]++;
+        m->followed[lane] = p;
+        m->cursor[lane] = LEFT_THE_TRACE;
+        m->lanes_left |= 1u << lane;
+    }
     size_t slot = ((uintptr_t)site >> 2) * 0x9E3779B97F4A7C15ull >> 52;   /* 12 bits */
-    while (m->sites[slot].site && m->sites[slot].site != site) slot = (slot + 1) & (SITE_SLOTS - 1);
+    while (m->sites[slot].site != site && m->sites[slot].site) slot = (slot + 1) & (SITE_SLOTS - 1);
     site_slot *s = &m->sites[slot];
     if (!s->site) {
         if (m->used_count == SITE_SLOTS - 1) sim_kernel_fail(cudaErrorLaunchFailure, "too many distinct code sites to count");
         s->site = site;
         m->used_slots[m->used_count++] = (uint32_t)slot;
     }
-    uint64_t occurrence = s->occurrences[lane]++;
-    return (uint64_t)kind << 60 | (uint64_t)slot << 40 | occurrence;
+    uint32_t occurrence = extending ? s->trace_occurrences++ : s->occurrences[lane]++;
+    uint32_t i;
+    if (occurrence < s->request_count) {
+        i = s->requests[occurrence];
+        while (m->requests[i].kind != kind && m->requests[i].other_kind) i = m->requests[i].other_kind - 1;
+        if (m->requests[i].kind != kind) {
+            uint32_t j;
+            new_request(m, kind, &j);
+            m->requests[i].other_kind = j + 1;
+            i = j;
+        }
+    } else {
+        make_room((void **)&s->requests, &s->request_capacity, s->request_count, sizeof *s->requests, 16);
+        new_request(m, kind, &i);
+        s->requests[s->request_count++] = i;
+    }
+    if (extending) {
+        make_room((void **)&m->trace, &m->trace_capacity, m->trace_count, sizeof *m->trace, 1024);
+        m->trace[m->trace_count++] = (trace_step){site, i, (uint16_t)slot, (uint8_t)kind, (uint8_t)bytes};
+        m->cursor[lane] = p + 1;
+    } else {
+        m->requests[i].lanes++;
+        m->requests[i].bytes += bytes;
+    }
+    *index = i;
+    return &m->requests[i];
 }
 
-static void add_note(metrics_state *m, uint64_t key, uint64_t unit, uint32_t bytes)
+/* A unit other than the request's last one. While every unit falls within 64 of the first
+ * (32 lanes reading neighbouring words or sectors, in any order), a bit per unit tells a repeat;
+ * past that window, units that keep rising (or falling) are each new. Every unit noted is kept,
+ * for a request whose units leave the window and come out of order: those are sorted when the
+ * warp yields. */
+static void add_unit(metrics_state *m, request *r, uint32_t index, uint64_t unit, int shared)
 {
-    if (sim_grow((void **)&m->notes, &m->note_capacity, m->note_count, sizeof *m->notes, 4096))
-        sim_kernel_fail(cudaErrorMemoryAllocation, "out of memory counting metrics");
-    m->notes[m->note_count++] = (note){key, unit, bytes};
+    uint8_t order = r->order == NO_UNIT ? ONE_UNIT : unit > r->last_unit ? RISING : FALLING;
+    if (r->order == NO_UNIT) r->window_start = unit - 31;
+    r->last_unit = unit;
+    int known_distinct;
+    uint64_t offset = unit - r->window_start;
+    if (r->in_window && offset < 64) {
+        if (r->window >> offset & 1) {
+            r->order = MIXED;   /* a repeat: neither rising nor falling */
+            return;
+        }
+        r->window |= 1ull << offset;
+        known_distinct = 1;
+    } else {
+        r->in_window = 0;
+        known_distinct = r->order == ONE_UNIT || r->order == order;
+    }
+    if (r->order == NO_UNIT || r->order == ONE_UNIT) r->order = order;
+    else if (r->order != order) r->order = MIXED;
+    r->units++;
+    if (shared && known_distinct && ++r->bank_words[unit % 32] > r->ways) r->ways = r->bank_words[unit % 32];
+    make_room((void **)&m->notes, &m->note_capacity, m->note_count, sizeof *m->notes, 4096);
+    m->notes[m->note_count++] = (unit_note){index, unit};
 }
 
-void sim_metrics_global(worker *w, uintptr_t address, size_t bytes, int is_write, void *site)
+/* The units [first, last] of one access (none for a basic block) join its request. */
+void sim_metrics_add(metrics_state *m, request_kind kind, const void *site, unsigned bytes, unsigned lane, uint64_t first,
+                     uint64_t last)
 {
-    metrics_state *m = w->metrics;
-    if (!m || !w->running) return;
-    uint64_t key = site_key(m, is_write ? GLOBAL_STORE : GLOBAL_LOAD, site, w->running->linear % WARP_SIZE);
-    for (uint64_t sector = address >> 5; sector <= (address + bytes - 1) >> 5; sector++)
-        add_note(m, key, sector, sector == address >> 5 ? (uint32_t)bytes : 0);
-}
-
-void sim_metrics_shared(worker *w, uintptr_t address, size_t bytes, int is_write, void *site)
-{
-    metrics_state *m = w->metrics;
-    if (!m) return;
-    uint64_t key = site_key(m, is_write ? SHARED_STORE : SHARED_LOAD, site, w->running->linear % WARP_SIZE);
-    uintptr_t offset = address - (uintptr_t)w->shared_arena;
-    for (uint64_t word = offset >> 2; word <= (offset + bytes - 1) >> 2; word++)
-        add_note(m, key, word, word == offset >> 2 ? (uint32_t)bytes : 0);
-}
-
-void sim_metrics_block_point(worker *w, uint32_t guard)
-{
-    metrics_state *m = w->metrics;
-    add_note(m, site_key(m, BLOCK_POINT, (const void *)(uintptr_t)(guard * 4u + 4u), w->running->linear % WARP_SIZE), 0, 0);
+    uint32_t index, p = m->cursor[lane];
+    request *r;
+    if (p < m->trace_count && m->trace[p].site == site && m->trace[p].kind == kind && m->trace[p].bytes == bytes) {
+        m->cursor[lane] = p + 1;   /* it follows the trace, with a new unit */
+        index = m->trace[p].request;
+        r = &m->requests[index];
+    } else {
+        r = find_request_slowly(m, kind, site, bytes, lane, &index);
+    }
+    if (kind == BLOCK_POINT) return;
+    for (uint64_t unit = first; unit <= last; unit++)
+        if (unit != r->last_unit) add_unit(m, r, index, unit, kind == SHARED_LOAD || kind == SHARED_STORE);
 }
 
 void sim_metrics_barrier(worker *w)
@@ -118,56 +179,108 @@ void sim_metrics_atomic(void)
 }
 
 /* ---------------------------------------------------------------------------------
- * Grouping notes into requests when a warp yields */
+ * Counting the requests when a warp yields */
 
-static int by_key_then_unit(const void *a, const void *b)
+static int by_unit(const void *a, const void *b)
 {
-    const note *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->unit < y->unit ? -1 : x->unit > y->unit;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A request whose units left the window and came out of order may have noted one twice. */
+static int needs_sorting(const request *r) { return r->order == MIXED && !r->in_window; }
+
+/* Those requests' units, gathered and sorted, give the distinct count (and, for shared memory,
+ * the words per bank). */
+static void count_mixed_requests(metrics_state *m)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < m->request_count; i++)
+        if (needs_sorting(&m->requests[i])) m->requests[i].first_sorted = (uint32_t)total, total += m->requests[i].units;
+    if (total == 0) return;
+    if (total > m->sorted_capacity) {
+        uint64_t *grown = realloc(m->sorted, total * sizeof *grown);
+        if (!grown) sim_kernel_fail(cudaErrorMemoryAllocation, "out of memory counting metrics");
+        m->sorted = grown, m->sorted_capacity = total;
+    }
+    for (size_t k = 0; k < m->note_count; k++) {
+        request *r = &m->requests[m->notes[k].request];
+        if (needs_sorting(r)) m->sorted[r->first_sorted + r->sorted_count++] = m->notes[k].unit;
+    }
+    for (size_t i = 0; i < m->request_count; i++) {
+        request *r = &m->requests[i];
+        if (!needs_sorting(r)) continue;
+        uint64_t *units = &m->sorted[r->first_sorted];
+        qsort(units, r->units, sizeof *units, by_unit);
+        uint32_t distinct = 0;
+        memset(r->bank_words, 0, sizeof r->bank_words);
+        r->ways = 0;
+        for (uint32_t k = 0; k < r->units; k++) {
+            if (k > 0 && units[k] == units[k - 1]) continue;
+            distinct++;
+            if (++r->bank_words[units[k] % 32] > r->ways) r->ways = r->bank_words[units[k] % 32];
+        }
+        r->units = distinct;
+    }
+}
+
+/* Each lane that followed the trace passed its first steps: as many as it followed. */
+static void count_followers(metrics_state *m)
+{
+    uint32_t length[WARP_SIZE];   /* of the lanes that followed any steps, longest first */
+    int lanes = 0;
+    for (int lane = 0; lane < WARP_SIZE; lane++) {
+        uint32_t steps = m->cursor[lane] == LEFT_THE_TRACE ? m->followed[lane] : m->cursor[lane];
+        if (!steps) continue;
+        int k = lanes++;
+        for (; k > 0 && length[k - 1] < steps; k--) length[k] = length[k - 1];
+        length[k] = steps;
+    }
+    for (uint32_t k = 0; k < m->trace_count; k++) {
+        while (lanes > 0 && length[lanes - 1] <= k) lanes--;
+        request *r = &m->requests[m->trace[k].request];
+        r->lanes += (uint32_t)lanes;
+        r->bytes += (uint64_t)lanes * m->trace[k].bytes;
+    }
 }
 
 /* Occurrences count from zero again after each yield: the next stretch makes new requests. */
-static void forget_sites(metrics_state *m)
+static void forget_requests(metrics_state *m)
 {
-    for (int i = 0; i < m->used_count; i++) memset(&m->sites[m->used_slots[i]], 0, sizeof(site_slot));
+    for (int i = 0; i < m->used_count; i++) {
+        site_slot *s = &m->sites[m->used_slots[i]];
+        s->site = NULL;
+        s->request_count = 0;
+        s->trace_occurrences = 0;
+        if (m->lanes_left) memset(s->occurrences, 0, sizeof s->occurrences);
+    }
+    m->lanes_left = 0;
+    m->trace_count = 0;
+    memset(m->cursor, 0, sizeof m->cursor);
     m->used_count = 0;
+    m->request_count = 0;
+    m->note_count = 0;
 }
 
 void sim_metrics_warp_yield(worker *w)
 {
     metrics_state *m = w->metrics;
     if (!m) return;
-    qsort(m->notes, m->note_count, sizeof *m->notes, by_key_then_unit);
-    for (size_t i = 0; i < m->note_count;) {
-        uint64_t key = m->notes[i].key;
-        note_kind kind = (note_kind)(key >> 60);
-        unsigned long long distinct = 0, bytes = 0, entries = 0;
-        unsigned bank_words[32] = {0};
-        size_t j = i;
-        for (; j < m->note_count && m->notes[j].key == key; j++) {
-            entries++;
-            bytes += m->notes[j].bytes;
-            if (j == i || m->notes[j].unit != m->notes[j - 1].unit) {
-                distinct++;
-                if (kind == SHARED_LOAD || kind == SHARED_STORE) bank_words[m->notes[j].unit % 32]++;
-            }
+    count_followers(m);
+    count_mixed_requests(m);
+    for (size_t i = 0; i < m->request_count; i++) {
+        const request *r = &m->requests[i];
+        switch ((request_kind)r->kind) {
+        case GLOBAL_LOAD: current.global_load_requests++, current.global_load_sectors += r->units, current.global_load_bytes += r->bytes; break;
+        case GLOBAL_STORE: current.global_store_requests++, current.global_store_sectors += r->units, current.global_store_bytes += r->bytes; break;
+        case SHARED_LOAD: current.shared_load_requests++, current.shared_load_wavefronts += r->ways, current.shared_load_bytes += r->bytes; break;
+        case SHARED_STORE: current.shared_store_requests++, current.shared_store_wavefronts += r->ways, current.shared_store_bytes += r->bytes; break;
+        case BLOCK_POINT: current.warp_steps++, current.active_lanes += r->lanes; break;
         }
-        unsigned ways = 0;
-        for (int b = 0; b < 32; b++) ways = bank_words[b] > ways ? bank_words[b] : ways;
-        switch (kind) {
-        case GLOBAL_LOAD: current.global_load_requests++, current.global_load_sectors += distinct, current.global_load_bytes += bytes; break;
-        case GLOBAL_STORE: current.global_store_requests++, current.global_store_sectors += distinct, current.global_store_bytes += bytes; break;
-        case SHARED_LOAD: current.shared_load_requests++, current.shared_load_wavefronts += ways, current.shared_load_bytes += bytes; break;
-        case SHARED_STORE: current.shared_store_requests++, current.shared_store_wavefronts += ways, current.shared_store_bytes += bytes; break;
-        case BLOCK_POINT: current.warp_steps++, current.active_lanes += entries; break;
-        }
-        if ((kind == SHARED_LOAD || kind == SHARED_STORE) && ways > current.max_bank_conflict_ways)
-            current.max_bank_conflict_ways = ways;
-        i = j;
+        if ((r->kind == SHARED_LOAD || r->kind == SHARED_STORE) && r->ways > current.max_bank_conflict_ways)
+            current.max_bank_conflict_ways = r->ways;
     }
-    m->note_count = 0;
-    forget_sites(m);
+    forget_requests(m);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -196,8 +309,7 @@ void sim_metrics_end_launch(int failed)
     worker *w = sim_current_worker;
     sim_metrics_counting = 0;
     if (!w->metrics) return;
-    w->metrics->note_count = 0;
-    forget_sites(w->metrics);
+    forget_requests(w->metrics);
     if (failed) return;
     if (sim_grow((void **)&history, &history_capacity, history_count, sizeof *history, 64))
         sim_fatal("out of memory keeping the metrics of %zu launches", history_count);

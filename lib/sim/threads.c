@@ -171,6 +171,7 @@ static void become_running(worker *w, cuda_thread *t)
 {
     t->state = RUNNING;
     w->running = t;
+    w->running_lane = t->linear % WARP_SIZE;
     sim_builtins.thread_idx = t->idx;
 }
 

@@ -152,3 +152,113 @@ Test(metrics, nothing_is_counted_unless_asked, .timeout = 20)
     copy_with_stride<<<4, 256>>>(in, out, 1);
     cr_assert_eq(sim_metrics_count(), 0);
 }
+
+/* Lanes that part ways: the odd lanes load in a branch, then every lane loads again. */
+__global__ void odd_lanes_load_more(const float *in, float *out)
+{
+    int t = threadIdx.x;
+    float x = 0;
+    if (t % 2) x = in[32 + t];   /* 16 lanes, every other float of 128 bytes: 4 sectors */
+    x += in[t];                  /* all 32 lanes: 4 sectors */
+    out[t] = x;
+}
+
+Test(metrics, lanes_that_part_ways_still_share_requests, .timeout = 20, .init = enable)
+{
+    float *in, *out;
+    cudaMalloc(&in, 64 * sizeof(float)), cudaMalloc(&out, 32 * sizeof(float));
+    odd_lanes_load_more<<<1, 32>>>(in, out);
+    const sim_launch_metrics *m = sim_metrics_get(-1);
+    cr_assert_eq(m->global_load_requests, 2, "one request each: %llu", m->global_load_requests);
+    cr_assert_eq(m->global_load_sectors, 8, "%llu", m->global_load_sectors);
+    cr_assert_eq(m->global_load_bytes, (16 + 32) * 4, "%llu", m->global_load_bytes);
+}
+
+/* Lanes reading sectors (or words of one bank) far apart, in no order, some of them twice. */
+__global__ void scattered(const float *in, float *out, int spread)
+{
+    __shared__ float s[32 * 32];
+    int t = threadIdx.x, k = t * 7 % spread;   /* a permutation of 0 .. spread - 1, twice if spread is 16 */
+    for (int i = t; i < 32 * 32; i += 32) s[i] = i;
+    __syncthreads();
+    out[t] = in[k * 64] + s[k * 32];           /* 256 bytes apart; all in bank 0 */
+}
+
+Test(metrics, scattered_lanes_count_each_unit_once, .timeout = 20, .init = enable)
+{
+    float *in, *out;
+    cudaMalloc(&in, 32 * 64 * sizeof(float)), cudaMalloc(&out, 32 * sizeof(float));
+    int spreads[] = {32, 16};
+    for (int k = 0; k < 2; k++) {
+        scattered<<<1, 32>>>(in, out, spreads[k]);
+        const sim_launch_metrics *m = sim_metrics_get(-1);
+        cr_assert_eq(m->global_load_requests, 1);
+        cr_assert_eq(m->global_load_sectors, (unsigned)spreads[k], "spread %d: %llu sectors", spreads[k],
+                     m->global_load_sectors);
+        cr_assert_eq(m->shared_load_requests, 1);
+        cr_assert_eq(m->shared_load_wavefronts, (unsigned)spreads[k], "spread %d: %llu wavefronts", spreads[k],
+                     m->shared_load_wavefronts);
+        cr_assert_eq(m->max_bank_conflict_ways, (unsigned)spreads[k]);
+    }
+}
+
+/* One load instruction that reaches shared memory from some lanes and global memory from others. */
+__device__ __noinline__ float load_through(const float *p) { return *p; }
+
+__global__ void both_spaces(const float *in, float *out)
+{
+    __shared__ float s[32];
+    int t = threadIdx.x;
+    s[t] = t;
+    __syncthreads();
+    out[t] = load_through(t % 2 ? &in[t] : &s[t]);
+}
+
+Test(metrics, one_instruction_in_both_spaces, .timeout = 20, .init = enable)
+{
+    float *in, *out;
+    cudaMalloc(&in, 32 * sizeof(float)), cudaMalloc(&out, 32 * sizeof(float));
+    both_spaces<<<1, 32>>>(in, out);
+    const sim_launch_metrics *m = sim_metrics_get(-1);
+    cr_assert_eq(m->global_load_requests, 1, "%llu", m->global_load_requests);
+    cr_assert_eq(m->global_load_sectors, 4, "%llu", m->global_load_sectors);
+    cr_assert_eq(m->global_load_bytes, 16 * 4);
+    cr_assert_eq(m->shared_load_requests, 1, "%llu", m->shared_load_requests);
+    cr_assert_eq(m->shared_load_wavefronts, 1, "%llu", m->shared_load_wavefronts);
+    cr_assert_eq(m->shared_load_bytes, 16 * 4);
+}
+
+/* The odd lanes go once more round a loop: their third load is a request of its own. */
+__global__ void odd_lanes_loop_longer(const float *in, float *out)
+{
+    int t = threadIdx.x;
+    float x = 0;
+    for (int j = 0; j < 2 + t % 2; j++) x += in[32 * j + t];
+    out[t] = x;
+}
+
+/* Two half-warps reading the same 16 floats: each word and sector once per request. */
+__global__ void half_warps_read_one_row(const float *in, float *out)
+{
+    __shared__ float row[16];
+    if (threadIdx.y == 0) row[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.y * 16 + threadIdx.x] = row[threadIdx.x] + in[threadIdx.x];
+}
+
+Test(metrics, repeats_and_longer_loops, .timeout = 20, .init = enable)
+{
+    float *in, *out;
+    cudaMalloc(&in, 96 * sizeof(float)), cudaMalloc(&out, 32 * sizeof(float));
+    odd_lanes_loop_longer<<<1, 32>>>(in, out);
+    const sim_launch_metrics *m = sim_metrics_get(-1);
+    cr_assert_eq(m->global_load_requests, 3, "%llu", m->global_load_requests);
+    cr_assert_eq(m->global_load_sectors, 12, "%llu", m->global_load_sectors);
+    cr_assert_eq(m->global_load_bytes, (32 + 32 + 16) * 4, "%llu", m->global_load_bytes);
+    half_warps_read_one_row<<<1, dim3(16, 2)>>>(in, out);
+    m = sim_metrics_get(-1);
+    cr_assert_eq(m->shared_load_requests, 1);
+    cr_assert_eq(m->shared_load_wavefronts, 1, "16 words, each read twice: %llu", m->shared_load_wavefronts);
+    cr_assert_eq(m->global_load_requests, 2);
+    cr_assert_eq(m->global_load_sectors, 2 + 2, "%llu", m->global_load_sectors);
+}

@@ -10,10 +10,7 @@
 #include "lab.h"
 
 #include <device_buffer.cuh>
-
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
+#include <sim_counts.h>
 
 static const size_t GUARD_BYTES = 1024 * sizeof(float);   /* at least one whole block of threads past the end */
 
@@ -27,8 +24,7 @@ static float *device_copy(const float *host, int n, cudaError_t *error)
 static int counting_start(void)
 {
 #ifdef SIM_CUDA
-    sim_metrics_enable(1);
-    return sim_metrics_count();
+    return lab_counts_begin();
 #else
     return 0;
 #endif
@@ -38,18 +34,12 @@ static int counting_start(void)
 static void counting_stop(gpu_run *run, int mark)
 {
 #ifdef SIM_CUDA
-    int end = sim_metrics_count();
-    for (int k = mark; k < end; k++) {
-        const sim_launch_metrics *m = sim_metrics_get(k);
-        long long blocks = (long long)m->grid[0] * m->grid[1] * m->grid[2];
-        int per_block = (int)(m->block[0] * m->block[1] * m->block[2]);
-        run->blocks += blocks;
-        run->threads += blocks * per_block;
-        if (per_block > run->threads_per_block) run->threads_per_block = per_block;
-    }
-    sim_metrics_enable(0);
+    lab_counts counts = lab_counts_end(mark);
     run->counted = 1;
-    run->launches = end - mark;
+    run->launches = counts.launches;
+    run->blocks = (long long)counts.blocks;
+    run->threads = (long long)counts.threads;
+    run->threads_per_block = (int)counts.max_block_threads;
 #else
     (void)run, (void)mark;
 #endif

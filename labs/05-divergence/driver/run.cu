@@ -15,10 +15,7 @@
 
 #include <cstring>
 #include <device_buffer.cuh>
-
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
+#include <sim_counts.h>
 
 /* ---------------------------------------------------------------------------------
  * The originals: correct, and divergent */
@@ -64,8 +61,7 @@ static void *device_buffer(const void *host, size_t words, size_t guard, cudaErr
 static int counting_start(void)
 {
 #ifdef SIM_CUDA
-    sim_metrics_enable(1);
-    return sim_metrics_count();
+    return lab_counts_begin();
 #else
     return 0;
 #endif
@@ -75,20 +71,12 @@ static int counting_start(void)
 static void counting_stop(branch_run *run, int mark)
 {
 #ifdef SIM_CUDA
-    int end = sim_metrics_count();
-    unsigned long long lanes = 0, requests = 0, sectors = 0;
-    for (int k = mark; k < end; k++) {
-        const sim_launch_metrics *m = sim_metrics_get(k);
-        run->warp_steps += m->warp_steps;
-        lanes += m->active_lanes;
-        requests += m->global_load_requests;
-        sectors += m->global_load_sectors;
-    }
-    sim_metrics_enable(0);
+    lab_counts counts = lab_counts_end(mark);
     run->counted = 1;
-    run->launches = end - mark;
-    run->simt_efficiency = run->warp_steps ? (double)lanes / (32.0 * (double)run->warp_steps) : 0.0;
-    run->load_sectors_per_request = requests ? (double)sectors / (double)requests : 0.0;
+    run->launches = counts.launches;
+    run->warp_steps = counts.total.warp_steps;
+    run->simt_efficiency = sim_simt_efficiency(&counts.total);
+    run->load_sectors_per_request = sim_sectors_per_request(&counts.total, 0);
 #else
     (void)run, (void)mark;
 #endif

@@ -8,42 +8,31 @@
  * so that the next version starts clean. */
 #include "lab.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <gpu_timer.cuh>
+#include <sim_counts.h>
 
 #ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
-
-#ifdef SIM_CUDA
-/* Sums what the simulator counted over the launches first .. last-1 into run. */
-static void add_counts(reduce_run *run, int first, int last, int n)
+/* Copies what the simulator counted over a version's launches into run. */
+static void add_counts(reduce_run *run, const lab_counts *counts, int n)
 {
-    unsigned long long steps = 0, lanes = 0, load_requests = 0, load_wavefronts = 0, store_requests = 0,
-                       store_wavefronts = 0, sectors = 0;
-    for (int k = first; k < last; k++) {
-        const sim_launch_metrics *m = sim_metrics_get(k);
-        if (k == first) run->first_grid_blocks = (int)m->grid[0];
-        steps += m->warp_steps, lanes += m->active_lanes;
-        load_requests += m->shared_load_requests, load_wavefronts += m->shared_load_wavefronts;
-        store_requests += m->shared_store_requests, store_wavefronts += m->shared_store_wavefronts;
-        sectors += m->global_load_sectors + m->global_store_sectors;
-        run->barriers += (double)m->barriers;
-        run->atomics += (double)m->atomics;
-        run->max_bank_conflict_ways = std::max(run->max_bank_conflict_ways, m->max_bank_conflict_ways);
-        run->h100_estimate_seconds += sim_roofline_estimate_seconds(m, "h100-sxm", NULL);
-    }
+    const sim_launch_metrics *total = &counts->total;
+    unsigned long long requests = total->shared_load_requests + total->shared_store_requests;
     run->counted = 1;
-    run->launches = last - first;
-    run->simt_efficiency = steps ? (double)lanes / (32.0 * (double)steps) : 0;
-    run->shared_load_wavefronts_per_request = load_requests ? (double)load_wavefronts / (double)load_requests : 0;
-    run->shared_store_wavefronts_per_request = store_requests ? (double)store_wavefronts / (double)store_requests : 0;
-    run->shared_wavefronts_per_request = load_requests + store_requests
-        ? (double)(load_wavefronts + store_wavefronts) / (double)(load_requests + store_requests) : 0;
+    run->launches = counts->launches;
+    run->first_grid_blocks = (int)counts->first_grid[0];
+    run->simt_efficiency = sim_simt_efficiency(total);
+    run->shared_load_wavefronts_per_request = sim_wavefronts_per_request(total, 0);
+    run->shared_store_wavefronts_per_request = sim_wavefronts_per_request(total, 1);
+    run->shared_wavefronts_per_request =
+        requests ? (double)(total->shared_load_wavefronts + total->shared_store_wavefronts) / (double)requests : 0;
+    run->max_bank_conflict_ways = total->max_bank_conflict_ways;
+    run->barriers = (double)total->barriers;
     run->barriers_per_element = run->barriers / n;
-    run->global_bytes = 32.0 * (double)sectors;
+    run->atomics = (double)total->atomics;
+    run->global_bytes = 32.0 * (double)(total->global_load_sectors + total->global_store_sectors);
+    run->h100_estimate_seconds = lab_counts_roofline_seconds(counts, "h100-sxm");
 }
 #endif
 
@@ -63,8 +52,7 @@ static reduce_run run_reduction(int version, const T *in, int n, int threads, in
     int first = 0;
 #ifdef SIM_CUDA
     if (count_metrics) {
-        sim_metrics_enable(1);
-        first = sim_metrics_count();
+        first = lab_counts_begin();
         sim_declare_flops((double)n);   /* n - 1 additions; attached to the first launch */
     }
 #endif
@@ -73,8 +61,8 @@ static reduce_run run_reduction(int version, const T *in, int n, int threads, in
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
     if (count_metrics) {
-        sim_metrics_enable(0);
-        if (error == cudaSuccess) add_counts(&run, first, sim_metrics_count(), n);
+        lab_counts counts = lab_counts_end(first);
+        if (error == cudaSuccess) add_counts(&run, &counts, n);
     }
 #else
     (void)first, (void)count_metrics;

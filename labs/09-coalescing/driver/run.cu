@@ -17,50 +17,45 @@
 #include <cstring>
 #include <device_buffer.cuh>
 #include <gpu_timer.cuh>
-
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
+#include <sim_counts.h>
 
 static const size_t GUARD_BYTES = 1024 * sizeof(float);   /* at least one whole block of threads past the end */
 
 /* ---------------------------------------------------------------------------------
  * Counting */
 
-static void start_counting(int count_metrics)
+/* Starts counting the launches that follow (on the simulator, with count_metrics). */
+static int start_counting(int count_metrics)
 {
 #ifdef SIM_CUDA
-    if (count_metrics) sim_metrics_clear(), sim_metrics_enable(1);
+    return count_metrics ? lab_counts_begin() : 0;
 #else
     (void)count_metrics;
+    return 0;
 #endif
 }
 
-/* Fills run with what the simulator counted, summed over the launches since start_counting. */
-static void stop_counting(access_run *run, int count_metrics, cudaError_t error)
+/* Fills run with what the simulator counted, summed over the launches since start_counting
+ * returned `first`. */
+static void stop_counting(access_run *run, int count_metrics, int first, cudaError_t error)
 {
 #ifdef SIM_CUDA
     if (!count_metrics) return;
-    sim_metrics_enable(0);
+    lab_counts counts = lab_counts_end(first);
     if (error != cudaSuccess) return;
-    double load_sectors = 0, store_sectors = 0, load_bytes = 0, store_bytes = 0;
+    const sim_launch_metrics *total = &counts.total;
+    double load_sectors = (double)total->global_load_sectors, store_sectors = (double)total->global_store_sectors;
     run->counted = 1;
-    run->launches = sim_metrics_count();
-    if (run->launches > 0) run->blocks = (int)sim_metrics_get(0)->grid[0];
-    for (int k = 0; k < run->launches; k++) {
-        const sim_launch_metrics *m = sim_metrics_get(k);
-        run->load_requests += (double)m->global_load_requests;
-        run->store_requests += (double)m->global_store_requests;
-        load_sectors += (double)m->global_load_sectors, store_sectors += (double)m->global_store_sectors;
-        load_bytes += (double)m->global_load_bytes, store_bytes += (double)m->global_store_bytes;
-    }
-    run->load_sectors_per_request = run->load_requests ? load_sectors / run->load_requests : 0;
-    run->store_sectors_per_request = run->store_requests ? store_sectors / run->store_requests : 0;
-    run->load_efficiency = load_sectors ? load_bytes / (SECTOR_BYTES * load_sectors) : 0;
-    run->store_efficiency = store_sectors ? store_bytes / (SECTOR_BYTES * store_sectors) : 0;
-    sim_metrics_clear();
+    run->launches = counts.launches;
+    run->blocks = (int)counts.first_grid[0];
+    run->load_requests = (double)total->global_load_requests;
+    run->store_requests = (double)total->global_store_requests;
+    run->load_sectors_per_request = sim_sectors_per_request(total, 0);
+    run->store_sectors_per_request = sim_sectors_per_request(total, 1);
+    run->load_efficiency = load_sectors ? (double)total->global_load_bytes / (SECTOR_BYTES * load_sectors) : 0;
+    run->store_efficiency = store_sectors ? (double)total->global_store_bytes / (SECTOR_BYTES * store_sectors) : 0;
 #else
-    (void)run, (void)count_metrics, (void)error;
+    (void)run, (void)count_metrics, (void)first, (void)error;
 #endif
 }
 
@@ -88,11 +83,11 @@ extern "C" access_run gpu_strided_copy(const float *in, float *out, int n, int s
     float *device_out = (float *)lab_device_buffer(NULL, out_bytes, GUARD_BYTES, &error);
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
     if (error == cudaSuccess) {
-        start_counting(count_metrics);
+        int first = start_counting(count_metrics);
         launch_strided_copy(device_in, device_out, n, stride, offset, threads_per_block);
         error = cudaGetLastError();
         if (error == cudaSuccess) error = cudaDeviceSynchronize();
-        stop_counting(&run, count_metrics, error);
+        stop_counting(&run, count_metrics, first, error);
     }
     run.written_past_end = lab_device_fetch(out, device_out, out_bytes, GUARD_BYTES, &error);
     if (error == cudaSuccess) cudaFree(device_in), cudaFree(device_out);
@@ -112,11 +107,11 @@ extern "C" access_run gpu_update_particles_aos(particle *p, int n, float dt, int
     cudaError_t error = cudaMalloc(&device_p, bytes);
     if (error == cudaSuccess) error = cudaMemcpy(device_p, p, bytes, cudaMemcpyHostToDevice);
     if (error == cudaSuccess) {
-        start_counting(count_metrics);
+        int first = start_counting(count_metrics);
         launch_update_particles_aos(device_p, n, dt, threads_per_block);
         error = cudaGetLastError();
         if (error == cudaSuccess) error = cudaDeviceSynchronize();
-        stop_counting(&run, count_metrics, error);
+        stop_counting(&run, count_metrics, first, error);
     }
     if (error == cudaSuccess) error = cudaMemcpy(p, device_p, bytes, cudaMemcpyDeviceToHost);
     if (error == cudaSuccess) cudaFree(device_p);
@@ -154,11 +149,11 @@ extern "C" access_run gpu_update_particles_soa(particle *p, int n, float dt, int
             error = cudaMemcpy(*array_of(&device, f), column, (size_t)n * sizeof(float), cudaMemcpyHostToDevice);
     }
     if (error == cudaSuccess) {
-        start_counting(count_metrics);
+        int first = start_counting(count_metrics);
         launch_update_particles_soa(device, n, dt, threads_per_block);
         error = cudaGetLastError();
         if (error == cudaSuccess) error = cudaDeviceSynchronize();
-        stop_counting(&run, count_metrics, error);
+        stop_counting(&run, count_metrics, first, error);
     }
     for (int f = 0; f < SOA_FIELDS && error == cudaSuccess; f++) {
         error = cudaMemcpy(column, *array_of(&device, f), (size_t)n * sizeof(float), cudaMemcpyDeviceToHost);
@@ -191,16 +186,14 @@ template <typename T> static int count_one_warp(int stride, int offset)
     if (error == cudaSuccess) error = cudaMemset(in, 0, in_bytes);
     int sectors = -1;
     if (error == cudaSuccess) {
-        sim_metrics_clear(), sim_metrics_enable(1);
+        int first = lab_counts_begin();
         probe_load<T><<<1, WARP_LANES>>>(in, out, stride, offset);
         error = cudaDeviceSynchronize();
-        sim_metrics_enable(0);
-        const sim_launch_metrics *m = sim_metrics_get(-1);
-        if (error == cudaSuccess && sim_metrics_count() == 1 && m->global_load_requests == 1)
-            sectors = (int)m->global_load_sectors;
+        lab_counts counts = lab_counts_end(first);
+        if (error == cudaSuccess && counts.launches == 1 && counts.total.global_load_requests == 1)
+            sectors = (int)counts.total.global_load_sectors;
     }
     cudaFree(in), cudaFree(out);
-    sim_metrics_clear();
     return sectors;
 }
 #endif

@@ -10,10 +10,7 @@
 
 #include <cstdlib>
 #include <cstring>
-
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
+#include <sim_counts.h>
 
 static const int GUARD = 1024;                /* at least one whole block of threads past the end */
 static const unsigned char SENTINEL_A = 0x5a, SENTINEL_B = 0x5b, SENTINEL_C = 0x5c;
@@ -70,8 +67,7 @@ extern "C" stream_gpu_run gpu_stream(int kernel, double q, double *a, double *b,
            *device_c = device_copy(c, n, SENTINEL_C, &error);
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
-    int before = sim_metrics_count();
-    if (count_metrics) sim_metrics_enable(1);
+    int first = count_metrics ? lab_counts_begin() : 0;
 #else
     (void)count_metrics;
 #endif
@@ -80,8 +76,8 @@ extern "C" stream_gpu_run gpu_stream(int kernel, double q, double *a, double *b,
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
     if (count_metrics) {
-        sim_metrics_enable(0);
-        if (error == cudaSuccess && sim_metrics_count() == before + 1) read_counts(&run, sim_metrics_get(-1));
+        lab_counts counts = lab_counts_end(first);
+        if (error == cudaSuccess && counts.launches == 1) read_counts(&run, &counts.total);
         else if (error == cudaSuccess) run.error = "launch_stream made no launch, or more than one";
     }
 #endif

@@ -9,15 +9,11 @@
  * After an error the device is reset, so that the next run starts clean. */
 #include "lab.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <gpu_timer.cuh>
-
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
+#include <sim_counts.h>
 
 static const uint32_t SENTINEL = 0x5a5a5a5au;
 
@@ -26,34 +22,26 @@ static const uint32_t SENTINEL = 0x5a5a5a5au;
 static size_t guard_words(int rows, int cols) { return (size_t)(rows + TILE) * (size_t)(cols + TILE) + 4096; }
 
 #ifdef SIM_CUDA
-/* Sums what the simulator counted over launches first .. last-1 into run. */
-static void add_counts(transpose_run *run, int first, int last)
+/* Copies what the simulator counted over a transpose's launches into run. */
+static void add_counts(transpose_run *run, const lab_counts *counts)
 {
-    unsigned long long load_sectors = 0, load_bytes = 0, store_sectors = 0, store_bytes = 0,
-                       shared_load_wavefronts = 0, shared_store_wavefronts = 0;
-    for (int k = first; k < last; k++) {
-        const sim_launch_metrics *m = sim_metrics_get(k);
-        run->global_load_requests += m->global_load_requests, load_sectors += m->global_load_sectors;
-        load_bytes += m->global_load_bytes;
-        run->global_store_requests += m->global_store_requests, store_sectors += m->global_store_sectors;
-        store_bytes += m->global_store_bytes;
-        run->shared_load_requests += m->shared_load_requests, shared_load_wavefronts += m->shared_load_wavefronts;
-        run->shared_store_requests += m->shared_store_requests, shared_store_wavefronts += m->shared_store_wavefronts;
-        run->max_bank_conflict_ways = std::max(run->max_bank_conflict_ways, m->max_bank_conflict_ways);
-        run->barriers += m->barriers;
-        run->blocks += (int)(m->grid[0] * m->grid[1] * m->grid[2]);
-    }
+    const sim_launch_metrics *total = &counts->total;
+    unsigned long long load_sectors = total->global_load_sectors, store_sectors = total->global_store_sectors;
     run->counted = 1;
-    run->shared_load_wavefronts_per_request =
-        run->shared_load_requests ? (double)shared_load_wavefronts / (double)run->shared_load_requests : 0;
-    run->shared_store_wavefronts_per_request =
-        run->shared_store_requests ? (double)shared_store_wavefronts / (double)run->shared_store_requests : 0;
-    run->global_load_sectors_per_request =
-        run->global_load_requests ? (double)load_sectors / (double)run->global_load_requests : 0;
-    run->global_store_sectors_per_request =
-        run->global_store_requests ? (double)store_sectors / (double)run->global_store_requests : 0;
-    run->global_load_efficiency = load_sectors ? (double)load_bytes / (32.0 * (double)load_sectors) : 0;
-    run->global_store_efficiency = store_sectors ? (double)store_bytes / (32.0 * (double)store_sectors) : 0;
+    run->global_load_requests = total->global_load_requests;
+    run->global_store_requests = total->global_store_requests;
+    run->shared_load_requests = total->shared_load_requests;
+    run->shared_store_requests = total->shared_store_requests;
+    run->shared_load_wavefronts_per_request = sim_wavefronts_per_request(total, 0);
+    run->shared_store_wavefronts_per_request = sim_wavefronts_per_request(total, 1);
+    run->max_bank_conflict_ways = total->max_bank_conflict_ways;
+    run->global_load_sectors_per_request = sim_sectors_per_request(total, 0);
+    run->global_store_sectors_per_request = sim_sectors_per_request(total, 1);
+    run->global_load_efficiency = load_sectors ? (double)total->global_load_bytes / (32.0 * (double)load_sectors) : 0;
+    run->global_store_efficiency =
+        store_sectors ? (double)total->global_store_bytes / (32.0 * (double)store_sectors) : 0;
+    run->barriers = total->barriers;
+    run->blocks = (int)counts->blocks;
 }
 #endif
 
@@ -72,18 +60,15 @@ extern "C" transpose_run gpu_transpose(int version, const float *in, float *out,
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
     int first = 0;
 #ifdef SIM_CUDA
-    if (count_metrics) {
-        sim_metrics_enable(1);
-        first = sim_metrics_count();
-    }
+    if (count_metrics) first = lab_counts_begin();
 #endif
     if (error == cudaSuccess) error = transpose(version, device_in, device_out, rows, cols);
     if (error == cudaSuccess) error = cudaGetLastError();
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
     if (count_metrics) {
-        sim_metrics_enable(0);
-        if (error == cudaSuccess) add_counts(&run, first, sim_metrics_count());
+        lab_counts counts = lab_counts_end(first);
+        if (error == cudaSuccess) add_counts(&run, &counts);
     }
 #else
     (void)first, (void)count_metrics;
@@ -125,12 +110,12 @@ extern "C" int counted_bank_conflict_ways(const int *word_of_lane, int lanes)
                                                  cudaMemcpyHostToDevice);
     int ways = -1;
     if (error == cudaSuccess) {
-        sim_metrics_enable(1);
+        int first = lab_counts_begin();
         probe_shared_words<<<1, 32>>>(device_words, lanes, device_out);
-        sim_metrics_enable(0);
         error = cudaDeviceSynchronize();
+        lab_counts counts = lab_counts_end(first);
+        if (error == cudaSuccess) ways = (int)counts.total.shared_load_wavefronts;   /* one request */
     }
-    if (error == cudaSuccess) ways = (int)sim_metrics_get(-1)->shared_load_wavefronts;   /* one request */
     cudaFree(device_words), cudaFree(device_out);
     return ways;
 #else

@@ -13,10 +13,7 @@
 #include "lab.h"
 
 #include <cstdlib>
-
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
+#include <sim_counts.h>
 
 __global__ void triad(float *a, const float *b, const float *c, float q, int n)
 {
@@ -103,8 +100,7 @@ extern "C" const char *run_week_kernel(int which, double *counted_bytes)
     float *x = NULL, *y = NULL, *z = NULL;
     cudaError_t error = allocate(&x, &y, &z, floats[which]);
 #ifdef SIM_CUDA
-    sim_metrics_enable(1);
-    int first = sim_metrics_count();
+    int first = lab_counts_begin();
 #endif
     if (error == cudaSuccess) {
         launch(which, x, y, z);
@@ -112,11 +108,9 @@ extern "C" const char *run_week_kernel(int which, double *counted_bytes)
     }
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
-    sim_metrics_enable(0);
-    if (error == cudaSuccess && sim_metrics_count() == first + 1) {
-        const sim_launch_metrics *m = sim_metrics_get(first);
-        *counted_bytes = 32.0 * (double)(m->global_load_sectors + m->global_store_sectors);
-    }
+    lab_counts counts = lab_counts_end(first);
+    if (error == cudaSuccess && counts.launches == 1)
+        *counted_bytes = 32.0 * (double)(counts.total.global_load_sectors + counts.total.global_store_sectors);
 #endif
     cudaFree(x), cudaFree(y), cudaFree(z);
     return error == cudaSuccess ? NULL : cudaGetErrorString(error);

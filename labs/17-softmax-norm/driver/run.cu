@@ -9,31 +9,26 @@
 #include "lab.h"
 #include "device_buffer.cuh"
 #include "gpu_timer.cuh"
+#include "sim_counts.h"
 
 #include <cstdlib>
 #include <cstring>
-
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
 
 /* Room for a whole extra row of stores, and then some. */
 static size_t guard_bytes(int n) { return ((size_t)n + 1024) * sizeof(float); }
 
 #ifdef SIM_CUDA
-/* Sums what the simulator counted over launches first .. last-1 into run. */
-static void add_counts(row_run *run, int first, int last)
+/* Copies what the simulator counted over a run's launches into run. */
+static void add_counts(row_run *run, const lab_counts *counts)
 {
-    for (int k = first; k < last; k++) {
-        const sim_launch_metrics *m = sim_metrics_get(k);
-        run->global_load_bytes += 32.0 * (double)m->global_load_sectors;
-        run->global_store_bytes += 32.0 * (double)m->global_store_sectors;
-        run->shared_load_bytes += (double)m->shared_load_bytes;
-        run->grid_blocks = m->grid[0] * m->grid[1] * m->grid[2];
-        run->block_threads = m->block[0] * m->block[1] * m->block[2];
-    }
+    const sim_launch_metrics *total = &counts->total;
     run->counted = 1;
-    run->launches = last - first;
+    run->launches = counts->launches;
+    run->grid_blocks = total->grid[0] * total->grid[1] * total->grid[2];   /* the last launch's */
+    run->block_threads = total->block[0] * total->block[1] * total->block[2];
+    run->global_load_bytes = 32.0 * (double)total->global_load_sectors;
+    run->global_store_bytes = 32.0 * (double)total->global_store_sectors;
+    run->shared_load_bytes = (double)total->shared_load_bytes;
 }
 #endif
 
@@ -50,11 +45,7 @@ static row_run run_rows(int version, const float *x, const float *weight, float 
     float *device_y = (float *)lab_device_buffer(NULL, bytes, guard, &error);
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
-    int first = 0;
-    if (count_metrics) {
-        sim_metrics_enable(1);
-        first = sim_metrics_count();
-    }
+    int first = count_metrics ? lab_counts_begin() : 0;
 #endif
     if (error == cudaSuccess)
         error = weight ? rmsnorm_rows(device_x, device_weight, device_y, rows, n, eps)
@@ -63,8 +54,8 @@ static row_run run_rows(int version, const float *x, const float *weight, float 
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
     if (count_metrics) {
-        sim_metrics_enable(0);
-        if (error == cudaSuccess) add_counts(&run, first, sim_metrics_count());
+        lab_counts counts = lab_counts_end(first);
+        if (error == cudaSuccess) add_counts(&run, &counts);
     }
 #else
     (void)count_metrics;

@@ -9,33 +9,28 @@
 #include "lab.h"
 #include "device_buffer.cuh"
 #include "gpu_timer.cuh"
+#include "sim_counts.h"
 
 #include <cstdlib>
 #include <cstring>
-
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
 
 /* Room for a whole extra row of stores, and then some. */
 static size_t guard_bytes(int row_floats) { return ((size_t)row_floats + 1024) * sizeof(float); }
 
 #ifdef SIM_CUDA
-/* Sums what the simulator counted over launches first .. last-1 into run. */
-static void add_counts(attention_run *run, int first, int last)
+/* Copies what the simulator counted over the run's launches into run, and each of the first
+ * three's bytes. */
+static void add_counts(attention_run *run, const lab_counts *counts)
 {
-    for (int k = first; k < last; k++) {
-        const sim_launch_metrics *m = sim_metrics_get(k);
-        double loads = 32.0 * (double)m->global_load_sectors, stores = 32.0 * (double)m->global_store_sectors;
-        run->global_load_bytes += loads;
-        run->global_store_bytes += stores;
-        if (k - first < ATTENTION_KERNELS) {
-            run->kernel_load_bytes[k - first] = loads;
-            run->kernel_store_bytes[k - first] = stores;
-        }
-    }
     run->counted = 1;
-    run->launches = last - first;
+    run->launches = counts->launches;
+    run->global_load_bytes = 32.0 * (double)counts->total.global_load_sectors;
+    run->global_store_bytes = 32.0 * (double)counts->total.global_store_sectors;
+    for (int k = 0; k < counts->launches && k < ATTENTION_KERNELS; k++) {
+        const sim_launch_metrics *m = sim_metrics_get(counts->first + k);
+        run->kernel_load_bytes[k] = 32.0 * (double)m->global_load_sectors;
+        run->kernel_store_bytes[k] = 32.0 * (double)m->global_store_sectors;
+    }
 }
 #endif
 
@@ -54,11 +49,7 @@ extern "C" attention_run gpu_attention(const float *q, const float *k, const flo
     run.footprint_bytes = 4.0 * matrix + square;
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
-    int first = 0;
-    if (count_metrics) {
-        sim_metrics_enable(1);
-        first = sim_metrics_count();
-    }
+    int first = count_metrics ? lab_counts_begin() : 0;
 #endif
     if (error == cudaSuccess) error = attention_forward(device_q, device_k, device_v, device_scores, device_out, n, d,
                                                         causal);
@@ -66,8 +57,8 @@ extern "C" attention_run gpu_attention(const float *q, const float *k, const flo
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
     if (count_metrics) {
-        sim_metrics_enable(0);
-        if (error == cudaSuccess) add_counts(&run, first, sim_metrics_count());
+        lab_counts counts = lab_counts_end(first);
+        if (error == cudaSuccess) add_counts(&run, &counts);
     }
 #else
     (void)count_metrics;

@@ -11,13 +11,10 @@
 #include "lab.h"
 #include "device_buffer.cuh"
 #include "gpu_timer.cuh"
+#include "sim_counts.h"
 
 #include <cmath>
 #include <cstring>
-
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
 
 #define FULL_WARP 0xffffffffu
 enum { SCORE_TILE = 16, ROW_THREADS = 256 };
@@ -119,16 +116,13 @@ static cudaError_t launch(int tile, const float *q, const float *k, const float 
 }
 
 #ifdef SIM_CUDA
-static void add_counts(attention_run *run, int first, int last)
+static void add_counts(attention_run *run, const lab_counts *counts)
 {
-    for (int launch = first; launch < last; launch++) {
-        const sim_launch_metrics *m = sim_metrics_get(launch);
-        run->global_load_bytes += 32.0 * (double)m->global_load_sectors;
-        run->global_store_bytes += 32.0 * (double)m->global_store_sectors;
-        run->shared_load_bytes += (double)m->shared_load_bytes;
-    }
     run->counted = 1;
-    run->launches = last - first;
+    run->launches = counts->launches;
+    run->global_load_bytes = 32.0 * (double)counts->total.global_load_sectors;
+    run->global_store_bytes = 32.0 * (double)counts->total.global_store_sectors;
+    run->shared_load_bytes = (double)counts->total.shared_load_bytes;
 }
 #endif
 
@@ -148,19 +142,15 @@ extern "C" attention_run gpu_attention(const float *q, const float *k, const flo
     run.footprint_bytes = 4.0 * matrix + (tile == NAIVE_GPU ? square : 0);
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
-    int first = 0;
-    if (count_metrics) {
-        sim_metrics_enable(1);
-        first = sim_metrics_count();
-    }
+    int first = count_metrics ? lab_counts_begin() : 0;
 #endif
     if (error == cudaSuccess) error = launch(tile, device_q, device_k, device_v, device_scores, device_out, n, d, causal);
     if (error == cudaSuccess) error = cudaGetLastError();
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
     if (count_metrics) {
-        sim_metrics_enable(0);
-        if (error == cudaSuccess) add_counts(&run, first, sim_metrics_count());
+        lab_counts counts = lab_counts_end(first);
+        if (error == cudaSuccess) add_counts(&run, &counts);
     }
 #else
     (void)count_metrics;

@@ -10,30 +10,23 @@
 #include "lab.h"
 #include "device_buffer.cuh"
 #include "gpu_timer.cuh"
+#include "sim_counts.h"
 
 #include <cstring>
-
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
 
 /* Room for a whole extra row of stores, and then some. */
 static size_t guard_bytes(int n) { return ((size_t)n + 1024) * sizeof(float); }
 
 #ifdef SIM_CUDA
-/* Sums what the simulator counted over launches first .. last-1, and their roofline estimates. */
-static void add_counts(chain_run *run, int first, int last)
+/* Copies what the simulator counted over the chain's launches into run, and their roofline
+ * estimates summed. */
+static void add_counts(chain_run *run, const lab_counts *counts)
 {
-    run->predicted_seconds = 0;
-    for (int k = first; k < last; k++) {
-        const sim_launch_metrics *m = sim_metrics_get(k);
-        run->global_load_bytes += 32.0 * (double)m->global_load_sectors;
-        run->global_store_bytes += 32.0 * (double)m->global_store_sectors;
-        double seconds = sim_roofline_estimate_seconds(m, "h100-sxm", NULL);
-        run->predicted_seconds = seconds < 0 || run->predicted_seconds < 0 ? -1 : run->predicted_seconds + seconds;
-    }
     run->counted = 1;
-    run->launches = last - first;
+    run->launches = counts->launches;
+    run->global_load_bytes = 32.0 * (double)counts->total.global_load_sectors;
+    run->global_store_bytes = 32.0 * (double)counts->total.global_store_sectors;
+    run->predicted_seconds = lab_counts_roofline_seconds(counts, "h100-sxm");
 }
 #endif
 
@@ -54,11 +47,7 @@ extern "C" chain_run gpu_chain(int fused, const chain_inputs *in, float *h, floa
     float *device_y = (float *)lab_device_buffer(NULL, bytes, guard, &error);
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
-    int first = 0;
-    if (count_metrics) {
-        sim_metrics_enable(1);
-        first = sim_metrics_count();
-    }
+    int first = count_metrics ? lab_counts_begin() : 0;
 #endif
     if (error == cudaSuccess)
         error = fused ? chain_fused(device_x, device_bias, device_residual, device_weight, device_h, device_y, in->rows,
@@ -69,8 +58,8 @@ extern "C" chain_run gpu_chain(int fused, const chain_inputs *in, float *h, floa
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
     if (count_metrics) {
-        sim_metrics_enable(0);
-        if (error == cudaSuccess) add_counts(&run, first, sim_metrics_count());
+        lab_counts counts = lab_counts_end(first);
+        if (error == cudaSuccess) add_counts(&run, &counts);
     }
 #else
     (void)count_metrics;

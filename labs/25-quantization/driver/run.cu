@@ -8,12 +8,9 @@
  * error the device is reset, so that the next run starts clean. */
 #include "lab.h"
 #include "device_buffer.cuh"
+#include "sim_counts.h"
 
 #include <cstring>
-
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
 
 enum { GUARD_BYTES = 4096 };
 
@@ -30,20 +27,15 @@ extern "C" gpu_gemv_run gpu_gemv_int8(const int8_t *values, const float *scales,
     float *device_y = (float *)lab_device_buffer(NULL, (size_t)rows * sizeof(float), GUARD_BYTES, &error);
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
-    int first = 0;
-    if (count_metrics) {
-        sim_metrics_enable(1);
-        first = sim_metrics_count();
-    }
+    int first = count_metrics ? lab_counts_begin() : 0;
 #endif
     if (error == cudaSuccess) error = gemv_int8_device(device_values, device_scales, device_x, device_y, rows, cols);
     if (error == cudaSuccess) error = cudaGetLastError();
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
 #ifdef SIM_CUDA
     if (count_metrics) {
-        sim_metrics_enable(0);
-        for (int k = first; error == cudaSuccess && k < sim_metrics_count(); k++)
-            run.global_load_bytes += 32.0 * (double)sim_metrics_get(k)->global_load_sectors;
+        lab_counts counts = lab_counts_end(first);
+        if (error == cudaSuccess) run.global_load_bytes = 32.0 * (double)counts.total.global_load_sectors;
         run.counted = error == cudaSuccess;
     }
 #else

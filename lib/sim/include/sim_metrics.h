@@ -9,10 +9,10 @@
  *   wavefronts the passes shared memory needs for a request: 1 without bank conflicts,
  *              up to 32 when every lane hits a different word of the same bank
  *   SIMT efficiency  active lanes / 32, averaged over the warp-level steps the lanes took
- * Counting slows the simulator several times, so it is off unless a program turns it on
- * (sim_metrics_enable(1); sim_metrics_enable(0) turns it off again) or the environment has
- * SIM_REPORT=1, which counts every launch and prints a table after each, whatever the
- * program asks. */
+ * Counting takes up to about twice the time of the checks alone, so it is off unless a
+ * program turns it on (sim_metrics_enable(1); sim_metrics_enable(0) turns it off again) or
+ * the environment has SIM_REPORT=1, which counts every launch and prints a table after each,
+ * whatever the program asks. */
 #ifndef SIM_METRICS_H
 #define SIM_METRICS_H
 

@@ -1,8 +1,9 @@
 /* speed.cu — how fast the simulator runs CUDA threads, against the same work as a plain C
  * loop. Prints `name: value unit` lines (make bench runs it through tests/sim/bench).
- *   barrier-free: c[i] = a[i] + b[i] over 16 M threads (every access checked)
+ *   barrier-free: c[i] = a[i] + b[i] over 8 M threads (every access checked)
  *   barrier-heavy: 16 rounds of write-shared / __syncthreads / read-neighbour / __syncthreads
- *   the same two with metrics counted (sim_metrics_enable), which is slower by design
+ *   the same two with metrics counted (sim_metrics_enable), and what counting costs: each
+ *   launch is timed with and without metrics in turn, so that both see the same machine
  * The slowdowns compare with speed_c.c: the same work as plain C loops, compiled with -O2. */
 #include <cstdio>
 #include <ctime>
@@ -51,6 +52,22 @@ static double best_of(int repeats, double (*run)(void *), void *context)
     return best;
 }
 
+/* The best times of `run` with checks alone and with metrics counted, taken in turn. */
+static void best_without_and_with_metrics(int repeats, double (*run)(void *), void *context, double *checked,
+                                          double *counted)
+{
+    *checked = *counted = 1e30;
+    for (int k = 0; k < repeats; k++) {
+        sim_metrics_enable(0);
+        double t = run(context);
+        *checked = t < *checked ? t : *checked;
+        sim_metrics_enable(1);
+        t = run(context);
+        *counted = t < *counted ? t : *counted;
+    }
+    sim_metrics_enable(0);
+}
+
 struct buffers { float *a, *b, *c, *ha, *hb, *hc, slot[256]; int n; };
 
 static double time_add(void *p)
@@ -85,29 +102,29 @@ static double time_exchange_in_c(void *p)
 int main()
 {
     buffers b;
-    b.n = 1 << 24;
+    b.n = 1 << 23;
     cudaMalloc(&b.a, b.n * sizeof(float)), cudaMalloc(&b.b, b.n * sizeof(float)), cudaMalloc(&b.c, b.n * sizeof(float));
     cudaMemset(b.a, 0, b.n * sizeof(float)), cudaMemset(b.b, 0, b.n * sizeof(float)), cudaMemset(b.c, 0, b.n * sizeof(float));
     b.ha = new float[b.n](), b.hb = new float[b.n](), b.hc = new float[b.n]();
 
-    double sim_add = best_of(3, time_add, &b), c_add = best_of(3, time_add_in_c, &b);
-    int barrier_threads = 1 << 20;
+    int add_threads = 1 << 23, barrier_threads = 1 << 20;
+    b.n = add_threads;
+    double sim_add, counted_add, c_add = best_of(3, time_add_in_c, &b);
+    best_without_and_with_metrics(3, time_add, &b, &sim_add, &counted_add);
     b.n = barrier_threads;
-    double sim_exchange = best_of(3, time_exchange, &b), c_exchange = best_of(3, time_exchange_in_c, &b);
+    double sim_exchange, counted_exchange, c_exchange = best_of(3, time_exchange_in_c, &b);
+    best_without_and_with_metrics(3, time_exchange, &b, &sim_exchange, &counted_exchange);
     double thread_barriers = (double)barrier_threads * 2 * ROUNDS;
 
-    printf("sim_barrier_free_threads_per_second: %.1f million threads/s (target >= 30)\n", (1 << 24) / sim_add / 1e6);
+    printf("sim_barrier_free_threads_per_second: %.1f million threads/s (target >= 30)\n", add_threads / sim_add / 1e6);
     printf("sim_barrier_free_slowdown_vs_c: %.0f x\n", sim_add / c_add);
     printf("sim_thread_barriers_per_second: %.1f million thread-barriers/s (target >= 20)\n", thread_barriers / sim_exchange / 1e6);
     printf("sim_barrier_heavy_slowdown_vs_c: %.0f x\n", sim_exchange / c_exchange);
-
-    sim_metrics_enable(1);
-    b.n = 1 << 22;
-    double counted_add = best_of(2, time_add, &b);
-    b.n = barrier_threads;
-    double counted_exchange = best_of(2, time_exchange, &b);
-    printf("sim_counting_threads_per_second: %.1f million threads/s (metrics on)\n", (1 << 22) / counted_add / 1e6);
+    printf("sim_counting_threads_per_second: %.1f million threads/s (metrics on)\n", add_threads / counted_add / 1e6);
     printf("sim_counting_thread_barriers_per_second: %.1f million thread-barriers/s (metrics on)\n",
            thread_barriers / counted_exchange / 1e6);
+    printf("sim_counting_cost_barrier_free: %.2f x the time with checks alone (target <= 2)\n", counted_add / sim_add);
+    printf("sim_counting_cost_barrier_heavy: %.2f x the time with checks alone (target <= 2)\n",
+           counted_exchange / sim_exchange);
     return 0;
 }
