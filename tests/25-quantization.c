@@ -283,6 +283,37 @@ Test(int4, groups_stay_in_their_row, .timeout = 10,
                   g % 2, scales[g], want[g]);
 }
 
+Test(int4, stays_inside_its_arrays, .timeout = 10,
+     .description = "3 rows of 7 in groups of 4 (4 bytes and 2 groups a row), each array followed by a marker: "
+                    "quantize_int4_groups writes 12 bytes, 6 scales and 6 zero points, dequantize_int4 21 floats, "
+                    "gemv_int4 3 sums and reads 2 groups a row. A loop running to <= its count goes one past the end.")
+{
+    enum { ROWS = 3, COLS = 7, GROUP = 4, BYTES = ROWS * 4, GROUPS = ROWS * 2, N = ROWS * COLS, MARK = 0xa5 };
+    float w[N], x[COLS], scales[GROUPS + 1], back[N + 1], y[ROWS + 1];
+    uint8_t packed[BYTES + 1], zeros[GROUPS + 1];
+    fill(w, ROWS, COLS, 5u);
+    for (int j = 0; j < COLS; j++) x[j] = noise(40u + (unsigned)j);
+    for (int i = 0; i < N; i++) back[i] = NAN;
+    packed[BYTES] = MARK, zeros[GROUPS] = MARK, scales[GROUPS] = NAN, back[N] = 42, y[ROWS] = 42;
+    quantize_int4_groups(w, ROWS, COLS, GROUP, packed, scales, zeros);
+    cr_assert(packed[BYTES] == MARK, "quantize_int4_groups wrote the byte after the last row's 4 (0x%02x): clear and "
+              "fill bytes 0 .. row_bytes - 1 of a row, no further", packed[BYTES]);
+    cr_assert(zeros[GROUPS] == MARK && isnan(scales[GROUPS]), "quantize_int4_groups wrote a scale or zero point past the "
+              "last row's 2 groups: groups 0 .. groups_per_row - 1");
+    dequantize_int4(packed, scales, zeros, ROWS, COLS, GROUP, back);
+    cr_assert(back[N] == 42, "dequantize_int4 wrote out[%d], one past the %d x %d matrix: columns 0 .. cols - 1", N,
+              ROWS, COLS);
+    for (int i = 0; i < N; i++)
+        cr_assert(isfinite(back[i]), "dequantize_int4: element %d of the %d x %d matrix is %g: is it written yet?", i, ROWS,
+                  COLS, back[i]);
+    for (int r = 0; r < ROWS; r++) y[r] = NAN;
+    gemv_int4(packed, scales, zeros, x, y, ROWS, COLS, GROUP);
+    cr_assert(y[ROWS] == 42, "gemv_int4 wrote y[%d], one past the %d rows", ROWS, ROWS);
+    for (int r = 0; r < ROWS; r++)
+        cr_assert(isfinite(y[r]), "gemv_int4: y[%d] = %g: never written, or the scale after the last group (a NaN here) "
+                  "was read: groups 0 .. groups_per_row - 1 of a row", r, y[r]);
+}
+
 Test(int4, round_trip_within_half_a_scale, .timeout = 10,
      .description = "Every element within scale / 2 of its group's step, on odd shapes, groups that do not divide "
                     "the row, groups of zeros, and groups all positive or all negative.")

@@ -192,6 +192,22 @@ Test(knee, none_when_the_cache_outweighs_the_flops, .timeout = 5,
               "either: want INFINITY, got %g", got);
 }
 
+Test(knee, closed_form_in_double_on_an_awkward_model, .timeout = 5,
+     .description = "The closed form to the last digit on a model whose counts need more than a float's 24 bits (13.5 "
+                    "GB of weights, 13.48 GFLOP and 13.4 MB of KV traffic a sequence at context 24.5, on an A100-like "
+                    "machine): one sequence's FLOPs f and bytes k, and the times, in double.")
+{
+    const decode_model awkward = {13476839427.0, 8191, 13476831233.0, 16385, 524289};
+    const machine a100 = {312e12, 2.039e12};
+    double context = 24.5;
+    double f = 13476831233.0 + 16385 * context, k = 8191 + (context + 1) * 524289;
+    double want = (13476839427.0 / 2.039e12) / (f / 312e12 - k / 2.039e12);
+    double got = knee_batch(&awkward, &a100, context);
+    cr_assert(close_to(got, want, 1e-12), "knee_batch(awkward model, context 24.5) = %.17g, want %.17g (off by %.2g of it): "
+              "f = %.1f FLOPs and k = %.1f bytes a sequence are more than a float holds exactly; keep them in double",
+              got, want, fabs(got - want) / want, f, k);
+}
+
 /* perfmodel's bound at batch b, this context */
 static const char *bound_at(const ModelShape *m, const Hardware *h, int batch, int prompt, int gen)
 {
@@ -294,9 +310,12 @@ static void check_batched(const char *name, int batch, int steps)
     prefilled(&s, &t, batch, PROMPT, PROMPT + steps + 1);
     int tokens[64], first[64];
     for (int i = 0; i < batch; i++) tokens[i] = first[i] = (i * 5 + 2) % c.vocab_size;
+    tokens[batch] = -27;   /* a marker just past the batch's tokens */
     memset(&s.counters, 0, sizeof s.counters);
     decode_run run = decode_steps(&s, batch, steps, tokens);
     cr_assert(run.error == NULL, "decode_steps reported an error: %s", run.error);
+    cr_assert(tokens[batch] == -27, "%s, batch %d: decode_steps wrote tokens[%d] (%d), one past the batch's tokens: "
+              "sequences 0 .. batch - 1", name, batch, batch, tokens[batch]);
     cr_assert(s.counters.steps == steps, "%s, batch %d, %d steps: the engine ran %lld forward steps, want %d: one "
               "llama_decode_batch call per step for all the sequences together%s", name, batch, steps,
               (long long)s.counters.steps, steps,
@@ -334,7 +353,8 @@ static void check_batched(const char *name, int batch, int steps)
 
 Test(run, one_forward_step_per_step_for_the_batch, .timeout = 30,
      .description = "decode_steps runs the whole batch in one llama_decode_batch call per step (the engine's counters: "
-                    "steps forward steps, batch x steps rows), and every sequence advances by `steps` tokens.")
+                    "steps forward steps, batch x steps rows), every sequence advances by `steps` tokens, and only "
+                    "tokens[0 .. batch - 1] are written.")
 {
     check_batched("tiny", 3, 4);
 }

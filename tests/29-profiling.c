@@ -160,6 +160,37 @@ Test(hooks, too_deep_and_too_many, .timeout = 10,
     tracer_free(&t);
 }
 
+Test(hooks, timestamps_far_from_the_origin, .timeout = 10,
+     .description = "A range 20 s into the run (begun 20 000 000.25 us after the origin, 3.5 us long) keeps its quarter "
+                    "microsecond: a float holds 24 bits, 2 us steps at 20 s. Keep times in double.")
+{
+    tracer t;
+    make_tracer(&t, 4);
+    at_us(20e6 + 0.25), tracer_begin(&t, "step", 1);
+    at_us(20e6 + 3.75), tracer_end(&t, "step", 1);
+    cr_assert_eq(t.errors, 0, "%d errors for one well-formed range: %s", t.errors, t.first_error);
+    expect_span(&t, 0, "step", 0, 20e6 + 0.25, 3.5);
+    tracer_free(&t);
+}
+
+Test(hooks, first_error_describes_the_first, .timeout = 10,
+     .description = "first_error describes the FIRST error, written when it happens and kept: after a second error "
+                    "(another kind, another name) it is unchanged, and errors counts both.")
+{
+    tracer t;
+    make_tracer(&t, 4);
+    tracer_end(&t, "alpha", 1);
+    cr_assert_eq(t.errors, 1, "an end with nothing open: %d errors, expected 1", t.errors);
+    cr_assert(t.first_error[0] != 0, "first_error is empty after the first error: describe it when it happens");
+    char first[sizeof t.first_error];
+    memcpy(first, t.first_error, sizeof first);
+    tracer_begin(&t, "beta", 1), tracer_end(&t, "gamma", 1);
+    cr_assert_eq(t.errors, 2, "a second error (an end of \"gamma\" while \"beta\" is open): %d errors, expected 2", t.errors);
+    cr_assert_str_eq(t.first_error, first, "first_error changed at the second error (\"%s\", was \"%s\"): keep the "
+                     "first one's", t.first_error, first);
+    tracer_free(&t);
+}
+
 /* ---------------------------------------------------------------------------------
  * A strict JSON parser (RFC 8259) into a small tree */
 
@@ -505,6 +536,25 @@ Test(json, a_file_that_cannot_be_written_is_reported, .timeout = 10,
     error[0] = 0;
     cr_expect_eq(tracer_write_json(&t, "/nonexistent-folder/day29/trace.json", error, sizeof error), -1,
                  "writing into a folder that does not exist did not return -1");
+    cr_expect(error[0] != 0, "the error text is empty: say which file could not be written");
+    tracer_free(&t);
+}
+
+Test(json, a_full_disk_is_reported, .timeout = 10,
+     .description = "A write that fails only when the file is closed (/dev/full: the buffered bytes find no room) "
+                    "returns -1 with the reason in `error`, where the same trace written to a file with room returns 0: check "
+                    "fclose's result too, not only fopen's.")
+{
+    tracer t;
+    make_tracer(&t, 4);
+    tracer_begin(&t, "step", 1), at_us(1), tracer_end(&t, "step", 1);
+    const char *path = temporary_json();
+    write_or_fail(&t, path);   /* the same trace where there is room */
+    remove(path);
+    error[0] = 0;
+    int status = tracer_write_json(&t, "/dev/full", error, sizeof error);
+    cr_expect_eq(status, -1, "writing to /dev/full (a disk with no room) returned %d, not -1: fclose reports the "
+                 "failed write of the buffered bytes", status);
     cr_expect(error[0] != 0, "the error text is empty: say which file could not be written");
     tracer_free(&t);
 }

@@ -270,6 +270,47 @@ Test(phases, prefill_equals_lib_perfmodel, .timeout = 10,
     }
 }
 
+/* An awkward made-up shape: 3 layers, hidden 1001 = 7 heads x 143, one KV head, MLP 6007, vocab
+ * 32003, untied: 125 064 940 parameters, 20 329 309 matrix parameters a layer, a 32 035 003-entry
+ * table. The real models' counts are multiples of large powers of 2, which a float holds exactly;
+ * these need more than a float's 24 bits. */
+static ModelShape awkward_shape(void)
+{
+    ModelShape m = {.layers = 3, .hidden = 1001, .heads = 7, .kv_heads = 1, .head_dim = 143, .intermediate = 6007,
+                    .vocab = 32003, .experts = 1, .experts_per_token = 1, .listed_parameters = -1};
+    snprintf(m.name, sizeof m.name, "awkward");
+    return m;
+}
+
+Test(phases, counted_in_double_on_an_awkward_shape, .timeout = 10,
+     .description = "An awkward shape (hidden 1001, MLP 6007, vocab 32003: 125 064 940 parameters, not a multiple of a "
+                    "power of 2): the weights' bytes, the decode step's and the prefill's FLOPs and bytes equal "
+                    "lib/perfmodel's exactly. A float holds 24 bits (16.7 million): count in double, every product and cast.")
+{
+    ModelShape m = awkward_shape();
+    Hardware h = made_up_gpu();
+    cr_assert(perfmodel_shape_parameters(&m) == 125064940, "the test's own shape: %lld parameters",
+              (long long)perfmodel_shape_parameters(&m));
+    Workload cases[] = {{DTYPE_FP32, DTYPE_FP32, 1, 3, 2}, {DTYPE_FP16, DTYPE_FP16, 3, 100, 21}, {DTYPE_BF16, DTYPE_FP8, 7, 60, 9}};
+    for (int k = 0; k < 3; k++) {
+        Workload w = cases[k];
+        Estimate e = book(&m, &h, w);
+        char what[160];
+        snprintf(what, sizeof what, "awkward shape, %s: weights_bytes", perfmodel_dtype_name(w.weights));
+        expect(what, weights_bytes(&m, w.weights), e.weights_bytes, IDEA_WEIGHTS ", in double");
+        phase_cost c = decode_step_cost(&m, &w);
+        snprintf(what, sizeof what, "awkward shape, %s, batch %d: decode step flops", perfmodel_dtype_name(w.weights), w.batch);
+        expect(what, c.flops, e.decode_step_flops, IDEA_DECODE_FLOPS ", in double");
+        snprintf(what, sizeof what, "awkward shape, %s, batch %d: decode step bytes", perfmodel_dtype_name(w.weights), w.batch);
+        expect(what, c.bytes, e.decode_step_bytes, IDEA_DECODE_BYTES ", in double");
+        c = prefill_cost(&m, &w);
+        snprintf(what, sizeof what, "awkward shape, batch %d x prompt %d: prefill flops", w.batch, w.prompt);
+        expect(what, c.flops, e.prefill_flops, IDEA_PREFILL_FLOPS ", in double");
+        snprintf(what, sizeof what, "awkward shape, batch %d x prompt %d: prefill bytes", w.batch, w.prompt);
+        expect(what, c.bytes, e.prefill_bytes, IDEA_PREFILL_BYTES ", in double");
+    }
+}
+
 /* ---------------------------------------------------------------------------------
  * 3. The roofline */
 
@@ -447,6 +488,48 @@ Test(checklist, predicted_symptoms_match_the_advice, .timeout = 10,
         expect_symptoms(cases[i].what, got, advised_symptoms(&m, &h, cases[i].w));
         expect_symptoms(cases[i].what, got, cases[i].want);
     }
+}
+
+/* a plan made by hand: everything fits, both phases memory-bound, `max_batch` sequences would fit, and a
+ * decode step of `step_bytes` of which the KV cache is batch x (context + 1) x 1 byte */
+static plan hand_plan(int64_t max_batch, double context, double step_bytes)
+{
+    plan p = {.memory = {.weights_bytes = 1000, .kv_bytes_per_token = 1, .kv_bytes_total = 10, .needed_bytes = 1010,
+                         .fits = 1, .max_batch = max_batch},
+              .decode_context = context, .decode = {.flops = 1, .bytes = step_bytes}, .prefill = {.flops = 1, .bytes = 1000},
+              .ttft = {.seconds = 1, .compute_seconds = 0.5, .memory_seconds = 1, .memory_bound = 1},
+              .tpot = {.seconds = 1, .compute_seconds = 0.5, .memory_seconds = 1, .memory_bound = 1}};
+    return p;
+}
+
+/* one row of predicted_symptoms for a hand-made plan, shown or not */
+static void expect_row_shown(const char *what, const plan *p, const Workload *w, symptom s, int want, const char *rule)
+{
+    int shown = (predicted_symptoms(p, w) >> s & 1u) != 0;
+    cr_assert(shown == want, "%s: your prediction %s [%s], want it %s: %s", what, shown ? "shows" : "does not show",
+              symptom_names[s], want ? "shown" : "not shown", rule);
+}
+
+Test(checklist, predicted_symptoms_at_their_edges, .timeout = 5,
+     .description = "The rows' conditions are strict: high TPOT only when MORE sequences fit than run (max_batch 4 at "
+                    "batch 4 is full: no), slower with context only when the KV cache is MORE than 30 % of a step's bytes "
+                    "(3 bytes of 10: no; 3 of 9: yes).")
+{
+    const char *more_fit = "high TPOT at a small batch when decode is memory-bound and max_batch > batch (more would fit)";
+    const char *over_30 = "slower as the context grows when decode is memory-bound and the KV read, batch x (context + 1) "
+                          "x kv_bytes_per_token, is more than 0.3 x the step's bytes";
+    Workload four = {DTYPE_FP16, DTYPE_FP16, 4, 2, 1}, one = {DTYPE_FP16, DTYPE_FP16, 1, 2, 1};
+    plan p = hand_plan(4, 2, 1e6);
+    expect_row_shown("memory-bound, max_batch 4 at batch 4 (the memory holds no more)", &p, &four,
+                     SYMPTOM_HIGH_TPOT_SMALL_BATCH, 0, more_fit);
+    p = hand_plan(5, 2, 1e6);
+    expect_row_shown("memory-bound, max_batch 5 at batch 4", &p, &four, SYMPTOM_HIGH_TPOT_SMALL_BATCH, 1, more_fit);
+    p = hand_plan(1, 2, 10);
+    expect_row_shown("batch 1 at context 2, 1 KV byte a token: a KV read of 3 bytes in a step of 10 (exactly 30 %)", &p,
+                     &one, SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 0, over_30);
+    p = hand_plan(1, 2, 9);
+    expect_row_shown("batch 1 at context 2, 1 KV byte a token: a KV read of 3 bytes in a step of 9 (33 %)", &p, &one,
+                     SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 1, over_30);
 }
 
 /* ---------------------------------------------------------------------------------
