@@ -108,8 +108,23 @@ sanitized() { head -c "${2:-20000}" "$1" 2>/dev/null | LC_ALL=C tr -d '\000-\010
 # run_test BINARY NAME PREFIX UID: one test, alone, in its own sandbox (with the fallback isolation,
 # grade-sandbox gives each step a /tmp folder of its own as TMPDIR). The report comes back on the pipe
 # grade-sandbox hands the runner as fd 3 (LAB_REPORT=/dev/fd/3, tests/lib/report.c).
+# Criterion listens on /tmp/criterion_PID.sock. One killed elsewhere on this machine leaves its file
+# behind, and when the fallback's shared /tmp holds one for the pid a test then gets, the job's user
+# may not replace it: the test ends with "Could not initialize the message server". Files of
+# processes that no longer exist are removed before each test.
+clear_stale_criterion_sockets() {
+    local socket pid
+    for socket in /tmp/criterion_*.sock; do
+        [[ -e $socket ]] || continue
+        pid=${socket#/tmp/criterion_} pid=${pid%.sock}
+        [[ -e /proc/$pid ]] || rm -f "$socket" 2> /dev/null
+    done
+    return 0
+}
+
 run_test() {
     local binary=$1 name=$2 prefix=$3 uid=$4
+    [[ $isolation == fallback ]] && clear_stale_criterion_sockets
     keep_shared_tmp=1 sandboxed "$prefix" "$uid" --wall "$test_wall_seconds" --cpu "$test_seconds" --report "$prefix.report" \
         --ro "$book" --ro "$(dirname "$binary")" --chdir "$book" --setenv LAB_REPORT=/dev/fd/3 \
         --setenv LAB_DATA_DIR="$book/data" -- "$binary" "--filter=$name" -j1
