@@ -55,13 +55,14 @@ static int in_image(uintptr_t a)
 /* ---------------------------------------------------------------------------------
  * The running launch */
 
-static __thread uintptr_t arguments_start, arguments_bytes, host_stack_hint;
-/* The allocations the last accesses hit: a kernel reads and writes a few arrays in turn. */
+static uintptr_t arguments_start, arguments_bytes, host_stack_hint;   /* set before any worker starts */
+/* The allocations this worker's last accesses hit: a kernel reads and writes a few arrays in turn. */
 enum { CACHED = 4 };
 static __thread uintptr_t cached_start, cached_end, recent_start[CACHED], recent_end[CACHED];
 static __thread unsigned recent_next;
 
-void sim_access_end_launch(void)
+/* Once forgotten (a worker's launch has ended), no access may pass as a kernel's. */
+void sim_access_forget_allocations(void)
 {
     cached_start = cached_end = 0;
     memset(recent_start, 0, sizeof recent_start), memset(recent_end, 0, sizeof recent_end);
@@ -72,7 +73,6 @@ void sim_access_begin_launch(const sim_launch_request *r)
     arguments_start = (uintptr_t)r->arguments;
     arguments_bytes = r->arguments_bytes;
     host_stack_hint = (uintptr_t)__builtin_frame_address(0);
-    sim_access_end_launch();
 }
 
 /* ---------------------------------------------------------------------------------
@@ -117,8 +117,8 @@ static __attribute__((noinline)) void bad_kernel_access(worker *w, uintptr_t a, 
     explain(why, sizeof why, a, bytes);
     const char *where = sim_source_line(site);
     sim_describe_place(w);
-    fprintf(stderr, "%s%s%s %zu bytes at %p,\n     %s\n", where, *where ? ": " : "", is_write ? "wrote" : "read",
-            bytes, (void *)a, why);
+    sim_report("%s%s%s %zu bytes at %p,\n     %s\n", where, *where ? ": " : "", is_write ? "wrote" : "read", bytes,
+               (void *)a, why);
     sim_abort_launch(w, cudaErrorIllegalAddress);
 }
 

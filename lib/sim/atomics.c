@@ -4,7 +4,7 @@
  * operation (not a load and a store the metrics would count twice), and two threads
  * updating the same shared word atomically is not a race. Each checks that its address is
  * global or shared memory, counts one atomic, and does the operation with the compiler's
- * atomic builtins, so it stays correct if blocks ever run on several cores. */
+ * atomic builtins, so it stays correct with blocks running on several cores (threads.c). */
 #include "internal.h"
 
 #include <stdio.h>

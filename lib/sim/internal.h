@@ -1,7 +1,8 @@
 /* internal.h — the simulator's state, shared by its parts (threads, warps, memory,
  * accesses, metrics). Each part is one file; this header is how they see one another.
  *
- * One OS thread runs one block at a time: it is a "worker". The worker's scheduler runs
+ * One OS thread runs one block at a time: it is a "worker"; a launch's blocks are shared out
+ * among as many workers as there are cores (threads.c). The worker's scheduler runs
  * the block warp by warp; within a warp, lane by lane, each until it ends, reaches
  * __syncthreads() or reaches a warp collective. A warp's collectives are resolved as soon
  * as every lane they name has arrived; a barrier is released once every warp is stuck at
@@ -15,6 +16,7 @@
 #include "sim_metrics.h"
 
 #include <setjmp.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,6 +70,9 @@ typedef struct pending_race {
     char accesses[900];      /* "read tile[0] at x.cu:12, which thread (0,0,0) wrote at x.cu:11" */
 } pending_race;
 
+/* What a block has printed while blocks before it still run (output.c). */
+typedef struct sim_output_buffer { char *data; size_t bytes, capacity; } sim_output_buffer;
+
 typedef struct worker {
     fiber scheduler;
     cuda_thread threads[MAX_THREADS_PER_BLOCK];
@@ -79,6 +84,7 @@ typedef struct worker {
     int done_count;                   /* threads of the block that have ended */
     int collectives_waiting;          /* lanes waiting at a warp collective */
 
+    void *signal_stack;               /* where a fault in one of its kernels is handled */
     unsigned char *stack_region;      /* MAX_THREADS_PER_BLOCK stacks, each above a guard */
     size_t stack_stride;
     int free_stacks[MAX_THREADS_PER_BLOCK];
@@ -89,6 +95,8 @@ typedef struct worker {
     size_t shared_used, dynamic_shared_bytes, static_shared_bytes, shared_limit;
     shared_declaration declarations[MAX_SHARED_DECLARATIONS];
     int declaration_count;
+    const char *dynamic_name;         /* the extern __shared__ array's name and shape, for messages */
+    sim_shape dynamic_shape;
 
     const sim_launch_request *launch;
     sigjmp_buf abort_launch;
@@ -97,7 +105,11 @@ typedef struct worker {
     struct access_record *shadow;     /* race-detector state, one per 4-byte word of the arena */
     struct access_record *shadow_bytes;   /* and one per byte, for words accessed in parts */
     pending_race race;
-    struct metrics_state *metrics;    /* per-block counting state, when metrics are on */
+    struct metrics_state *metrics;    /* per-block counting state, while a counted launch runs */
+    struct metrics_state *metrics_memory;   /* kept from one counted launch to the next */
+
+    unsigned long long block_number;  /* the running block's linear index (x fastest) */
+    sim_output_buffer output;         /* what it printed while an earlier block still ran */
 } worker;
 
 extern __thread worker *sim_current_worker;
@@ -141,8 +153,8 @@ int sim_is_device_address(uintptr_t address);                         /* inside 
 int sim_is_pinned_host(uintptr_t address);
 
 /* access.c */
-void sim_access_begin_launch(const sim_launch_request *r);
-void sim_access_end_launch(void);   /* after it, no access may pass as a kernel's */
+void sim_access_begin_launch(const sim_launch_request *r);   /* the launch's parameters, for every worker */
+void sim_access_forget_allocations(void);   /* this worker's cache of allocations: at its start and end */
 void sim_image_ranges_init(void);
 
 /* races.c */
@@ -154,11 +166,23 @@ __attribute__((noreturn)) void sim_race_fail(worker *w);
 extern int sim_metrics_counting;    /* true during a launch whose metrics are being counted */
 int sim_metrics_enabled(void);
 void sim_metrics_begin_launch(const sim_launch_request *r);
+void sim_metrics_begin_worker(worker *w);   /* each worker that runs the launch's blocks */
+void sim_metrics_end_worker(worker *w);     /* adds what it counted to the launch's figures */
 void sim_metrics_end_launch(int failed);
 /* (and metrics.h: what access.c counts for each access and basic block) */
 void sim_metrics_warp_yield(worker *w);   /* a warp has stopped: count its requests */
 void sim_metrics_barrier(worker *w);
 void sim_metrics_atomic(void);
+
+/* output.c: what kernels print, in block order (printf itself is there too) */
+void sim_report(const char *format, ...) __attribute__((format(printf, 1, 2)));   /* to stderr */
+void sim_vreport(const char *format, va_list args);
+void sim_output_add_worker(worker *w);
+void sim_output_begin_launch(int several_workers);
+void sim_output_begin_block(worker *w, unsigned long long block);
+void sim_output_end_block(worker *w, cudaError_t error);   /* cudaSuccess, or why the block failed */
+unsigned long long sim_output_first_failed(void);         /* in block order; ULLONG_MAX if none */
+cudaError_t sim_output_end_launch(void);                  /* the first failed block's error, or cudaSuccess */
 
 /* device.c: a GPU's FP32 peak (FLOP/s) and memory bandwidth (bytes/s); 0 if unknown. */
 int sim_gpu_rates(const char *key, double *peak_flops, double *bandwidth);

@@ -20,13 +20,15 @@
 #include "metrics.h"
 #include "device.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int asked_by_program;         /* sim_metrics_enable(1) */
 int sim_metrics_counting;
-static sim_launch_metrics current;
+static sim_launch_metrics current;   /* the launch's figures: each worker's counts, added when it ends */
+static pthread_mutex_t adding = PTHREAD_MUTEX_INITIALIZER;
 static sim_launch_metrics *history;
 static size_t history_count, history_capacity;
 static double next_flops;
@@ -170,12 +172,12 @@ void sim_metrics_add(metrics_state *m, request_kind kind, const void *site, unsi
 
 void sim_metrics_barrier(worker *w)
 {
-    if (w->metrics) current.barriers++;
+    if (w->metrics) w->metrics->counts.barriers++;
 }
 
 void sim_metrics_atomic(void)
 {
-    if (sim_current_worker && sim_current_worker->metrics) current.atomics++;
+    if (sim_current_worker && sim_current_worker->metrics) sim_current_worker->metrics->counts.atomics++;
 }
 
 /* ---------------------------------------------------------------------------------
@@ -268,17 +270,18 @@ void sim_metrics_warp_yield(worker *w)
     if (!m) return;
     count_followers(m);
     count_mixed_requests(m);
+    sim_launch_metrics *c = &m->counts;
     for (size_t i = 0; i < m->request_count; i++) {
         const request *r = &m->requests[i];
         switch ((request_kind)r->kind) {
-        case GLOBAL_LOAD: current.global_load_requests++, current.global_load_sectors += r->units, current.global_load_bytes += r->bytes; break;
-        case GLOBAL_STORE: current.global_store_requests++, current.global_store_sectors += r->units, current.global_store_bytes += r->bytes; break;
-        case SHARED_LOAD: current.shared_load_requests++, current.shared_load_wavefronts += r->ways, current.shared_load_bytes += r->bytes; break;
-        case SHARED_STORE: current.shared_store_requests++, current.shared_store_wavefronts += r->ways, current.shared_store_bytes += r->bytes; break;
-        case BLOCK_POINT: current.warp_steps++, current.active_lanes += r->lanes; break;
+        case GLOBAL_LOAD: c->global_load_requests++, c->global_load_sectors += r->units, c->global_load_bytes += r->bytes; break;
+        case GLOBAL_STORE: c->global_store_requests++, c->global_store_sectors += r->units, c->global_store_bytes += r->bytes; break;
+        case SHARED_LOAD: c->shared_load_requests++, c->shared_load_wavefronts += r->ways, c->shared_load_bytes += r->bytes; break;
+        case SHARED_STORE: c->shared_store_requests++, c->shared_store_wavefronts += r->ways, c->shared_store_bytes += r->bytes; break;
+        case BLOCK_POINT: c->warp_steps++, c->active_lanes += r->lanes; break;
         }
-        if ((r->kind == SHARED_LOAD || r->kind == SHARED_STORE) && r->ways > current.max_bank_conflict_ways)
-            current.max_bank_conflict_ways = r->ways;
+        if ((r->kind == SHARED_LOAD || r->kind == SHARED_STORE) && r->ways > c->max_bank_conflict_ways)
+            c->max_bank_conflict_ways = r->ways;
     }
     forget_requests(m);
 }
@@ -288,13 +291,10 @@ void sim_metrics_warp_yield(worker *w)
 
 void sim_metrics_begin_launch(const sim_launch_request *r)
 {
-    worker *w = sim_current_worker;
     if (!sim_metrics_enabled()) {
-        w->metrics = NULL;
         next_flops = 0;
         return;
     }
-    if (!w->metrics) w->metrics = calloc(1, sizeof(metrics_state));
     sim_metrics_counting = 1;
     memset(&current, 0, sizeof current);
     snprintf(current.kernel, sizeof current.kernel, "%s", r->kernel_name);
@@ -304,12 +304,44 @@ void sim_metrics_begin_launch(const sim_launch_request *r)
     next_flops = 0;
 }
 
+void sim_metrics_begin_worker(worker *w)
+{
+    if (!sim_metrics_counting) {
+        w->metrics = NULL;
+        return;
+    }
+    if (!w->metrics_memory && !(w->metrics_memory = calloc(1, sizeof(metrics_state))))
+        sim_fatal("out of memory for the metrics' counting state");
+    w->metrics = w->metrics_memory;
+    memset(&w->metrics->counts, 0, sizeof w->metrics->counts);
+}
+
+void sim_metrics_end_worker(worker *w)
+{
+    metrics_state *m = w->metrics;
+    if (!m) return;
+    forget_requests(m);
+    const sim_launch_metrics *c = &m->counts;
+    pthread_mutex_lock(&adding);
+    current.global_load_requests += c->global_load_requests, current.global_load_sectors += c->global_load_sectors;
+    current.global_load_bytes += c->global_load_bytes;
+    current.global_store_requests += c->global_store_requests, current.global_store_sectors += c->global_store_sectors;
+    current.global_store_bytes += c->global_store_bytes;
+    current.shared_load_requests += c->shared_load_requests, current.shared_load_wavefronts += c->shared_load_wavefronts;
+    current.shared_load_bytes += c->shared_load_bytes;
+    current.shared_store_requests += c->shared_store_requests;
+    current.shared_store_wavefronts += c->shared_store_wavefronts, current.shared_store_bytes += c->shared_store_bytes;
+    if (c->max_bank_conflict_ways > current.max_bank_conflict_ways) current.max_bank_conflict_ways = c->max_bank_conflict_ways;
+    current.barriers += c->barriers, current.warp_steps += c->warp_steps, current.active_lanes += c->active_lanes;
+    current.atomics += c->atomics;
+    pthread_mutex_unlock(&adding);
+    w->metrics = NULL;
+}
+
 void sim_metrics_end_launch(int failed)
 {
-    worker *w = sim_current_worker;
+    if (!sim_metrics_counting) return;
     sim_metrics_counting = 0;
-    if (!w->metrics) return;
-    forget_requests(w->metrics);
     if (failed) return;
     if (sim_grow((void **)&history, &history_capacity, history_count, sizeof *history, 64))
         sim_fatal("out of memory keeping the metrics of %zu launches", history_count);

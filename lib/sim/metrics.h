@@ -58,6 +58,7 @@ typedef struct metrics_state {
     int used_count;
     uint32_t used_slots[SITE_SLOTS];
     site_slot sites[SITE_SLOTS];       /* open addressing on the site's address */
+    sim_launch_metrics counts;         /* what this worker has counted of the launch */
 } metrics_state;
 
 /* metrics.c: the units [first, last] of an access of `bytes` at `site` (0 bytes: a basic block). */

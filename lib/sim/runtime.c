@@ -116,15 +116,37 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device)
 }
 
 /* What a GPU without cooperative launch answers (cudaDevAttrCooperativeLaunch = 0): blocks run here
- * one after another, so a grid-wide barrier could never be released. */
+ * independently (not all at once), so a grid-wide barrier could never be released. */
 cudaError_t sim_launch_cooperative(const void *kernel)
 {
     const char *where = kernel ? sim_source_line((const char *)kernel + 1) : "";   /* the kernel's first line */
     fprintf(stderr, "sim: cudaLaunchCooperativeKernel(the kernel at %s): the simulated GPU has no cooperative launch "
-            "(cudaDevAttrCooperativeLaunch is 0): its blocks run one after another, so grid.sync() could never "
+            "(cudaDevAttrCooperativeLaunch is 0): its blocks run independently, not all at once, so grid.sync() could never "
             "return.\n     Check the attribute and take the path without a grid-wide barrier (two launches "
             "where the grid must synchronise).\n", *where ? where : "an unknown place");
     return sim_record_error(cudaErrorNotSupported);
+}
+
+/* The program's kernels, listed by lib/sim/tools/cu2sim: the linker gathers the entries of every
+ * file into one section and names its ends (weak: a program may define no kernel at all). */
+extern const sim_listed_kernel __start_sim_kernels[] __attribute__((weak));
+extern const sim_listed_kernel __stop_sim_kernels[] __attribute__((weak));
+
+const sim_listed_kernel *sim_find_listed_kernel(const void *kernel)
+{
+    for (const sim_listed_kernel *k = __start_sim_kernels; k && k < __stop_sim_kernels; k++)
+        if (k->address() == kernel) return k;
+    return NULL;
+}
+
+cudaError_t sim_unlisted_kernel(const void *kernel, const char *file, int line)
+{
+    const char *where = kernel ? sim_source_line((const char *)kernel + 1) : "";
+    fprintf(stderr, "sim: cudaLaunchKernel at %s:%d: the kernel passed as a void * (%s%s) is not one the simulator\n"
+            "     lists: it lists each kernel a .cu file defines, except templates and kernels overloaded in their\n"
+            "     file. Pass the kernel itself, without the cast (cudaLaunchKernel(kernel<float>, ...)), or launch it\n"
+            "     with <<< >>>.\n", file, line, kernel ? "defined at " : "a null pointer", *where ? where : kernel ? "an unknown place" : "");
+    return sim_record_error(cudaErrorInvalidDeviceFunction);
 }
 
 cudaError_t cudaDeviceSynchronize(void) { return sim_device_synchronize(); }

@@ -16,9 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static sim_shape dynamic_shape;
-static const char *dynamic_name;
-
 void sim_shared_reset_block(worker *w)
 {
     if (w->shared_used) memset(w->shared_valid, 0, w->shared_used < SHARED_ARENA_BYTES ? w->shared_used : SHARED_ARENA_BYTES);
@@ -36,8 +33,8 @@ void *sim_shared_dynamic(const char *name, size_t element_bytes)
         fputs("sim: extern __shared__ memory used outside a kernel\n", stderr);
         abort();
     }
-    dynamic_name = name;
-    dynamic_shape = (sim_shape){element_bytes ? element_bytes : 1, 1, {0}};
+    w->dynamic_name = name;
+    w->dynamic_shape = (sim_shape){element_bytes ? element_bytes : 1, 1, {0}};
     return w->shared_arena;
 }
 
@@ -98,8 +95,8 @@ void sim_shared_name(worker *w, uintptr_t address, char *out, size_t size)
             return;
         }
     }
-    if (offset < w->dynamic_shared_bytes && dynamic_name) {
-        name_element(out, size, dynamic_name, &dynamic_shape, offset);
+    if (offset < w->dynamic_shared_bytes && w->dynamic_name) {
+        name_element(out, size, w->dynamic_name, &w->dynamic_shape, offset);
         return;
     }
     snprintf(out, size, "shared memory at byte %zu of the block's %zu", offset, w->shared_used);
@@ -112,7 +109,7 @@ void sim_shared_out_of_bounds(worker *w, uintptr_t address, size_t bytes, int is
     const char *name = NULL;
     size_t start = 0, size = 0, end = 0;
     if (w->dynamic_shared_bytes && w->dynamic_shared_bytes <= offset)
-        name = dynamic_name ? dynamic_name : "the dynamic shared memory", start = 0, size = end = w->dynamic_shared_bytes;
+        name = w->dynamic_name ? w->dynamic_name : "the dynamic shared memory", start = 0, size = end = w->dynamic_shared_bytes;
     for (int i = 0; i < w->declaration_count; i++) {
         const shared_declaration *d = &w->declarations[i];
         if (d->offset + d->bytes <= offset && d->offset + d->bytes >= end)
@@ -121,21 +118,21 @@ void sim_shared_out_of_bounds(worker *w, uintptr_t address, size_t bytes, int is
     const char *where = sim_source_line(site);
     sim_describe_place(w);
     if (name && start == 0 && size == w->dynamic_shared_bytes && end == w->dynamic_shared_bytes)
-        fprintf(stderr, "%s%s%s %zu bytes of shared memory %zu bytes past the end of the dynamic shared memory %s:\n"
-                "     the launch gave it %zu bytes (the third <<< >>> argument); is that the size the kernel uses?\n",
-                where, *where ? ": " : "", is_write ? "wrote" : "read", bytes, offset + bytes - end,
-                dynamic_name ? dynamic_name : "", w->dynamic_shared_bytes);
+        sim_report("%s%s%s %zu bytes of shared memory %zu bytes past the end of the dynamic shared memory %s:\n"
+                   "     the launch gave it %zu bytes (the third <<< >>> argument); is that the size the kernel uses?\n",
+                   where, *where ? ": " : "", is_write ? "wrote" : "read", bytes, offset + bytes - end,
+                   w->dynamic_name ? w->dynamic_name : "", w->dynamic_shared_bytes);
     else if (name)
-        fprintf(stderr, "%s%s%s %zu bytes of shared memory %zu bytes past the end of %s (%zu bytes):\n"
-                "     an index beyond the array. On a GPU this reads or overwrites whatever lies next.\n",
-                where, *where ? ": " : "", is_write ? "wrote" : "read", bytes, offset + bytes - end, name, size);
+        sim_report("%s%s%s %zu bytes of shared memory %zu bytes past the end of %s (%zu bytes):\n"
+                   "     an index beyond the array. On a GPU this reads or overwrites whatever lies next.\n",
+                   where, *where ? ": " : "", is_write ? "wrote" : "read", bytes, offset + bytes - end, name, size);
     else if (w->dynamic_shared_bytes == 0 && offset < SHARED_GAP_BYTES)
-        fprintf(stderr, "%s%s%s %zu bytes of dynamic shared memory%s%s, but the launch gave it 0 bytes:\n"
-                "     an extern __shared__ array needs its size as the third <<< >>> argument\n",
-                where, *where ? ": " : "", is_write ? "wrote" : "read", bytes, dynamic_name ? " " : "",
-                dynamic_name ? dynamic_name : "");
+        sim_report("%s%s%s %zu bytes of dynamic shared memory%s%s, but the launch gave it 0 bytes:\n"
+                   "     an extern __shared__ array needs its size as the third <<< >>> argument\n",
+                   where, *where ? ": " : "", is_write ? "wrote" : "read", bytes, w->dynamic_name ? " " : "",
+                   w->dynamic_name ? w->dynamic_name : "");
     else
-        fprintf(stderr, "%s%s%s %zu bytes of shared memory at byte %zu, before every __shared__ variable of the block\n"
-                "     (a negative index?)\n", where, *where ? ": " : "", is_write ? "wrote" : "read", bytes, offset);
+        sim_report("%s%s%s %zu bytes of shared memory at byte %zu, before every __shared__ variable of the block\n"
+                   "     (a negative index?)\n", where, *where ? ": " : "", is_write ? "wrote" : "read", bytes, offset);
     sim_abort_launch(w, cudaErrorIllegalAddress);
 }

@@ -4,9 +4,10 @@
  * How a launch runs on the CPU: the launch statement `k<<<grid, block, smem, s>>>(args)`
  * is rewritten by tools/cu2sim into a call that packs the arguments and calls
  * sim_launch(). sim_launch checks the configuration the way a GPU does, then runs the
- * blocks one after another. Inside a block every CUDA thread is a fiber (fiber.h):
- * threads run in order of their linear index until each one ends or reaches a
- * barrier; when every live thread waits at the same barrier they are all released.
+ * blocks, shared out among one worker per core (threads.c). Inside a block every CUDA
+ * thread is a fiber (fiber.h): threads run in order of their linear index until each one
+ * ends or reaches a barrier; when every live thread waits at the same barrier they are all
+ * released.
  * The built-in variables are thread-local variables the scheduler updates before it
  * switches into a thread. */
 #ifndef SIM_H
@@ -39,6 +40,7 @@ typedef enum cudaError {
     cudaErrorInvalidSymbol = 13,
     cudaErrorInvalidDevicePointer = 17,
     cudaErrorInvalidMemcpyDirection = 21,
+    cudaErrorInvalidDeviceFunction = 98,
     cudaErrorNoDevice = 100,
     cudaErrorInvalidDevice = 101,
     cudaErrorInvalidResourceHandle = 400,
@@ -210,6 +212,18 @@ typedef struct sim_launch_request {
     void *arguments;
     size_t arguments_bytes;                /* kernel code may read them: they are its parameters */
 } sim_launch_request;
+
+/* A kernel in the program's list (lib/sim/tools/cu2sim lists each kernel a .cu file defines, unless
+ * it is a template or overloaded there): what cudaLaunchKernel needs to launch it from a `void *`.
+ * The entries are data in the section sim_kernels, so no code runs before main to register them. */
+typedef struct sim_listed_kernel {
+    const char *name;
+    const void *(*address)(void);
+    cudaError_t (*launch)(const char *name, const char *file, int line, uint3 grid, uint3 block, void **arguments,
+                          size_t shared_bytes, cudaStream_t stream);
+} sim_listed_kernel;
+const sim_listed_kernel *sim_find_listed_kernel(const void *kernel);   /* NULL if it is not listed */
+cudaError_t sim_unlisted_kernel(const void *kernel, const char *file, int line);   /* says why, returns the error */
 
 /* Runs a whole grid; returns what the launch would return on a GPU, and records it for
  * cudaGetLastError(). */

@@ -22,7 +22,7 @@ static int main_is_pie(void)
 
 const char *sim_source_line(const void *code_address)
 {
-    static char answer[600];
+    static __thread char answer[600];   /* workers may report at once */
     answer[0] = 0;
     Dl_info info;
     if (!code_address || !dladdr(code_address, &info)) return answer;

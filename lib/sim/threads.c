@@ -1,7 +1,9 @@
 /* threads.c — running a grid on the CPU: blocks, CUDA threads as fibers, barriers, and
  * turning a crash inside a kernel into a CUDA error.
  *
- * One OS thread (a "worker") runs one block at a time. A block's CUDA threads are fibers;
+ * One OS thread (a "worker") runs one block at a time; a launch's blocks are shared out among
+ * one worker per core (SIM_THREADS), each taking the next block not yet taken, and what they
+ * print comes out in block order (output.c). A block's CUDA threads are fibers;
  * the scheduler runs them warp by warp (warps are 32 consecutive threads, x fastest,
  * then y, then z) and, within a warp, lane by lane, each until it ends, reaches
  * __syncthreads() or reaches a warp collective (warps.c). When every lane a collective
@@ -14,6 +16,8 @@
 #include "runtime.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,11 +31,10 @@ __thread worker *sim_current_worker;
 /* ---------------------------------------------------------------------------------
  * Workers */
 
-static void *map_or_die(size_t bytes)
+static void *map_or_null(size_t bytes)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) sim_fatal("cannot map memory for CUDA thread stacks: %s", strerror(errno));
-    return p;
+    return p == MAP_FAILED ? NULL : p;
 }
 
 static void install_fault_handlers(void);
@@ -42,24 +45,48 @@ static void free_all_stacks(worker *w)
     w->free_stack_count = MAX_THREADS_PER_BLOCK;
 }
 
-static worker *get_worker(void)
+/* A worker's stacks and shared memory, or NULL if they cannot be had. */
+static worker *new_worker(void)
 {
-    if (sim_current_worker) return sim_current_worker;
     worker *w = calloc(1, sizeof *w);
-    if (!w) sim_fatal("out of memory creating a worker");
+    if (!w) return NULL;
     w->stack_stride = STACK_BYTES + GUARD_BYTES;
-    w->stack_region = map_or_die(w->stack_stride * MAX_THREADS_PER_BLOCK);
+    w->stack_region = map_or_null(w->stack_stride * MAX_THREADS_PER_BLOCK);
+    w->shared_arena = map_or_null(SHARED_ARENA_BYTES);
+    w->shared_valid = map_or_null(SHARED_ARENA_BYTES);
+    w->signal_stack = map_or_null(SIGNAL_STACK_BYTES);
+    if (!w->stack_region || !w->shared_arena || !w->shared_valid || !w->signal_stack) {
+        if (w->stack_region) munmap(w->stack_region, w->stack_stride * MAX_THREADS_PER_BLOCK);
+        if (w->shared_arena) munmap(w->shared_arena, SHARED_ARENA_BYTES);
+        if (w->shared_valid) munmap(w->shared_valid, SHARED_ARENA_BYTES);
+        if (w->signal_stack) munmap(w->signal_stack, SIGNAL_STACK_BYTES);
+        free(w);
+        return NULL;
+    }
     for (int i = 0; i < MAX_THREADS_PER_BLOCK; i++)
         mprotect(w->stack_region + (size_t)i * w->stack_stride, GUARD_BYTES, PROT_NONE);
     free_all_stacks(w);
-    w->shared_arena = map_or_die(SHARED_ARENA_BYTES);
-    w->shared_valid = map_or_die(SHARED_ARENA_BYTES);
+    sim_output_add_worker(w);
+    return w;
+}
 
-    stack_t signal_stack = {.ss_sp = map_or_die(SIGNAL_STACK_BYTES), .ss_size = SIGNAL_STACK_BYTES};
+/* The calling OS thread becomes worker `w`: a fault in a kernel it runs is caught on its own stack. */
+static void adopt_worker(worker *w)
+{
+    stack_t signal_stack = {.ss_sp = w->signal_stack, .ss_size = SIGNAL_STACK_BYTES};
     sigaltstack(&signal_stack, NULL);
     install_fault_handlers();
     sim_image_ranges_init();
     sim_current_worker = w;
+}
+
+/* The program's own thread's worker. */
+static worker *get_worker(void)
+{
+    if (sim_current_worker) return sim_current_worker;
+    worker *w = new_worker();
+    if (!w) sim_fatal("cannot map memory for CUDA thread stacks: %s", strerror(errno));
+    adopt_worker(w);
     return w;
 }
 
@@ -81,19 +108,18 @@ int sim_in_kernel(void) { return sim_current_worker && sim_current_worker->runni
 void sim_describe_place(worker *w)
 {
     const sim_launch_request *r = w->launch;
-    fprintf(stderr, "sim: kernel %s (launched at %s:%d), block (%u,%u,%u)", r->kernel_name, r->file, r->line,
-            sim_builtins.block_idx.x, sim_builtins.block_idx.y, sim_builtins.block_idx.z);
-    if (w->running)
-        fprintf(stderr, ", thread (%u,%u,%u)", w->running->idx.x, w->running->idx.y, w->running->idx.z);
-    fputs(":\n     ", stderr);
+    sim_report("sim: kernel %s (launched at %s:%d), block (%u,%u,%u)", r->kernel_name, r->file, r->line,
+               sim_builtins.block_idx.x, sim_builtins.block_idx.y, sim_builtins.block_idx.z);
+    if (w->running) sim_report(", thread (%u,%u,%u)", w->running->idx.x, w->running->idx.y, w->running->idx.z);
+    sim_report(":\n     ");
 }
 
 void sim_abort_launch(worker *w, cudaError_t error)
 {
     if (w->race.pending) {   /* the race was kept for the end of the interval (races.c): say it too */
         const uint3 t = w->threads[w->race.thread].idx;
-        fprintf(stderr, "sim: before that, in the same barrier interval, thread (%u,%u,%u) %s,\n"
-                "     with nothing ordering the two accesses.\n", t.x, t.y, t.z, w->race.accesses);
+        sim_report("sim: before that, in the same barrier interval, thread (%u,%u,%u) %s,\n"
+                   "     with nothing ordering the two accesses.\n", t.x, t.y, t.z, w->race.accesses);
         w->race.pending = 0;
     }
     w->abort_error = error;
@@ -106,9 +132,9 @@ void sim_kernel_fail(cudaError_t error, const char *format, ...)
     va_list args;
     va_start(args, format);
     if (w && w->launch) sim_describe_place(w);
-    else fputs("sim: ", stderr);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
+    else sim_report("sim: ");
+    sim_vreport(format, args);
+    sim_report("\n");
     va_end(args);
     if (!w || !w->launch) abort();
     sim_abort_launch(w, error);
@@ -134,15 +160,15 @@ static void on_fault(int signal_number, siginfo_t *info, void *context)
     size_t stack = (address - stacks) / w->stack_stride;
     sim_describe_place(w);
     if (signal_number == SIGFPE) {
-        fputs("integer division by zero (on a GPU the result is undefined; here the launch stops)\n", stderr);
+        sim_report("integer division by zero (on a GPU the result is undefined; here the launch stops)\n");
         sim_abort_launch(w, cudaErrorLaunchFailure);
     }
     if (address >= stacks && stack < MAX_THREADS_PER_BLOCK && address - stacks - stack * w->stack_stride < GUARD_BYTES) {
-        fprintf(stderr, "stack overflow: this thread used more than its %d KiB of stack (a large local array? "
-                "deep recursion?)\n", STACK_BYTES / 1024);
+        sim_report("stack overflow: this thread used more than its %d KiB of stack (a large local array? "
+                   "deep recursion?)\n", STACK_BYTES / 1024);
         sim_abort_launch(w, cudaErrorLaunchOutOfResources);
     }
-    fprintf(stderr, "invalid memory access at address %p\n", info->si_addr);
+    sim_report("invalid memory access at address %p\n", info->si_addr);
     sim_abort_launch(w, cudaErrorIllegalAddress);
 }
 
@@ -401,6 +427,141 @@ static cudaError_t check_configuration(const sim_launch_request *r, size_t *shar
     return cudaSuccess;
 }
 
+/* A launch's blocks, shared out among the workers: each takes the next block not yet taken,
+ * and none takes one after a block that has failed (output.c keeps the order of what they
+ * print, so it is what running the blocks one after another prints). */
+typedef struct grid_run {
+    const sim_launch_request *r;
+    size_t shared_limit;
+    unsigned long long block_count;
+    unsigned long long next_block;   /* taken with an atomic add */
+} grid_run;
+
+static void begin_worker(worker *w, const grid_run *run)
+{
+    const sim_launch_request *r = run->r;
+    w->launch = r;
+    w->dynamic_shared_bytes = r->dynamic_shared_bytes;
+    w->shared_limit = run->shared_limit > w->dynamic_shared_bytes ? run->shared_limit : w->dynamic_shared_bytes;
+    if (w->shared_limit < sim_device()->shared_per_block) w->shared_limit = sim_device()->shared_per_block;
+    sim_builtins.block_dim = r->block;
+    sim_builtins.grid_dim = r->grid;
+    w->thread_count = (int)(r->block.x * r->block.y * r->block.z);
+    for (int i = 0; i < w->thread_count; i++) {
+        unsigned linear = (unsigned)i;
+        w->threads[i].linear = linear;
+        w->threads[i].idx = (uint3){linear % r->block.x, linear / r->block.x % r->block.y,
+                                    linear / (r->block.x * r->block.y)};
+    }
+    sim_access_forget_allocations();
+    sim_metrics_begin_worker(w);
+}
+
+static void end_worker(worker *w)
+{
+    w->launch = NULL;
+    sim_access_forget_allocations();
+    sim_metrics_end_worker(w);
+}
+
+static void run_blocks(worker *w, grid_run *run)
+{
+    begin_worker(w, run);
+    if (sigsetjmp(w->abort_launch, 1)) {
+        /* Abandon the block: its fibers are never resumed, so every stack is free again. */
+        w->running = NULL;
+        w->collectives_waiting = 0;
+        free_all_stacks(w);
+        sim_output_end_block(w, w->abort_error);
+        end_worker(w);
+        return;
+    }
+    const uint3 grid = run->r->grid;
+    for (;;) {
+        unsigned long long block = __atomic_fetch_add(&run->next_block, 1, __ATOMIC_RELAXED);
+        if (block >= run->block_count || block > sim_output_first_failed()) break;
+        sim_builtins.block_idx = (uint3){(unsigned)(block % grid.x), (unsigned)(block / grid.x % grid.y),
+                                         (unsigned)(block / grid.x / grid.y)};
+        sim_output_begin_block(w, block);
+        run_block(w);
+        sim_output_end_block(w, cudaSuccess);
+    }
+    end_worker(w);
+}
+
+/* ---------------------------------------------------------------------------------
+ * The other cores' workers: one OS thread each, waiting for a launch */
+
+/* Below this many CUDA threads a launch runs on the program's own thread: waking another costs
+ * more than it saves. */
+enum { MAX_WORKERS = 64, SEVERAL_WORKERS_FROM_THREADS = 4096 };
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake, done;
+    int wanted;                      /* workers in all (SIM_THREADS, or the cores), 0 until decided */
+    int helpers;                     /* OS threads started besides the program's own */
+    unsigned long long generation;   /* counts the launches the helpers were woken for */
+    int busy;                        /* helpers still running the current launch's blocks */
+    grid_run *run;
+} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, NULL};
+
+static void *helper_main(void *argument)
+{
+    adopt_worker(argument);
+    unsigned long long seen = 0;
+    pthread_mutex_lock(&pool.lock);
+    for (;;) {
+        while (pool.generation == seen) pthread_cond_wait(&pool.wake, &pool.lock);
+        seen = pool.generation;
+        grid_run *run = pool.run;
+        pthread_mutex_unlock(&pool.lock);
+        run_blocks(argument, run);
+        pthread_mutex_lock(&pool.lock);
+        if (--pool.busy == 0) pthread_cond_signal(&pool.done);
+    }
+    return NULL;
+}
+
+/* After fork() only the calling thread exists: the child runs its launches on it alone. */
+static void forget_helpers(void) { pool.helpers = 0, pool.wanted = 1; }
+
+static int workers_wanted(void)
+{
+    const char *setting = getenv("SIM_THREADS");
+    if (setting && *setting) {
+        char *end;
+        long n = strtol(setting, &end, 10);
+        if (*end || n < 1 || n > MAX_WORKERS)
+            sim_fatal("SIM_THREADS=%s: give how many cores run a launch's blocks, 1 to %d (1: one after another)",
+                      setting, MAX_WORKERS);
+        return (int)n;
+    }
+    cpu_set_t cores;
+    int n = sched_getaffinity(0, sizeof cores, &cores) == 0 ? CPU_COUNT(&cores) : 1;
+    return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : n;
+}
+
+/* Starts the helpers once; where one cannot be had (memory, a limit on threads), fewer run. */
+static int helpers_ready(void)
+{
+    if (pool.wanted) return pool.helpers;
+    pool.wanted = workers_wanted();
+    pthread_atfork(NULL, NULL, forget_helpers);
+    sigset_t all, previous;
+    sigfillset(&all);   /* signals are the program's thread's to take */
+    pthread_sigmask(SIG_BLOCK, &all, &previous);
+    while (pool.helpers < pool.wanted - 1) {
+        worker *w = new_worker();
+        pthread_t thread;
+        if (!w || pthread_create(&thread, NULL, helper_main, w) != 0) break;
+        pthread_detach(thread);
+        pool.helpers++;
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    return pool.helpers;
+}
+
 cudaError_t sim_launch_now(const sim_launch_request *r)
 {
     cudaError_t sticky = sim_sticky_error();
@@ -415,40 +576,27 @@ cudaError_t sim_launch_now(const sim_launch_request *r)
                 r->kernel_name, w->launch->kernel_name);
         return sim_record_error(cudaErrorNotSupported);
     }
-    w->launch = r;
-    w->dynamic_shared_bytes = r->dynamic_shared_bytes;
-    w->shared_limit = shared_limit > w->dynamic_shared_bytes ? shared_limit : w->dynamic_shared_bytes;
-    if (w->shared_limit < sim_device()->shared_per_block) w->shared_limit = sim_device()->shared_per_block;
-    sim_builtins.block_dim = r->block;
-    sim_builtins.grid_dim = r->grid;
-    w->thread_count = (int)(r->block.x * r->block.y * r->block.z);
-    for (int i = 0; i < w->thread_count; i++) {
-        unsigned linear = (unsigned)i;
-        w->threads[i].linear = linear;
-        w->threads[i].idx = (uint3){linear % r->block.x, linear / r->block.x % r->block.y,
-                                    linear / (r->block.x * r->block.y)};
-    }
+    grid_run run = {r, shared_limit, (unsigned long long)r->grid.x * r->grid.y * r->grid.z, 0};
+    unsigned long long threads = run.block_count * r->block.x * r->block.y * r->block.z;
+    int helpers = run.block_count > 1 && threads >= SEVERAL_WORKERS_FROM_THREADS ? helpers_ready() : 0;
     sim_access_begin_launch(r);
     sim_metrics_begin_launch(r);
-
-    if (sigsetjmp(w->abort_launch, 1)) {
-        /* Abandon the block: its fibers are never resumed, so every stack is free again. */
-        w->running = NULL;
-        w->launch = NULL;
-        w->collectives_waiting = 0;
-        free_all_stacks(w);
-        sim_access_end_launch();
-        sim_metrics_end_launch(1);
-        return sim_record_error(w->abort_error);
+    sim_output_begin_launch(helpers > 0);
+    if (helpers) {
+        pthread_mutex_lock(&pool.lock);
+        pool.run = &run;
+        pool.busy = helpers;
+        pool.generation++;
+        pthread_cond_broadcast(&pool.wake);
+        pthread_mutex_unlock(&pool.lock);
     }
-    for (unsigned z = 0; z < r->grid.z; z++)
-        for (unsigned y = 0; y < r->grid.y; y++)
-            for (unsigned x = 0; x < r->grid.x; x++) {
-                sim_builtins.block_idx = (uint3){x, y, z};
-                run_block(w);
-            }
-    w->launch = NULL;
-    sim_access_end_launch();
-    sim_metrics_end_launch(0);
-    return cudaSuccess;
+    run_blocks(w, &run);
+    if (helpers) {
+        pthread_mutex_lock(&pool.lock);
+        while (pool.busy) pthread_cond_wait(&pool.done, &pool.lock);
+        pthread_mutex_unlock(&pool.lock);
+    }
+    error = sim_output_end_launch();
+    sim_metrics_end_launch(error != cudaSuccess);
+    return error != cudaSuccess ? sim_record_error(error) : cudaSuccess;
 }

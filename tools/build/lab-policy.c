@@ -364,7 +364,10 @@ static int section_allowed(const char *name)
                                      ".group", ".symtab", ".symtab_shndx", ".strtab", ".shstrtab", ".stack_sizes",
                                      ".ARM.attributes", ".riscv.attributes",
                                      /* the simulator's instrumentation: one counter per basic block */
-                                     "__sancov_guards"};
+                                     "__sancov_guards",
+                                     /* the simulator's list of a file's kernels (lib/sim/tools/cu2sim): data,
+                                        read only by cudaLaunchKernel */
+                                     "sim_kernels"};
     if (!*name) return 1;
     if (strncmp(name, ".rela", 5) == 0) return section_allowed(name + 5);
     if (strncmp(name, ".rel", 4) == 0) return section_allowed(name + 4);

@@ -12,8 +12,9 @@
  * barriers not every thread reaches, collectives a named lane never joins — apply unchanged, and
  * their messages name the primitive and the line of the program that called the group.
  *
- * Blocks run one after another, so no barrier can span the grid: grid.sync() stops the launch with
- * an error that says so (a GPU needs a cooperative launch for it, which the simulator does not run).
+ * Blocks run independently (one per core at most), so no barrier can span the grid: grid.sync()
+ * stops the launch with an error that says so (a GPU needs a cooperative launch for it, which the
+ * simulator does not run).
  * Tiles of more than one warp (64 to 512 threads) are not simulated: a compile error says so.
  * cg::reduce is in cooperative_groups/reduce.h and the scans in cooperative_groups/scan.h, as in CUDA. */
 #ifndef SIM_COOPERATIVE_GROUPS_H
@@ -116,7 +117,8 @@ static inline void sync_lanes(unsigned mask, const char *file, int line)
 {
     sim_kernel_fail(cudaErrorLaunchFailure,
         "%s:%d: grid.sync() (cooperative groups' this_grid().sync()) waits until every block of the grid\n"
-        "     has arrived, but the simulator runs blocks one after another: no barrier can span the grid here.\n"
+        "     has arrived, but the simulator runs blocks independently, one per core at most: no barrier can span\n"
+        "     the grid here.\n"
         "     On a GPU grid.sync() needs a cooperative launch (cudaLaunchCooperativeKernel, every block resident\n"
         "     at once), which the simulator does not run; in a kernel launched with <<< >>> it fails there too.\n"
         "     End the kernel where the grid must synchronise and launch a second one: the boundary between two\n"

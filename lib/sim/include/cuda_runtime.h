@@ -450,7 +450,7 @@ template <typename... P> struct launch_statement {
     void (*kernel)(P...);
     sim_launch_request request;
 
-    template <typename... A> void operator()(A &&...arguments) const
+    template <typename... A> cudaError_t operator()(A &&...arguments) const
     {
         static_assert(sizeof...(A) == sizeof...(P), "wrong number of arguments in a kernel launch");
         using parameters = std::tuple<typename std::decay<P>::type...>;
@@ -460,7 +460,7 @@ template <typename... P> struct launch_statement {
         r.run_thread = &start_thread<packed>;
         r.arguments = &launch;
         r.arguments_bytes = sizeof launch;
-        sim_launch(&r);
+        return sim_launch(&r);
     }
 };
 
@@ -475,6 +475,59 @@ static inline launch_statement<P...> launcher(void (*kernel)(P...), const char *
                                    grid, block, shared_bytes, stream, nullptr, nullptr, 0};
     return s;
 }
+
+/* cudaLaunchKernel(kernel, grid, block, arguments, shared_bytes, stream): arguments[i] points at the
+ * kernel's i-th argument, each copied into the launch as <<< >>> copies them. */
+template <typename... P, size_t... I>
+static inline cudaError_t launch_from_array(void (*kernel)(P...), const char *name, const char *file, int line,
+                                            dim3 grid, dim3 block, void **arguments, size_t shared_bytes,
+                                            cudaStream_t stream, std::index_sequence<I...>)
+{
+    return launcher(kernel, name, file, line, grid, block, shared_bytes, stream)(
+        *static_cast<typename std::decay<P>::type *>(arguments[I])...);
+}
+
+/* A listed kernel's entry (SIM_LIST_KERNEL): its address, and a launch that knows its parameters. */
+template <auto K> static const void *kernel_address() { return reinterpret_cast<const void *>(K); }
+template <typename... P> static constexpr size_t parameter_count(void (*)(P...)) { return sizeof...(P); }
+template <auto K>
+static cudaError_t launch_listed(const char *name, const char *file, int line, uint3 grid, uint3 block,
+                                 void **arguments, size_t shared_bytes, cudaStream_t stream)
+{
+    return launch_from_array(K, name, file, line, grid, block, arguments, shared_bytes, stream,
+                             std::make_index_sequence<parameter_count(K)>{});
+}
+
+} // namespace sim
+
+/* The kernel as a function: its parameter types are known. */
+template <typename... P>
+static inline cudaError_t sim_launch_kernel(const char *file, int line, void (*kernel)(P...), dim3 grid, dim3 block,
+                                            void **arguments, size_t shared_bytes = 0, cudaStream_t stream = 0)
+{
+    const sim_listed_kernel *listed = sim_find_listed_kernel(reinterpret_cast<const void *>(kernel));
+    return sim::launch_from_array(kernel, listed ? listed->name : "kernel", file, line, grid, block, arguments,
+                                  shared_bytes, stream, std::index_sequence_for<P...>{});
+}
+
+/* The kernel as a void *: found in the program's list of kernels. */
+static inline cudaError_t sim_launch_kernel(const char *file, int line, const void *kernel, dim3 grid, dim3 block,
+                                            void **arguments, size_t shared_bytes = 0, cudaStream_t stream = 0)
+{
+    const sim_listed_kernel *listed = sim_find_listed_kernel(kernel);
+    if (!listed) return sim_unlisted_kernel(kernel, file, line);
+    return listed->launch(listed->name, file, line, grid, block, arguments, shared_bytes, stream);
+}
+
+#define cudaLaunchKernel(...) sim_launch_kernel(__FILE__, __LINE__, __VA_ARGS__)
+
+/* What lib/sim/tools/cu2sim writes after each kernel it lists: data only, in the section the
+ * runtime searches (sim_find_listed_kernel). */
+#define SIM_LIST_KERNEL(kernel, line)                                                                 \
+    __attribute__((used, section("sim_kernels"))) static sim_listed_kernel sim_listed_##kernel##_##line = { \
+        #kernel, &sim::kernel_address<&kernel>, &sim::launch_listed<&kernel>};
+
+namespace sim {
 
 /* The shape of a shared array, for messages that name an element: tile[4][17]. */
 template <typename T> static inline const sim_shape *shape_of()

@@ -19,6 +19,10 @@
  *   extern __shared__ float buffer[];         (inside a function)
  *     -> float *buffer = static_cast<float *>(sim_shared_dynamic());
  *
+ *   __global__ void scale(float *x, int n) { ... }
+ *     -> the same, then SIM_LIST_KERNEL(scale, 12) after its closing brace: an entry in the
+ *        program's list of kernels, for cudaLaunchKernel((void *)scale, ...)
+ *
  * At file scope, shared variables become sim::static_shared / sim::dynamic_shared
  * objects that find the running block's storage on each use. Comments, strings and
  * character literals are never rewritten. The output starts with a #line directive, so
@@ -240,6 +244,59 @@ static void rewrite_launch(size_t open)
 }
 
 /* ---------------------------------------------------------------------------------
+ * Kernels, listed for cudaLaunchKernel */
+
+/* The position of the bracket that closes the one at `open` ((, [ or {), or `length`. */
+static size_t matching_close(size_t open)
+{
+    int depth = 0;
+    for (size_t i = open; i < length; i++) {
+        if (!is_code[i]) continue;
+        if (text[i] == '(' || text[i] == '[' || text[i] == '{') depth++;
+        else if ((text[i] == ')' || text[i] == ']' || text[i] == '}') && --depth == 0) return i;
+    }
+    return length;
+}
+
+/* After each kernel this file defines, SIM_LIST_KERNEL(name, line): templates are left out (an
+ * entry needs one function) and so are names defined twice here (overloads, or #if branches). */
+static void list_kernels(void)
+{
+    enum { MOST = 512 };
+    static char names[MOST][128];
+    static size_t ends[MOST];
+    int count = 0;
+    for (size_t i = 0; i < length && count < MOST; i++) {
+        if (!word_at(i, "__global__")) continue;
+        size_t j = i + strlen("__global__"), start = 0, end = 0;
+        for (;;) {   /* the parameter list's '(', past any __launch_bounds__(...) */
+            while (j < length && !(is_code[j] && strchr("(;{}", text[j]))) j++;
+            if (j == length || text[j] != '(') break;
+            end = skip_space_back(j), start = end;
+            while (start > i && is_identifier_char(text[start - 1])) start--;
+            if (end - start != strlen("__launch_bounds__") || strncmp(text + start, "__launch_bounds__", end - start)) break;
+            j = matching_close(j) + 1;
+            start = end = 0;
+        }
+        if (j == length || text[j] != '(' || end == start || end - start >= sizeof names[0]) continue;
+        if (start >= 1 && text[start - 1] == ':') continue;   /* a qualified name: defined out of its namespace */
+        size_t body = matching_close(j) + 1;
+        while (body < length && (isspace((unsigned char)text[body]) || !is_code[body])) body++;
+        if (body >= length || text[body] != '{') continue;   /* a declaration */
+        memcpy(names[count], text + start, end - start);
+        names[count][end - start] = 0;
+        if (is_template_kernel(names[count])) continue;
+        ends[count++] = matching_close(body);
+        i = body;
+    }
+    for (int k = 0; k < count; k++) {
+        int defined = 0;
+        for (int m = 0; m < count; m++) defined += strcmp(names[k], names[m]) == 0;
+        if (defined == 1 && ends[k] < length) add_edit(ends[k] + 1, 0, " SIM_LIST_KERNEL(%s, %d)", names[k], line_of(ends[k]));
+    }
+}
+
+/* ---------------------------------------------------------------------------------
  * __shared__ declarations */
 
 static char *trimmed_copy(const char *from, size_t n)
@@ -405,6 +462,7 @@ int main(int argc, char **argv)
     read_input(argv[1]);
     classify();
     find_template_kernels();
+    list_kernels();
 
     char scopes[256];                /* for each open brace: does it open function scope? */
     int depth = 0, function_depth = 0;

@@ -4,8 +4,11 @@
  *   barrier-heavy: 16 rounds of write-shared / __syncthreads / read-neighbour / __syncthreads
  *   the same two with metrics counted (sim_metrics_enable), and what counting costs: each
  *   launch is timed with and without metrics in turn, so that both see the same machine
- * The slowdowns compare with speed_c.c: the same work as plain C loops, compiled with -O2. */
+ * The slowdowns compare with speed_c.c: the same work as plain C loops, compiled with -O2.
+ * `speed --seconds` prints only the best times of the two launches, checks on, for tests/sim/bench
+ * to compare one worker with one per core (SIM_THREADS). */
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <sim_metrics.h>
 
@@ -99,8 +102,9 @@ static double time_exchange_in_c(void *p)
     return now() - t0;
 }
 
-int main()
+int main(int argc, char **argv)
 {
+    int seconds_only = argc > 1 && strcmp(argv[1], "--seconds") == 0;
     buffers b;
     b.n = 1 << 23;
     cudaMalloc(&b.a, b.n * sizeof(float)), cudaMalloc(&b.b, b.n * sizeof(float)), cudaMalloc(&b.c, b.n * sizeof(float));
@@ -108,6 +112,13 @@ int main()
     b.ha = new float[b.n](), b.hb = new float[b.n](), b.hc = new float[b.n]();
 
     int add_threads = 1 << 23, barrier_threads = 1 << 20;
+    if (seconds_only) {
+        b.n = add_threads;
+        double add_seconds = best_of(3, time_add, &b);
+        b.n = barrier_threads;
+        printf("add %.6f\nexchange %.6f\n", add_seconds, best_of(3, time_exchange, &b));
+        return 0;
+    }
     b.n = add_threads;
     double sim_add, counted_add, c_add = best_of(3, time_add_in_c, &b);
     best_without_and_with_metrics(3, time_add, &b, &sim_add, &counted_add);
