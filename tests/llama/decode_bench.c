@@ -13,11 +13,13 @@
  *   bound       the roofline of lib/perfmodel with the bandwidth measured in this run:
  *               max(bytes / STREAM read, FLOPs / FMA peak, weights / conversion rate);
  *               at batch 1 bytes / STREAM read is the memory bound;
- *   calibrated  the engine's time as memory time / u + compute time / v (streaming and
- *               computing one after the other, not overlapped as the roofline assumes),
- *               u and v fitted through batches 1 and 32 of this run: a prediction for
- *               the batches in between (or compute time / v alone, where the engine
- *               hides its memory traffic under its compute, as INT8 does);
+ *   calibrated  the engine's time from the model's memory time m and compute time c, with
+ *               the efficiencies u (of the bandwidth) and v (of the peak) fitted through
+ *               batches 1 and 32 of this run, in one of three forms: m/u + c/v (streaming and
+ *               computing one after the other), max(m/u, c/v) (overlapped, as the roofline
+ *               assumes) or c/v (memory traffic hidden under the compute). Batch 4 chooses the
+ *               form (the one nearest its measured time); batches 2, 8 and 16 are predictions,
+ *               each printed with its error;
  *   measured    the engine, by the thread's CPU time as the probes are (cpu_probes.h),
  *               with the wall clock beside it. */
 #include <math.h>
@@ -89,6 +91,32 @@ static StepModel model_step(const ModelShape *m, const Hardware *h, const LlamaC
                        e.decode_step_flops / e.peak_flops + (format ? conversions / e.conversion_rate : 0.0)};
 }
 
+/* A calibrated form of the step time: m/u + c/v, max(m/u, c/v) or c/v, with 1/u and 1/v. */
+enum { SEQUENTIAL, OVERLAPPED, HIDDEN, FORMS };
+typedef struct {
+    int form;
+    double inverse_u, inverse_v;
+    int capped;   /* u came out above 1 and was set to 1 */
+} Fit;
+
+static double predict(const Fit *fit, StepModel s)
+{
+    double memory = s.memory_s * fit->inverse_u, compute = s.compute_s * fit->inverse_v;
+    return fit->form == SEQUENTIAL ? memory + compute : fit->form == OVERLAPPED ? fmax(memory, compute) : compute;
+}
+
+/* m/u + c/v through batches 1 and 32: two equations, two unknowns. Where that needs u > 1 (the
+ * engine streaming faster than STREAM reads), u is 1 and v comes from batch 32. */
+static Fit fit_sequential(StepModel one, StepModel all, double t1, double t32)
+{
+    double determinant = one.memory_s * all.compute_s - all.memory_s * one.compute_s;
+    Fit fit = {SEQUENTIAL, (t1 * all.compute_s - t32 * one.compute_s) / determinant,
+               (one.memory_s * t32 - all.memory_s * t1) / determinant, 0};
+    fit.capped = !(fit.inverse_u >= 1.0);
+    if (fit.capped) fit.inverse_u = 1.0, fit.inverse_v = (t32 - all.memory_s) / all.compute_s;
+    return fit;
+}
+
 static void bench_shape(const char *shape, int rounds, int steps)
 {
     char error[256];
@@ -142,33 +170,37 @@ static void bench_shape(const char *shape, int rounds, int steps)
     for (int f = 0; f < FORMATS; f++) {
         const char *name = format_names[f];
         StepModel one = model_step(&m, &h, &c, f, 1, gen), all = model_step(&m, &h, &c, f, 32, gen);
-        /* calibration: step = memory / u + compute / v through batches 1 and 32 (two
-         * equations, two unknowns: the efficiencies u of the bandwidth and v of the peak).
-         * Where that needs u > 1 — the engine streaming faster than STREAM reads — the
-         * memory traffic is hidden under the compute instead: step = compute / v, v from
-         * batch 32 alone, and batch 1 is predicted too. */
+        /* calibration: each form's efficiencies through batches 1 and 32, then the form
+         * nearest batch 4's measured time */
         double t1 = measured[f][0], t32 = measured[f][BATCHES - 1];
-        double determinant = one.memory_s * all.compute_s - all.memory_s * one.compute_s;
-        double inverse_u = (t1 * all.compute_s - t32 * one.compute_s) / determinant;
-        double inverse_v = (one.memory_s * t32 - all.memory_s * t1) / determinant;
-        int hidden = !(inverse_u >= 1.0);
-        if (hidden) inverse_u = 0.0, inverse_v = t32 / all.compute_s;
+        Fit fits[FORMS];
+        fits[SEQUENTIAL] = fit_sequential(one, all, t1, t32);
+        fits[OVERLAPPED] = (Fit){OVERLAPPED, t1 / one.memory_s, t32 / all.compute_s, 0};
+        fits[HIDDEN] = (Fit){HIDDEN, 0.0, t32 / all.compute_s, 0};
+        StepModel four = model_step(&m, &h, &c, f, 4, gen);
+        int chosen = HIDDEN;
+        for (int k = 0; k < FORMS; k++)
+            if (fabs(predict(&fits[k], four) - measured[f][2]) < fabs(predict(&fits[chosen], four) - measured[f][2])) chosen = k;
+        const Fit *fit = &fits[chosen];
         printf("%s_%s_memory_bound: %.1f tokens/s (%.1f MB a step / %.2f GB/s)\n", shape, name, 1.0 / one.memory_s,
                one.memory_s * h.bandwidth * 1e-6, h.bandwidth * 1e-9);
         printf("%s_%s_batch1_of_memory_bound: %.0f %%\n", shape, name, one.memory_s / t1 * 100);
-        if (hidden)
-            printf("%s_%s_calibration: the engine computes at %.0f %% of the peak (conversions included), its memory "
-                   "traffic hidden under the compute\n", shape, name, 100 / inverse_v);
+        if (chosen == HIDDEN)
+            printf("%s_%s_calibration: c/v, the engine computing at %.0f %% of the peak (conversions included), its memory "
+                   "traffic hidden under the compute\n", shape, name, 100 / fit->inverse_v);
         else
-            printf("%s_%s_calibration: the engine streams at %.0f %% of the bandwidth and computes at %.0f %% of the peak "
-                   "(conversions included), one after the other\n", shape, name, 100 / inverse_u, 100 / inverse_v);
+            printf("%s_%s_calibration: %s, the engine streaming at %.0f %% of the bandwidth%s and computing at %.0f %% of "
+                   "the peak (conversions included)\n", shape, name, chosen == SEQUENTIAL ? "m/u + c/v, one after the other"
+                   : "max(m/u, c/v), overlapped", 100 / fit->inverse_u, fit->capped ? " (the fit asked for more)" : "",
+                   100 / fit->inverse_v);
         for (int b = 0; b < BATCHES; b++) {
             int batch = batch_sizes[b];
             StepModel s = model_step(&m, &h, &c, f, batch, gen);
             double bound = s.bound_s;
-            double calibrated = s.memory_s * inverse_u + s.compute_s * inverse_v;
+            double calibrated = predict(fit, s);
             char error_text[64] = "calibrated on this batch";
-            if ((b > 0 || hidden) && b < BATCHES - 1)
+            if (batch == 4) snprintf(error_text, sizeof error_text, "chose the form");
+            else if ((b > 0 || chosen == HIDDEN) && b < BATCHES - 1)
                 snprintf(error_text, sizeof error_text, "error %+.1f %%", (calibrated - measured[f][b]) / measured[f][b] * 100);
             printf("%s_%s_batch%d: %.1f tokens/s measured (%.2fx batch 1); step %.2f ms measured (wall %.2f), %.2f ms bound, "
                    "%.2f ms calibrated prediction (%s)\n", shape, name, batch, batch / measured[f][b],
