@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,18 +47,41 @@ int main(int argc, char **argv)
         printf("forked %d\n", made);
         return 0;
     }
-    if (!strcmp(how, "hog")) {   /* ten children of 400 MiB each, every page touched */
-        for (int i = 0; i < 10; i++)
-            if (fork() == 0) {
+    if (!strcmp(how, "hog")) {
+        /* Ten children of 400 MiB each, every page touched, each holding it until all ten have
+         * either said so or died. Then the children still alive hold their memory at once: how
+         * many there are is what the step's memory limit allows together, whatever order they
+         * ran in and whichever of them the kernel killed to make room. */
+        pid_t children[10];
+        int said[10];
+        for (int i = 0; i < 10; i++) {
+            int pipe_ends[2];
+            if (pipe(pipe_ends) != 0) return 1;
+            children[i] = fork();
+            if (children[i] == 0) {
+                close(pipe_ends[0]);
                 size_t bytes = (size_t)400 << 20;
                 volatile char *p = malloc(bytes);
                 if (!p) _exit(1);
                 for (size_t k = 0; k < bytes; k += 4096) p[k] = (char)(i + 1);
-                printf("child %d holds 400 MiB\n", i);
-                fflush(stdout);
-                sleep(3);
-                _exit(0);
+                if (write(pipe_ends[1], "h", 1) != 1) _exit(1);
+                for (;;) pause();
             }
+            close(pipe_ends[1]);
+            said[i] = pipe_ends[0];
+        }
+        int holding = 0;
+        for (int i = 0; i < 10; i++) {
+            char c;
+            int held = read(said[i], &c, 1) == 1;   /* 0 bytes: it died before holding its memory */
+            if (held) printf("child %d held 400 MiB\n", i);
+            close(said[i]);
+        }
+        for (int i = 0; i < 10; i++) holding += children[i] > 0 && waitpid(children[i], NULL, WNOHANG) == 0;
+        printf("holding at once: %d\n", holding);
+        fflush(stdout);
+        for (int i = 0; i < 10; i++)
+            if (children[i] > 0) kill(children[i], SIGKILL);
         while (wait(NULL) > 0) {}
         return 0;
     }
