@@ -83,19 +83,16 @@ static void emit(int stream, const char *text, size_t bytes)
     pthread_mutex_unlock(&lock);
 }
 
-static void vemit(int stream, const char *format, va_list args)
+/* Formats and emits; returns what printf returns: the length, or a negative number. */
+static int vemit(int stream, const char *format, va_list args)
 {
     char small[1024];
     va_list again;
     va_copy(again, args);
     int length = vsnprintf(small, sizeof small, format, args);
-    if (length < 0) {
-        va_end(again);
-        return;
-    }
-    if ((size_t)length < sizeof small) {
+    if (length >= 0 && (size_t)length < sizeof small) {
         emit(stream, small, (size_t)length);
-    } else {
+    } else if (length >= 0) {
         char *large = malloc((size_t)length + 1);
         if (!large) sim_fatal("out of memory formatting a kernel's printf");
         vsnprintf(large, (size_t)length + 1, format, again);
@@ -103,6 +100,7 @@ static void vemit(int stream, const char *format, va_list args)
         free(large);
     }
     va_end(again);
+    return length;
 }
 
 void sim_vreport(const char *format, va_list args) { vemit(TO_STDERR, format, args); }
@@ -120,13 +118,7 @@ void sim_report(const char *format, ...)
 
 int vprintf(const char *format, va_list args)
 {
-    if (!ordering) return vfprintf(stdout, format, args);
-    va_list copy;
-    va_copy(copy, args);
-    int length = vsnprintf(NULL, 0, format, copy);
-    va_end(copy);
-    vemit(TO_STDOUT, format, args);
-    return length;
+    return ordering ? vemit(TO_STDOUT, format, args) : vfprintf(stdout, format, args);
 }
 
 int printf(const char *format, ...)
