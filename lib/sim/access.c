@@ -225,6 +225,7 @@ void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop)
 
 void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
 {
+    if (__builtin_expect(--sim_steps_left == 0, 0)) sim_out_of_steps(__builtin_return_address(0));   /* a thread that never ends (threads.c) */
     if (__builtin_expect(!sim_metrics_counting, 1)) return;
     worker *w = sim_current_worker;
     if (w && w->running && w->metrics) sim_metrics_block_point(w, *guard);

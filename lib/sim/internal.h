@@ -113,12 +113,17 @@ typedef struct worker {
 } worker;
 
 extern __thread worker *sim_current_worker;
+/* Steps (basic blocks of kernel code) the running CUDA thread may still take before it reaches a
+ * barrier or ends (threads.c sets it as a thread starts or resumes; access.c counts it down). */
+extern __thread unsigned long long sim_steps_left;
 
 /* threads.c */
 cudaError_t sim_launch_now(const sim_launch_request *r);
 /* The running thread has stopped (barrier, collective): run another lane or the scheduler. */
 void sim_block_running_thread(worker *w, cuda_thread *self);
 void sim_describe_place(worker *w);
+/* The step budget ran out at `site` (access.c): fails the launch when a CUDA thread runs, else resets it. */
+void sim_out_of_steps(void *site);
 /* Room for element `count` of a doubling array (errors.c): 0, or -1 with the array untouched. */
 int sim_grow(void **array, size_t *capacity, size_t count, size_t element_bytes, size_t first);
 /* Prints "sim: <reason>" and exits with status 2 (errors.c): the one way the simulator gives up. */

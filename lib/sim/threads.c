@@ -27,6 +27,7 @@
 
 __thread sim_builtin_variables sim_builtins;
 __thread worker *sim_current_worker;
+__thread unsigned long long sim_steps_left = ~0ULL;
 
 /* ---------------------------------------------------------------------------------
  * Workers */
@@ -140,6 +141,54 @@ void sim_kernel_fail(cudaError_t error, const char *format, ...)
     sim_abort_launch(w, error);
 }
 
+/* A thread that runs on and on without reaching a barrier or its end: most often a loop that never
+ * ends (a grid-stride step of 0, a bound it never reaches). A GPU would run it until the program is
+ * killed, and a test would wait for its timeout; a GPU with a display watchdog stops it with
+ * cudaErrorLaunchTimeout after a few seconds. The simulator counts the thread's steps (the basic
+ * blocks of code it runs, access.c) and stops it, with that error, after SIM_MAX_STEPS of them:
+ * 2^28 by default, about a second here, and hundreds of times what any kernel of the book or of
+ * the tutorials tried takes (a grid-stride loop of one thread over 16 million elements is about
+ * 50 million steps). While the metrics count (they keep a record of every step a warp takes),
+ * a 256th of that: 2^20 steps, a tenth of a second and a hundred megabytes of record. Counted,
+ * not timed, so the same kernel stops at the same point every time. */
+enum { DEFAULT_MAX_STEPS = 1 << 28, COUNTED_SHARE = 256 };
+static unsigned long long max_steps;   /* SIM_MAX_STEPS, read at the first launch */
+
+static unsigned long long steps_for(const worker *w)
+{
+    return w->metrics && max_steps / COUNTED_SHARE >= 1000 ? max_steps / COUNTED_SHARE : max_steps;
+}
+
+static unsigned long long steps_allowed(void)
+{
+    const char *setting = getenv("SIM_MAX_STEPS");
+    if (!setting || !*setting) return DEFAULT_MAX_STEPS;
+    char *end;
+    unsigned long long n = strtoull(setting, &end, 10);
+    if (*end || n < 1000 || setting[0] == '-')
+        sim_fatal("SIM_MAX_STEPS=%s: give how many steps (basic blocks of code) one CUDA thread may run before it "
+                  "reaches a barrier or ends, 1000 or more (the default is %d)", setting, DEFAULT_MAX_STEPS);
+    return n;
+}
+
+void sim_out_of_steps(void *site)
+{
+    worker *w = sim_current_worker;
+    if (!w || !w->running || !w->launch) {   /* host code: it has no budget */
+        sim_steps_left = ~0ULL;
+        return;
+    }
+    unsigned long long steps = steps_for(w);
+    const char *where = sim_source_line(site);   /* often only "file.cu:?": the count is code of no line */
+    if (*where && where[strlen(where) - 1] == '?') where = "";
+    sim_kernel_fail(cudaErrorLaunchTimeout,
+        "%s%sthis thread has run %llu steps (basic blocks of code) since it started or last passed a barrier, and\n"
+        "     has not ended. Does a loop never end (a stride of 0, a bound it never reaches)? On a GPU the\n"
+        "     launch would run until the program is killed. If it is meant to run this long, SIM_MAX_STEPS=N\n"
+        "     allows more (now %llu%s).", where, *where ? ": " : "", steps, max_steps,
+        steps < max_steps ? "; while the metrics count, as here, a thread gets a 256th of it" : "");
+}
+
 /* A fault inside a kernel (a bad pointer the access checks did not see, a stack
  * overflow, a division by zero) becomes a failed launch with a message, as a GPU turns it
  * into a CUDA error, instead of killing the program without saying which thread did it. */
@@ -195,6 +244,7 @@ static void install_fault_handlers(void)
 
 static void become_running(worker *w, cuda_thread *t)
 {
+    sim_steps_left = steps_for(w);
     t->state = RUNNING;
     w->running = t;
     w->running_lane = t->linear % WARP_SIZE;
@@ -570,6 +620,7 @@ cudaError_t sim_launch_now(const sim_launch_request *r)
     cudaError_t error = check_configuration(r, &shared_limit);
     if (error != cudaSuccess) return sim_record_error(error);
 
+    if (!max_steps) max_steps = steps_allowed();   /* before any worker starts a thread */
     worker *w = get_worker();
     if (w->launch) {
         fprintf(stderr, "sim: kernel %s launched from inside kernel %s: dynamic parallelism is not simulated\n",

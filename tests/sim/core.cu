@@ -390,6 +390,49 @@ Test(faults, stack_overflow_is_reported, .timeout = 10, .init = cr_redirect_stde
     EXPECT_MESSAGE(captured_stderr(), "stack overflow");
 }
 
+/* A thread's steps (basic blocks) are counted from its start or its last barrier: SIM_MAX_STEPS
+ * stops one that never ends, and a long kernel that passes barriers is not stopped. Each test runs
+ * in a process of its own, which reads SIM_MAX_STEPS at its first launch. */
+__global__ void spin(int rounds, int iterations, int *out)
+{
+    int sum = 0;
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 0; i < iterations; i++) sum += i ^ threadIdx.x;
+        __syncthreads();
+    }
+    out[threadIdx.x] = sum;
+}
+
+Test(faults, a_thread_that_never_ends_is_stopped_after_sim_max_steps, .timeout = 10, .init = cr_redirect_stderr)
+{
+    setenv("SIM_MAX_STEPS", "20000", 1);
+    int *out;
+    cudaMalloc(&out, 64 * sizeof(int));
+    spin<<<1, 64>>>(1, 30000, out);
+    cr_assert_eq(cudaGetLastError(), cudaErrorLaunchTimeout);
+    std::string said = captured_stderr();
+    EXPECT_MESSAGE(said, "thread (0,0,0):");
+    EXPECT_MESSAGE(said, "this thread has run 20000 steps");
+    EXPECT_MESSAGE(said, "SIM_MAX_STEPS=N");
+}
+
+Test(faults, steps_are_counted_from_the_last_barrier, .timeout = 10)
+{
+    setenv("SIM_MAX_STEPS", "20000", 1);
+    int *out;
+    cudaMalloc(&out, 64 * sizeof(int));
+    spin<<<1, 64>>>(8, 5000, out);   /* 40000 steps and more in all, fewer than 20000 between barriers */
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+Test(faults, a_bad_sim_max_steps_is_refused, .timeout = 10, .init = cr_redirect_stderr, .exit_code = 2)
+{
+    setenv("SIM_MAX_STEPS", "lots", 1);
+    int *out;
+    cudaMalloc(&out, 64 * sizeof(int));
+    spin<<<1, 64>>>(1, 1, out);
+}
+
 /* ---------------------------------------------------------------------------------
  * Streams, events, error names */
 
