@@ -21,8 +21,12 @@
  *               form (the one nearest its measured time); batches 2, 8 and 16 are predictions,
  *               each printed with its error;
  *   measured    the engine, by the thread's CPU time as the probes are (cpu_probes.h),
- *               with the wall clock beside it. */
+ *               with the wall clock beside it.
+ * And batch 1 on two threads (FP32 and INT8), by the wall clock, against the two-thread memory
+ * bound: the model's bytes at the bandwidth of two threads streaming halves of them at once. */
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +83,70 @@ static void time_steps(Config *c, int round, int batch, int steps, int vocab)
 typedef struct {
     double bound_s, memory_s, compute_s;
 } StepModel;
+
+/* The bandwidth of two threads reading at once, each half of a buffer of `bytes`: both start
+ * together (a barrier), and the pass takes the clock on the wall from the start to the later of
+ * the two ends; the best of three passes, after one untimed pass, as the probes take theirs.
+ * The sum is of 64-bit integers, which the compiler vectorises and no FP rounding orders. */
+typedef struct {
+    const uint64_t *words;
+    size_t count;
+    uint64_t sum;
+    pthread_barrier_t *start, *end;
+} HalfRead;
+
+static void read_half_once(HalfRead *h)
+{
+    /* four streams at once, as a matrix-vector product reads four rows: one stream alone keeps
+     * too few cache lines in flight to reach the bandwidth a core can have */
+    size_t quarter = h->count / 4;
+    const uint64_t *a = h->words, *b = a + quarter, *c = b + quarter, *d = c + quarter;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < quarter; i++) sum += a[i] + b[i] + c[i] + d[i];
+    h->sum += sum;
+}
+
+enum { READ_PASSES = 4 };   /* one untimed, then three timed */
+
+static void *read_half(void *argument)
+{
+    HalfRead *h = argument;
+    for (int pass = 0; pass < READ_PASSES; pass++) {
+        pthread_barrier_wait(h->start);
+        read_half_once(h);
+        pthread_barrier_wait(h->end);
+    }
+    return NULL;
+}
+
+static double two_thread_read_bandwidth(size_t bytes)
+{
+    size_t count = bytes / sizeof(uint64_t) / 8 * 8;
+    uint64_t *words = malloc(count * sizeof *words);
+    if (!words) fail("two-thread read", "out of memory");
+    for (size_t i = 0; i < count; i++) words[i] = i;
+    pthread_barrier_t start, end;
+    pthread_barrier_init(&start, NULL, 2);
+    pthread_barrier_init(&end, NULL, 2);
+    HalfRead halves[2] = {{words, count / 2, 0, &start, &end}, {words + count / 2, count / 2, 0, &start, &end}};
+    pthread_t other;
+    if (pthread_create(&other, NULL, read_half, &halves[1]) != 0) fail("two-thread read", "no second thread");
+    double best = 0.0;
+    for (int pass = 0; pass < READ_PASSES; pass++) {
+        pthread_barrier_wait(&start);
+        double began = seconds_of(CLOCK_MONOTONIC);
+        read_half_once(&halves[0]);
+        pthread_barrier_wait(&end);
+        double seconds = seconds_of(CLOCK_MONOTONIC) - began;
+        if (pass > 0 && (best == 0.0 || seconds < best)) best = seconds;
+    }
+    pthread_join(other, NULL);
+    pthread_barrier_destroy(&start);
+    pthread_barrier_destroy(&end);
+    if (halves[0].sum + halves[1].sum == 42) putchar(' ');   /* the sums are used: the reads stay */
+    free(words);
+    return (double)(count * sizeof *words) / best;
+}
 
 static StepModel model_step(const ModelShape *m, const Hardware *h, const LlamaConfig *c, int format, int batch, int gen)
 {
@@ -142,13 +210,30 @@ static void bench_shape(const char *shape, int rounds, int steps)
             }
         }
 
-    /* the rounds: every configuration once, FP32, INT8 and INT4 side by side, and the bandwidth */
-    double bandwidth[MAX_ROUNDS];
+    /* batch 1 on two threads, FP32 and INT8 */
+    static Config two_threads[2];
+    for (int f = 0; f < 2; f++) {
+        Config *k = &two_threads[f];
+        if (llama_build_session(&k->session, &t[f], 1, capacity, 2, error, sizeof error) != 0) fail(shape, error);
+        for (int p = 0; p < PROMPT; p++) prompt[p] = (p * 13 + 1) % c.vocab_size;
+        k->sequences[0] = 0, k->tokens[0] = prompt[PROMPT - 1];
+        if (!llama_prefill(&k->session, 0, prompt, PROMPT, error, sizeof error)) fail("prefill", error);
+    }
+
+    /* the rounds: every configuration once, FP32, INT8 and INT4 side by side, and the bandwidths */
+    double bandwidth[MAX_ROUNDS], bandwidth2[MAX_ROUNDS];
     for (int r = 0; r < rounds; r++) {
         bandwidth[r] = perfmodel_stream_bandwidth(STREAM_READ, (size_t)t[0].weights_bytes, 3);
         for (int b = 0; b < BATCHES; b++)
             for (int f = 0; f < FORMATS; f++)
                 time_steps(&configs[f][b], r, batch_sizes[b], steps, c.vocab_size);
+        bandwidth2[r] = two_thread_read_bandwidth((size_t)t[0].weights_bytes);
+        for (int f = 0; f < 2; f++) time_steps(&two_threads[f], r, 1, steps, c.vocab_size);
+    }
+    double wall2[2];
+    for (int f = 0; f < 2; f++) {
+        wall2[f] = lab_median(two_threads[f].wall_step_s, rounds);
+        llama_free_session(&two_threads[f].session);
     }
     double measured[FORMATS][BATCHES], wall[FORMATS][BATCHES];
     for (int f = 0; f < FORMATS; f++)
@@ -207,6 +292,16 @@ static void bench_shape(const char *shape, int rounds, int steps)
                    measured[f][0] / measured[f][b] * batch, measured[f][b] * 1e3, wall[f][b] * 1e3, bound * 1e3,
                    calibrated * 1e3, error_text);
         }
+    }
+    double two_thread_bandwidth = lab_median(bandwidth2, rounds);
+    printf("%s_stream_read_2threads: %.2f GB/s (two threads reading halves at once, by the wall clock, median of %d)\n", shape,
+           two_thread_bandwidth * 1e-9, rounds);
+    for (int f = 0; f < 2; f++) {
+        StepModel one = model_step(&m, &h, &c, f, 1, gen);
+        double bound_s = one.memory_s * h.bandwidth / two_thread_bandwidth;
+        printf("%s_%s_batch1_2threads: %.1f tokens/s measured (wall %.2f ms a step, %.2fx one thread's wall), %.0f %% of "
+               "the two-thread memory bound (%.1f tokens/s)\n", shape, format_names[f], 1.0 / wall2[f], wall2[f] * 1e3,
+               wall[f][0] / wall2[f], bound_s / wall2[f] * 100, 1.0 / bound_s);
     }
     for (int f = 1; f < FORMATS; f++)
         for (int b = 0; b < BATCHES; b++)
