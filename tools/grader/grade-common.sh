@@ -130,6 +130,37 @@ run_test() {
         --setenv LAB_DATA_DIR="$book/data" -- "$binary" "--filter=$name" -j1
 }
 
+# run_tests_at_once BINARY PREFIX UID [WALL]: every test of BINARY in one sandbox, under the limits
+# of ONE test alone: Criterion gives each test a process of its own there too, RLIMIT_CPU (--cpu)
+# holds for each process, and the run as a whole stops at one test's wall-clock limit (or WALL
+# seconds, when fewer), and shares one test's memory, processes and output. So a test that this run
+# reports passed has passed within every limit it would have had alone, with no more left to it, and
+# one it reports failed has failed its own check on what the code computed, which no limit decides.
+# Every other test (crashed, stopped by a limit, or not reached when the run was stopped) is then run
+# alone (run_test), and its verdict and its reason are the ones it gets alone. One Criterion start
+# instead of one a test: most of a graded day's time. WALL (grade-reference: a few times what the
+# solution's run of all took) stops early a run that hangs, and the tests it did not reach go alone.
+run_tests_at_once() {
+    local binary=$1 prefix=$2 uid=$3 wall=${4:-$test_wall_seconds}
+    ((wall <= test_wall_seconds)) || wall=$test_wall_seconds
+    [[ $isolation == fallback ]] && clear_stale_criterion_sockets
+    keep_shared_tmp=1 sandboxed "$prefix" "$uid" --wall "$wall" --cpu "$test_seconds" --report "$prefix.report" \
+        --ro "$book" --ro "$(dirname "$binary")" --chdir "$book" --setenv LAB_REPORT=/dev/fd/3 \
+        --setenv LAB_DATA_DIR="$book/data" -- "$binary" -j1
+}
+
+# verdict_at_once NAME PREFIX: the "passed" or "failed" line for test NAME in run_tests_at_once's
+# report, or nothing.
+verdict_at_once() {
+    local name=$1 candidate rest
+    [[ -f $2.report ]] || return 0
+    while IFS= read -r candidate || [[ -n $candidate ]]; do
+        [[ ${candidate%%$'\t'*} == passed || ${candidate%%$'\t'*} == failed ]] || continue
+        rest=${candidate#*$'\t'}
+        if [[ ${rest%%$'\t'*} == "$name" ]]; then printf '%s\n' "$candidate"; return 0; fi
+    done < "$2.report"
+}
+
 # report_line NAME PREFIX REFERENCE: the report line for test NAME, as its runner wrote it; or, when
 # the runner never reported (the grader stopped it, or it died), a line saying why. The hint and the
 # source line then come from the reference run (REFERENCE: name TAB hint TAB line).
