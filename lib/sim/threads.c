@@ -146,18 +146,16 @@ void sim_kernel_fail(cudaError_t error, const char *format, ...)
  * killed, and a test would wait for its timeout; a GPU with a display watchdog stops it with
  * cudaErrorLaunchTimeout after a few seconds. The simulator counts the thread's steps (the basic
  * blocks of code it runs, access.c) and stops it, with that error, after SIM_MAX_STEPS of them:
- * 2^28 by default, about a second here, and hundreds of times what any kernel of the book or of
- * the tutorials tried takes (a grid-stride loop of one thread over 16 million elements is about
- * 50 million steps). While the metrics count (they keep a record of every step a warp takes),
- * a 256th of that: 2^20 steps, a tenth of a second and a hundred megabytes of record. Counted,
- * not timed, so the same kernel stops at the same point every time. */
+ * 2^28 by default, about a second here, and sixteen times what a grid-stride loop of one thread
+ * over 16 million elements takes (a step an element); every program of the book runs within it
+ * (make test). While the metrics count (they keep a record of every step a warp takes, which would
+ * otherwise grow until memory runs out), a 256th of that. Counted, not timed, so the same kernel
+ * stops at the same point every time. */
 enum { DEFAULT_MAX_STEPS = 1 << 28, COUNTED_SHARE = 256 };
-static unsigned long long max_steps;   /* SIM_MAX_STEPS, read at the first launch */
+/* SIM_MAX_STEPS, and a thread's share while the metrics count: set at the first launch */
+static unsigned long long max_steps, max_counted_steps;
 
-static unsigned long long steps_for(const worker *w)
-{
-    return w->metrics && max_steps / COUNTED_SHARE >= 1000 ? max_steps / COUNTED_SHARE : max_steps;
-}
+static unsigned long long steps_for(const worker *w) { return w->metrics ? max_counted_steps : max_steps; }
 
 static unsigned long long steps_allowed(void)
 {
@@ -620,7 +618,10 @@ cudaError_t sim_launch_now(const sim_launch_request *r)
     cudaError_t error = check_configuration(r, &shared_limit);
     if (error != cudaSuccess) return sim_record_error(error);
 
-    if (!max_steps) max_steps = steps_allowed();   /* before any worker starts a thread */
+    if (!max_steps) {   /* before any worker starts a thread */
+        max_steps = steps_allowed();
+        max_counted_steps = max_steps / COUNTED_SHARE >= 1000 ? max_steps / COUNTED_SHARE : max_steps;
+    }
     worker *w = get_worker();
     if (w->launch) {
         fprintf(stderr, "sim: kernel %s launched from inside kernel %s: dynamic parallelism is not simulated\n",

@@ -149,30 +149,32 @@ run_tests_at_once() {
         --setenv LAB_DATA_DIR="$book/data" -- "$binary" -j1
 }
 
-# verdict_at_once NAME PREFIX: the "passed" or "failed" line for test NAME in run_tests_at_once's
-# report, or nothing.
-verdict_at_once() {
-    local name=$1 candidate rest
+# runner_line NAME PREFIX: the line the runner wrote for test NAME (field 2) in PREFIX.report, or
+# nothing; read by the shell itself, as this runs once for every test.
+runner_line() {
+    local candidate rest
     [[ -f $2.report ]] || return 0
     while IFS= read -r candidate || [[ -n $candidate ]]; do
-        [[ ${candidate%%$'\t'*} == passed || ${candidate%%$'\t'*} == failed ]] || continue
         rest=${candidate#*$'\t'}
-        if [[ ${rest%%$'\t'*} == "$name" ]]; then printf '%s\n' "$candidate"; return 0; fi
+        if [[ $rest != "$candidate" && ${rest%%$'\t'*} == "$1" ]]; then printf '%s\n' "$candidate"; return 0; fi
     done < "$2.report"
+}
+
+# verdict_at_once NAME PREFIX: the runner's line for test NAME in run_tests_at_once's report when it
+# passed or failed, else nothing.
+verdict_at_once() {
+    local line
+    line=$(runner_line "$1" "$2")
+    [[ ${line%%$'\t'*} == passed || ${line%%$'\t'*} == failed ]] && printf '%s\n' "$line"
+    return 0
 }
 
 # report_line NAME PREFIX REFERENCE: the report line for test NAME, as its runner wrote it; or, when
 # the runner never reported (the grader stopped it, or it died), a line saying why. The hint and the
 # source line then come from the reference run (REFERENCE: name TAB hint TAB line).
 report_line() {
-    local name=$1 prefix=$2 reference=$3 line="" candidate rest status result hint source_line
-    # the runner's line for NAME (field 2), read by the shell itself: this runs once for every test
-    if [[ -f $prefix.report ]]; then
-        while IFS= read -r candidate || [[ -n $candidate ]]; do
-            rest=${candidate#*$'\t'}
-            if [[ $rest != "$candidate" && ${rest%%$'\t'*} == "$name" ]]; then line=$candidate; break; fi
-        done < "$prefix.report"
-    fi
+    local name=$1 prefix=$2 reference=$3 line status result hint source_line
+    line=$(runner_line "$name" "$prefix")
     status=${line%%$'\t'*}
     case $status in
         passed|failed|crashed|timeout|skipped) printf '%s\n' "$line"; return ;;
