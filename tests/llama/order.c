@@ -120,4 +120,10 @@ Test(order, int8_every_path_sums_in_the_documented_order, .timeout = 60)
         check(row_counts[r], 320, 29, 4, 20, 64);   /* a thread's share */
         check(row_counts[r], 288, 29, 12, 29, 32);
     }
+    /* wide rows: 2112 columns, so matmul.c takes the rows in blocks of its smallest, 4 (a
+     * block's inputs stay in L1), with a last block of 1, 2 or 3 rows; in groups of 64 and 96,
+     * and of 1056 and 2112 (half a row, a whole one). 288 and 320 above: blocks of 20 and 16. */
+    int wide_groups[] = {64, 96, 1056, 2112};
+    for (int r = 0; r < ROW_COUNTS; r++)
+        for (int g = 0; g < 4; g++) check(row_counts[r], 2112, 7, 0, 7, wide_groups[g]);
 }
