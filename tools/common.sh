@@ -6,6 +6,12 @@ all_days=$(cat "$root/tools/days.list")
 
 die() { echo "$*" >&2; exit 2; }
 
+# OpenBLAS (under the simulator's cuBLAS) starts a thread per core as a program loads, and
+# that thread spins on sched_yield while it waits: a test process on two cores spent 1.05 s of
+# CPU with it and 0.60 s without, the same 0.6 s on the clock. The labs use OpenBLAS on one
+# core anyway (openblas_set_num_threads(1)), so every program the tools run gets one thread.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+
 # resolve_day 1 | 01 | why-gpu | 01-why-gpu  ->  01-why-gpu (or an error listing the days)
 resolve_day() {
     local arg=${1:-} day

@@ -89,6 +89,7 @@ typedef struct worker {
     size_t stack_stride;
     int free_stacks[MAX_THREADS_PER_BLOCK];
     int free_stack_count;
+    int guarded_stacks;               /* stacks 0 .. guarded_stacks-1 have their guard page */
 
     unsigned char *shared_arena;      /* dynamic shared memory first, static declarations after */
     unsigned char *shared_valid;      /* one byte per arena byte: 1 inside the dynamic part or a variable */

@@ -64,8 +64,6 @@ static worker *new_worker(void)
         free(w);
         return NULL;
     }
-    for (int i = 0; i < MAX_THREADS_PER_BLOCK; i++)
-        mprotect(w->stack_region + (size_t)i * w->stack_stride, GUARD_BYTES, PROT_NONE);
     free_all_stacks(w);
     sim_output_add_worker(w);
     return w;
@@ -267,6 +265,12 @@ static void switch_to_lane(worker *w, fiber *from, cuda_thread *next)
 {
     if (next->state == NOT_STARTED) {
         next->stack = w->free_stacks[--w->free_stack_count];
+        /* A stack's guard page is made when the stack is first used: the free list hands out
+         * 0, 1, 2, ... before any it took back, so the stacks in use are always below
+         * guarded_stacks. (All 1024 guards at once were 1024 calls to mprotect in every
+         * process that launched a kernel: one per test, as Criterion runs them.) */
+        if (next->stack == w->guarded_stacks)
+            mprotect(w->stack_region + (size_t)w->guarded_stacks++ * w->stack_stride, GUARD_BYTES, PROT_NONE);
         next->stack_low = (uintptr_t)stack_base(w, next->stack);
         sim_fiber_prepare(&next->context, stack_base(w, next->stack), usable_stack_bytes(next->stack), cuda_thread_main);
     }

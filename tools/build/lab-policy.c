@@ -346,8 +346,11 @@ static void collect_shared(name_set *set, const char *path)
     if (!realpath(path, resolved)) fatal("cannot find %s", path);
     if (set_get(&libraries_seen, resolved)) return;
     set_add(&libraries_seen, resolved, "", DEFINED);
-    collect_file(set, resolved);
-    image im = load(resolved);
+    /* the set's own copy of the path: the names collected keep pointers into it (into `resolved`,
+     * a later library's path overwrote them, and a message named the wrong library) */
+    const char *kept = set_get(&libraries_seen, resolved)->name;
+    collect_file(set, kept);
+    image im = load(kept);
     needed_context n = {set};
     each_elf(&im, collect_needed, &n);
     free(im.data);

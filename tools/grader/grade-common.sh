@@ -68,8 +68,10 @@ seal() { chown -R "$(id -u):$(id -g)" "$@" 2>/dev/null; chmod -R go-w,a+rX "$@" 
 sandboxed() {
     local prefix=$1 uid=$2
     shift 2
+    # OPENBLAS_NUM_THREADS: as tools/common.sh says, one OpenBLAS thread, not one spinning a core
     local args=(--mode "$isolation" --log "$prefix.log" --status "$prefix.status" --memory "$memory_mb"
-                --procs "$procs" --file-size "$file_size_mb" --open-files 512 --tmpfs-size "$tmpfs_mb")
+                --procs "$procs" --file-size "$file_size_mb" --open-files 512 --tmpfs-size "$tmpfs_mb"
+                --setenv OPENBLAS_NUM_THREADS=1)
     ((uid >= 0)) && args+=(--uid "$uid")
     "$sandbox_tool" "${args[@]}" "$@"
     [[ -n ${keep_shared_tmp:-} ]] || clean_shared_tmp "$uid"
