@@ -85,7 +85,6 @@ int main(int argc, char **argv)
             close(pipe_ends[1]);
             said[i] = pipe_ends[0];
         }
-        int holding = 0;
         for (int i = 0; i < 10; i++) {
             char c;
             int held = read(said[i], &c, 1) == 1;   /* 0 bytes: it died before holding its memory */
@@ -94,7 +93,7 @@ int main(int argc, char **argv)
         }
         /* the fewest of five looks 50 ms apart: a child being killed may still look whole for
          * a moment, while ten children outside any limit hold their memory in every look */
-        holding = 10;
+        int holding = 10;
         for (int look = 0; look < 5; look++) {
             int now = 0;
             if (look) usleep(50 * 1000);
