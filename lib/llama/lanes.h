@@ -2,7 +2,8 @@
  * the kernels build on.
  *
  * This is the one extension of C the engine uses: GNU vector types (`vector_size`), which
- * clang and gcc both compile to SIMD registers on any CPU. Written with plain float
+ * clang and gcc both compile to SIMD registers on any CPU (and one path of matmul.c's INT4,
+ * taken only where the CPU has AVX-512 VBMI, adds two of its intrinsics). Written with plain float
  * arrays, matmul.c's tile of 4 x 4 partial sums was left in memory by clang 14 and ran 8x
  * slower. No -ffast-math: the order of every sum is fixed and written out. */
 #ifndef LLAMA_LANES_H

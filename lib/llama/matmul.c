@@ -15,11 +15,12 @@
 
 enum {
     OUTPUT_TILE = MATMUL_OUTPUT_TILE,
-    /* INT8 tiles keep a partial sum per group beside each accumulator: rows x outputs x 2
-     * registers. One row (decode) takes 8 outputs at a time; 2 or 3 rows, 2 x 4; 4 rows or
-     * more, 4 x 2, each converted weight serving 4 rows. */
-    INT8_ROW_OUTPUTS = 8, INT8_FEW_ROWS = 2, INT8_FEW_OUTPUTS = 4, INT8_MANY_ROWS = 4, INT8_MANY_OUTPUTS = 2,
-    INT8_PREFETCH_ROWS = 16,/* how far ahead of its tile INT8 asks for weights, in rows */
+    /* INT8 and INT4 tiles keep a partial sum per group beside each accumulator: rows x
+     * outputs x 2 registers. One row (decode) takes 4 outputs at a time in INT8 and 8 in
+     * INT4; 2 or 3 rows, 2 x 4; 4 rows or more, 4 x 2, each converted weight serving 4 rows. */
+    INT8_ROW_OUTPUTS = 4, INT4_ROW_OUTPUTS = 8, MOST_TILE_OUTPUTS = 8,
+    INT8_FEW_ROWS = 2, INT8_FEW_OUTPUTS = 4, INT8_MANY_ROWS = 4, INT8_MANY_OUTPUTS = 2,
+    INT8_PREFETCH_ROWS = 16,/* how far ahead of its tile INT8 and INT4 ask for weights, in rows */
     ROW_BLOCK = 64,         /* rows whose activations stay in L2 while a weight tile is reused */
     QUANTIZED_BLOCK_BYTES = 24 * 1024,   /* the inputs INT8 and INT4 keep in L1 (half of it) */
 };
@@ -162,36 +163,46 @@ static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix
  * scale and added to the accumulator — one multiply by the scale per group, not per
  * weight — and the result is sum_lanes(accumulator).
  *
- * Converting a weight from int8 to float costs two instructions, more than the FMA it
- * feeds, so INT8 is bound by the conversions rather than by memory on this kind of core.
- * One row (decode) takes 8 outputs at a time (16 accumulators); 2 or 3 rows take tiles of
- * 2 rows x 4 outputs, and 4 rows or more tiles of 4 x 2, where each converted weight
- * serves 4 rows. */
+ * Converting a weight from int8 to float costs two instructions beside the FMA it feeds
+ * (sign-extend, convert). From L1 one core of this kind converts and multiplies about
+ * 65 G weights/s (make bench PART=engine prints its probe), faster than its memory delivers
+ * them (about 40 GB/s, one byte a weight), but not so much faster that the conversions
+ * hide: at one row INT8 decode spends most of its time converting, and the memory has to
+ * stream under that work. One row (decode) takes 4 outputs at a time (8 accumulators); 2
+ * or 3 rows take tiles of 2 rows x 4 outputs, and 4 rows or more tiles of 4 x 2, where each
+ * converted weight serves 4 rows. Measured side by side on the 110M model's matrices, one
+ * row, one thread (medians of 31): 8 outputs a tile, prefetching row by row into L2,
+ * 4.27 ms; 8 outputs and the prefetches below, 3.97 ms; 4 outputs and those, 3.48 ms. */
 
 ALWAYS_INLINE void tile_int8(float *out, int out_stride, const float *x, const int8_t *w, const float *scales,
                              int cols, int group_size, int rows, int outputs)
 {
-    FloatLanes acc[INT8_MANY_ROWS][INT8_ROW_OUTPUTS] = {{0}};
+    FloatLanes acc[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
     int groups = cols / group_size, body = group_size - group_size % LANES;
     int groups_a_line = group_size < CACHE_LINE ? CACHE_LINE / group_size : 1;
+    /* the tile INT8_PREFETCH_ROWS rows further on: as many bytes as this one, contiguous */
+    const char *ahead = (const char *)(w + (size_t)INT8_PREFETCH_ROWS * cols);
     /* each row's own pointer: computed as w + o * cols in the loop, clang chains the
      * addresses one on another (16 dependent adds a group) and INT8 ran 10-25% slower */
-    const int8_t *weight_row[INT8_ROW_OUTPUTS];
-    const float *scale_row[INT8_ROW_OUTPUTS], *input_row[INT8_MANY_ROWS];
+    const int8_t *weight_row[MOST_TILE_OUTPUTS];
+    const float *scale_row[MOST_TILE_OUTPUTS], *input_row[INT8_MANY_ROWS];
     for (int o = 0; o < outputs; o++) weight_row[o] = w + (size_t)o * cols, scale_row[o] = scales + (size_t)o * groups;
     for (int r = 0; r < rows; r++) input_row[r] = x + (size_t)r * cols;
     for (int first_group = 0; first_group < groups; first_group += groups_a_line) {
-        /* Ask for the same line INT8_PREFETCH_ROWS rows further on now, into L2: rows read
-         * a few bytes at a time, side by side, are a pattern the hardware prefetcher
-         * follows poorly (measured on 110M, one row: 7 GB/s without this line; 4 rows
-         * ahead, 9 GB/s into L1 and 16 into L2; into L2 8 rows ahead 19, 16 rows 21). */
-        for (int o = 0; o < outputs; o++)
-            __builtin_prefetch(weight_row[o] + (size_t)first_group * group_size + (size_t)INT8_PREFETCH_ROWS * cols, 0, 2);
+        /* Ask now, into L1, for the lines of the tile ahead that match the bytes this step
+         * reads, in address order: rows read a few bytes at a time, side by side, are a
+         * pattern the hardware prefetcher follows poorly. Measured on 110M, one row: 7 GB/s
+         * without prefetches, 21 GB/s asking 16 rows ahead row by row into L2; side by side
+         * on its matrices (one row, 4 outputs a tile, medians of 31), 4.53 ms row by row
+         * into L2, 4.23 ms in address order into L2, 4.13 ms in address order into L1. */
+        size_t from = (size_t)first_group * group_size * outputs,
+               to = (size_t)smaller(first_group + groups_a_line, groups) * group_size * outputs;
+        for (size_t at = from - from % CACHE_LINE; at < to; at += CACHE_LINE) __builtin_prefetch(ahead + at, 0, 3);
         for (int g = first_group; g < first_group + groups_a_line && g < groups; g++) {
-            FloatLanes part[INT8_MANY_ROWS][INT8_ROW_OUTPUTS] = {{0}};
+            FloatLanes part[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
             size_t at = (size_t)g * group_size;
             for (int j = 0; j < body; j += LANES) {
-                FloatLanes weights[INT8_ROW_OUTPUTS], inputs[INT8_MANY_ROWS];
+                FloatLanes weights[MOST_TILE_OUTPUTS], inputs[INT8_MANY_ROWS];
                 for (int o = 0; o < outputs; o++) weights[o] = load_int8_as_floats(weight_row[o] + at + j);
                 for (int r = 0; r < rows; r++) inputs[r] = load_floats(input_row[r] + at + j);
                 for (int o = 0; o < outputs; o++)
@@ -222,9 +233,6 @@ static void tile_int8_any(float *out, int out_stride, const float *x, const int8
     else if (outputs == 2 && rows == 3) tile_int8(out, out_stride, x, w, scales, cols, group_size, 3, 2);
     else if (outputs == 2 && rows == 2) tile_int8(out, out_stride, x, w, scales, cols, group_size, 2, 2);
     else if (outputs == 2 && rows == 1) tile_int8(out, out_stride, x, w, scales, cols, group_size, 1, 2);
-    else if (outputs == 8 && rows == 1 && group_size == 64) tile_int8(out, out_stride, x, w, scales, cols, 64, 1, 8);
-    else if (outputs == 8 && rows == 1 && group_size == 32) tile_int8(out, out_stride, x, w, scales, cols, 32, 1, 8);
-    else if (outputs == 8 && rows == 1) tile_int8(out, out_stride, x, w, scales, cols, group_size, 1, 8);
     else if (outputs == 4 && rows == 2 && group_size == 64) tile_int8(out, out_stride, x, w, scales, cols, 64, 2, 4);
     else if (outputs == 4 && rows == 1 && group_size == 64) tile_int8(out, out_stride, x, w, scales, cols, 64, 1, 4);
     else if (outputs == 4 && rows == 2 && group_size == 32) tile_int8(out, out_stride, x, w, scales, cols, 32, 2, 4);
@@ -246,19 +254,72 @@ static void tile_int8_any(float *out, int out_stride, const float *x, const int8
  * result is sum_lanes(accumulator). q - zero is a small integer, exact in a float, so each
  * product is x times the dequantized weight before the scale.
  *
- * The nibbles are unpacked in registers: LANES bytes hold 2 x LANES values, the low nibbles
- * the even elements and the high ones the odd; masked and shifted apart, interleaved back
- * into element order, the zero point subtracted from all of them at once as bytes, and
- * converted to floats as INT8's are. That is about twice INT8's instructions a weight, for
- * half its bytes: on one core of this kind INT4 is bound by the instructions, not by memory
- * (day 25 measures the same of the learner's GEMV). The tiles are INT8's. */
+ * The nibbles are unpacked in registers, in one of two ways, with the same values:
+ *   portable      LANES bytes hold 2 x LANES values, the low nibbles the even elements and
+ *                 the high ones the odd; masked and shifted apart, interleaved back into
+ *                 element order, the zero point subtracted from all of them at once as
+ *                 bytes, and converted to floats as INT8's are: about twice INT8's
+ *                 instructions a weight;
+ *   AVX-512 VBMI  8 bytes (16 values) are loaded into every 64-bit lane, and one
+ *                 multishift (vpmultishiftqb) copies nibble i to the low bits of 32-bit
+ *                 lane i, already in element order; OR-ed into the bits of 2^23 (one
+ *                 vpternlogd) it makes the float 2^23 + q, and subtracting 2^23 + zero
+ *                 leaves q - zero, exactly. Three instructions a register, as INT8's
+ *                 sign-extend and convert are two. Measured side by side on the 110M
+ *                 matrices, one row, one thread (medians of 15): 4.68 ms portable, 3.29 ms.
+ * Either way INT4 at one row is bound by the instructions on one core of this kind, not
+ * by memory (day 25 measures the same of the learner's GEMV). The tiles are INT8's. */
 
 typedef uint8_t ByteLanes __attribute__((vector_size(LANES)));
 typedef uint8_t HalfByteLanes __attribute__((vector_size(LANES / 2)));
 
+#if defined(__AVX512VBMI__)   /* implies AVX-512: LANES == 16 */
+#include <immintrin.h>
+
+/* A group's zero point as the unpacking subtracts it: 2^23 + zero in every lane */
+typedef FloatLanes ZeroLanes;
+
+ALWAYS_INLINE ZeroLanes zero_lanes(int zero)
+{
+    static const float two_23_plus[16] = {8388608, 8388609, 8388610, 8388611, 8388612, 8388613, 8388614, 8388615,
+                                          8388616, 8388617, 8388618, 8388619, 8388620, 8388621, 8388622, 8388623};
+    FloatLanes one = {two_23_plus[zero]};
+    return __builtin_shufflevector(one, one, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+}
+
+/* LANES values from LANES / 2 bytes, minus the zero point */
+ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
+{
+    long long bytes;
+    memcpy(&bytes, p, sizeof bytes);
+    /* for output byte b of 64-bit lane l, the bit at which its 8 bits start: 4 * (2l + b / 4),
+     * so that 32-bit lane i starts with nibble i (bytes 1-3 and 5-7 take what they will) */
+    const __m512i nibble_at = _mm512_set_epi64(0x3c3c3c3c38383838, 0x3434343430303030, 0x2c2c2c2c28282828, 0x2424242420202020,
+                                               0x1c1c1c1c18181818, 0x1414141410101010, 0x0c0c0c0c08080808, 0x0404040400000000);
+    __m512i nibbles = _mm512_multishift_epi64_epi8(nibble_at, _mm512_set1_epi64(bytes));
+    /* (nibbles & 15) | bits of 2^23: the truth table of (a & b) | c is 0xea */
+    __m512i biased = _mm512_ternarylogic_epi32(nibbles, _mm512_set1_epi32(15), _mm512_set1_epi32(0x4b000000), 0xea);
+    FloatLanes value;
+    memcpy(&value, &biased, sizeof value);
+    return value - zero;   /* (2^23 + q) - (2^23 + zero): exact */
+}
+
 /* 2 x LANES values from LANES bytes, minus the zero point: elements 0 .. LANES-1 in *first,
  * the next LANES in *second */
-ALWAYS_INLINE void load_int4_pairs(const uint8_t *p, ByteLanes zero, FloatLanes *first, FloatLanes *second)
+ALWAYS_INLINE void load_int4_pairs(const uint8_t *p, ZeroLanes zero, FloatLanes *first, FloatLanes *second)
+{
+    *first = load_int4_lanes(p, zero);
+    *second = load_int4_lanes(p + LANES / 2, zero);
+}
+
+#else
+typedef ByteLanes ZeroLanes;
+
+ALWAYS_INLINE ZeroLanes zero_lanes(int zero) { return (ByteLanes){0} + (uint8_t)zero; }
+
+/* 2 x LANES values from LANES bytes, minus the zero point: elements 0 .. LANES-1 in *first,
+ * the next LANES in *second */
+ALWAYS_INLINE void load_int4_pairs(const uint8_t *p, ZeroLanes zero, FloatLanes *first, FloatLanes *second)
 {
     ByteLanes bytes;
     memcpy(&bytes, p, sizeof bytes);
@@ -275,7 +336,7 @@ ALWAYS_INLINE void load_int4_pairs(const uint8_t *p, ByteLanes zero, FloatLanes 
 }
 
 /* LANES values from LANES / 2 bytes, minus the zero point */
-ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ByteLanes zero)
+ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
 {
     HalfByteLanes bytes;
     memcpy(&bytes, p, sizeof bytes);
@@ -287,6 +348,7 @@ ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ByteLanes zero)
 #endif
     return __builtin_convertvector((Int8Lanes)(a - zero), FloatLanes);
 }
+#endif
 
 ALWAYS_INLINE int int4_at(const uint8_t *row, size_t element)
 {
@@ -296,11 +358,11 @@ ALWAYS_INLINE int int4_at(const uint8_t *row, size_t element)
 ALWAYS_INLINE void tile_int4(float *out, int out_stride, const float *x, const uint8_t *w, const float *scales,
                              const uint8_t *zeros, int cols, int group_size, int rows, int outputs)
 {
-    FloatLanes acc[INT8_MANY_ROWS][INT8_ROW_OUTPUTS] = {{0}};
+    FloatLanes acc[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
     int groups = cols / group_size, pairs = group_size - group_size % (2 * LANES), body = group_size - group_size % LANES;
     int groups_a_line = group_size < 2 * CACHE_LINE ? 2 * CACHE_LINE / group_size : 1;   /* a line holds 128 values */
-    const uint8_t *weight_row[INT8_ROW_OUTPUTS], *zero_row[INT8_ROW_OUTPUTS];
-    const float *scale_row[INT8_ROW_OUTPUTS], *input_row[INT8_MANY_ROWS];
+    const uint8_t *weight_row[MOST_TILE_OUTPUTS], *zero_row[MOST_TILE_OUTPUTS];
+    const float *scale_row[MOST_TILE_OUTPUTS], *input_row[INT8_MANY_ROWS];
     for (int o = 0; o < outputs; o++)
         weight_row[o] = w + (size_t)o * (cols / 2), scale_row[o] = scales + (size_t)o * groups, zero_row[o] = zeros + (size_t)o * groups;
     for (int r = 0; r < rows; r++) input_row[r] = x + (size_t)r * cols;
@@ -308,13 +370,13 @@ ALWAYS_INLINE void tile_int4(float *out, int out_stride, const float *x, const u
         for (int o = 0; o < outputs; o++)   /* as INT8 does, INT8_PREFETCH_ROWS rows ahead, into L2 */
             __builtin_prefetch(weight_row[o] + (size_t)first_group * group_size / 2 + (size_t)INT8_PREFETCH_ROWS * (cols / 2), 0, 2);
         for (int g = first_group; g < first_group + groups_a_line && g < groups; g++) {
-            FloatLanes part[INT8_MANY_ROWS][INT8_ROW_OUTPUTS] = {{0}};
-            ByteLanes zero[INT8_ROW_OUTPUTS];
-            for (int o = 0; o < outputs; o++) zero[o] = (ByteLanes){0} + zero_row[o][g];
+            FloatLanes part[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
+            ZeroLanes zero[MOST_TILE_OUTPUTS];
+            for (int o = 0; o < outputs; o++) zero[o] = zero_lanes(zero_row[o][g]);
             size_t at = (size_t)g * group_size;
             int j = 0;
             for (; j < pairs; j += 2 * LANES) {
-                FloatLanes first[INT8_ROW_OUTPUTS], second[INT8_ROW_OUTPUTS];
+                FloatLanes first[MOST_TILE_OUTPUTS], second[MOST_TILE_OUTPUTS];
                 for (int o = 0; o < outputs; o++) load_int4_pairs(weight_row[o] + (at + j) / 2, zero[o], &first[o], &second[o]);
                 for (int r = 0; r < rows; r++) {
                     FloatLanes in_first = load_floats(input_row[r] + at + j), in_second = load_floats(input_row[r] + at + j + LANES);
@@ -323,7 +385,7 @@ ALWAYS_INLINE void tile_int4(float *out, int out_stride, const float *x, const u
                 }
             }
             if (j < body) {   /* one block of LANES left */
-                FloatLanes weights[INT8_ROW_OUTPUTS];
+                FloatLanes weights[MOST_TILE_OUTPUTS];
                 for (int o = 0; o < outputs; o++) weights[o] = load_int4_lanes(weight_row[o] + (at + j) / 2, zero[o]);
                 for (int r = 0; r < rows; r++) {
                     FloatLanes in = load_floats(input_row[r] + at + j);
@@ -380,11 +442,12 @@ static void matmul_quantized(float *out, const float *x, int rows, const WeightM
     if (row_block < INT8_MANY_ROWS) row_block = INT8_MANY_ROWS;
     for (int block = 0; block < rows; block += row_block) {
         int block_rows = smaller(row_block, rows - block);
-        int tile = rows == 1 ? INT8_ROW_OUTPUTS : rows < INT8_MANY_ROWS ? INT8_FEW_OUTPUTS : INT8_MANY_OUTPUTS;
+        int row_outputs = m->format == WEIGHTS_INT4 ? INT4_ROW_OUTPUTS : INT8_ROW_OUTPUTS;
+        int tile = rows == 1 ? row_outputs : rows < INT8_MANY_ROWS ? INT8_FEW_OUTPUTS : INT8_MANY_OUTPUTS;
         int row_tile = rows < INT8_MANY_ROWS ? INT8_FEW_ROWS : INT8_MANY_ROWS;
         for (int i = first, outputs; i < last; i += outputs) {
             outputs = smaller(tile, last - i);
-            if (tile == INT8_ROW_OUTPUTS && outputs > OUTPUT_TILE && outputs < tile) outputs = OUTPUT_TILE;   /* the rest in 4s */
+            if (outputs > OUTPUT_TILE && outputs < tile) outputs = OUTPUT_TILE;   /* the rest of INT4's 8s in 4s */
             const float *scales = m->scales + (size_t)i * groups;
             for (int r = block; r < block + block_rows; r += row_tile) {
                 int tile_rows = smaller(row_tile, block + block_rows - r);

@@ -5,23 +5,23 @@
  *
  * For each shape, FP32, weight-only INT8 and weight-only INT4 weights, batches 1 to 32, one
  * thread: every configuration is timed for `steps` decode steps once per round, the rounds
- * interleave all configurations (and a STREAM read of the model's bytes), and each figure
- * is the median over the rounds. Whatever else runs on the machine then slows every
- * configuration alike, and the ratios between them stay meaningful.
+ * interleave all configurations (a STREAM read of the model's bytes, and the engine's matrix
+ * kernels on weights in L2 at every batch), and each figure is the median over the rounds.
+ * Whatever else runs on the machine then slows every configuration alike, and the ratios
+ * between them stay meaningful.
  *
  * Three kinds of figure, labelled as such:
  *   bound       the roofline of lib/perfmodel with the bandwidth measured in this run:
  *               max(bytes / STREAM read, FLOPs / FMA peak, weights / conversion rate);
  *               at batch 1 bytes / STREAM read is the memory bound;
- *   calibrated  the engine's time from the model's memory time m and compute time c, with
- *               the efficiencies u (of the bandwidth) and v (of the peak) fitted through
- *               batches 1 and 32 of this run, in one of three forms: m/u + c/v (streaming and
- *               computing one after the other), max(m/u, c/v) (overlapped, as the roofline
- *               assumes) or c/v (memory traffic hidden under the compute). Batch 4 chooses the
- *               form (the one nearest its measured time); batches 2, 8 and 16 are predictions,
- *               each printed with its error;
+ *   calibrated  the engine's time from the model's memory time m (bytes / STREAM read) and
+ *               compute time c (the matrices at the rates their kernels reach with the
+ *               weights in L2, measured at each batch: the GEMV and GEMM efficiency), as
+ *               ((m/u)^p + (c/v)^p)^(1/p), with u, v and p fitted through batches 1, 4 and
+ *               32 of this run; batches 2, 8 and 16 are predictions, each printed with its
+ *               error;
  *   measured    the engine, by the thread's CPU time as the probes are (cpu_probes.h),
- *               with the wall clock beside it.
+ *               with the wall clock beside it; and the kernels' rates.
  * And batch 1 on two threads (FP32 and INT8), by the wall clock, against the two-thread memory
  * bound: the model's bytes at the bandwidth of two threads streaming halves of them at once. */
 #include <math.h>
@@ -34,6 +34,7 @@
 
 #include "cpu_probes.h"
 #include "llama.h"
+#include "matmul.h"
 #include "perfmodel.h"
 #include "timer.h"
 
@@ -149,41 +150,113 @@ static double two_thread_read_bandwidth(size_t bytes)
     return (double)(count * sizeof *words) / best;
 }
 
-static StepModel model_step(const ModelShape *m, const Hardware *h, const LlamaConfig *c, int format, int batch, int gen)
+/* The engine's matrix kernels with their weights in L2: multiply-adds a second of llama_matmul
+ * at `rows` rows over as many of the first outputs of `w` as fit in PROBE_BYTES, repeated for
+ * at least a millisecond of this thread's CPU time. How fast the kernels compute when they do
+ * not wait for memory, for each tile shape the batch selects (matmul.c): the GEMV and GEMM
+ * efficiency behind the model's compute time. */
+enum { PROBE_BYTES = 256 * 1024 };
+
+static double kernel_rate(const WeightMatrix *w, int rows, const float *x, float *out)
 {
+    double bytes_a_weight = w->format == WEIGHTS_FP32 ? 4.0 : w->format == WEIGHTS_INT8 ? 1.0 : 0.5;
+    int outputs = (int)(PROBE_BYTES / (w->cols * bytes_a_weight)) / 8 * 8;
+    if (outputs < 8) outputs = 8;
+    if (outputs > w->rows) outputs = w->rows;
+    WeightMatrix slice = *w;
+    slice.rows = outputs;
+    llama_matmul(out, x, rows, &slice, 0, outputs);   /* into the caches */
+    for (long repeats = 1;; repeats *= 2) {
+        double start = seconds_of(CLOCK_THREAD_CPUTIME_ID);
+        for (long i = 0; i < repeats; i++) llama_matmul(out, x, rows, &slice, 0, outputs);
+        double seconds = seconds_of(CLOCK_THREAD_CPUTIME_ID) - start;
+        if (seconds >= 1e-3) return (double)rows * outputs * w->cols * (double)repeats / seconds;
+    }
+}
+
+/* the kernels' rates for one format at every batch, each round's: [batch][0] for rows of dim
+ * columns (wq, wk, wv, wo, w1, w3, the classifier), [batch][1] for rows of hidden_dim (w2) */
+typedef struct {
+    double rate[BATCHES][2][MAX_ROUNDS];
+} KernelRates;
+
+static void probe_kernels(const Transformer *t, KernelRates *k, int round)
+{
+    const LlamaConfig *c = &t->config;
+    int widest = c->hidden_dim > c->dim ? c->hidden_dim : c->dim;
+    float *x = malloc(sizeof(float) * 32 * (size_t)widest), *out = malloc(sizeof(float) * 32 * (PROBE_BYTES / 8 + 8));
+    if (!x || !out) fail("kernel probe", "out of memory");
+    for (size_t i = 0; i < 32 * (size_t)widest; i++) x[i] = (float)((i * 37) % 101) * 0.01f - 0.5f;
+    for (int b = 0; b < BATCHES; b++) {
+        k->rate[b][0][round] = kernel_rate(&t->layers[0].wq, batch_sizes[b], x, out);
+        k->rate[b][1][round] = kernel_rate(&t->layers[0].w2, batch_sizes[b], x, out);
+    }
+    free(x);
+    free(out);
+}
+
+/* multiply-adds of one row of a step in matrices of dim columns and of hidden_dim columns */
+static void step_macs(const LlamaConfig *c, double *dim_columns, double *hidden_columns)
+{
+    double dim = c->dim, hidden = c->hidden_dim, kv_dim = llama_kv_dim_of(c);
+    *dim_columns = c->n_layers * (2 * dim * dim + 2 * kv_dim * dim + 2 * hidden * dim) + (double)c->vocab_size * dim;
+    *hidden_columns = c->n_layers * dim * hidden;
+}
+
+/* One decode step as the model counts it: the roofline's bound (lib/perfmodel), and the two
+ * times the calibration combines: memory m, the step's bytes at the STREAM bandwidth, and
+ * compute c, the matrices' multiply-adds at the kernels' probed rates for this batch plus the
+ * rest of the step's FLOPs (attention) at the FMA peak */
+static StepModel model_step(const ModelShape *m, const Hardware *h, const LlamaConfig *c, int format, int b,
+                            const double rate[2], int gen)
+{
+    int batch = batch_sizes[b];
     Workload w = {.weights = format_types[format], .kv = DTYPE_FP32, .batch = batch, .prompt = PROMPT, .gen = gen};
     Estimate e;
     perfmodel_estimate(m, h, &w, &e);
-    int tile_rows = batch == 1 ? 1 : batch < 4 ? 2 : 4;
-    double conversions = format ? (double)llama_matrix_parameter_count(c) * ((batch + tile_rows - 1) / tile_rows) : 0.0;
+    double dim_macs, hidden_macs;
+    step_macs(c, &dim_macs, &hidden_macs);
+    double other_flops = fmax(0.0, e.decode_step_flops - 2.0 * batch * (dim_macs + hidden_macs));
     return (StepModel){e.decode_step_time_s, e.decode_step_bytes / e.bandwidth,
-                       e.decode_step_flops / e.peak_flops + (format ? conversions / e.conversion_rate : 0.0)};
+                       batch * (dim_macs / rate[0] + hidden_macs / rate[1]) + other_flops / e.peak_flops};
 }
 
-/* A calibrated form of the step time: m/u + c/v, max(m/u, c/v) or c/v, with 1/u and 1/v. */
-enum { SEQUENTIAL, OVERLAPPED, HIDDEN, FORMS };
+/* The calibrated step time: ((m/u)^p + (c/v)^p)^(1/p), with u the fraction of the STREAM
+ * bandwidth the engine streams at, v the fraction of the probed kernels' rates it computes at
+ * (its weights come from DRAM, not L2), and p how far the two overlap: p = 1 adds them
+ * (nothing overlaps), and as p grows it tends to max(m/u, c/v), the roofline's overlap. */
 typedef struct {
-    int form;
-    double inverse_u, inverse_v;
-    int capped;   /* u came out above 1 and was set to 1 */
+    double u, v, p;
+    int capped;   /* batch 1 asked for u above 1 (streaming faster than STREAM reads): u is 1 */
 } Fit;
 
 static double predict(const Fit *fit, StepModel s)
 {
-    double memory = s.memory_s * fit->inverse_u, compute = s.compute_s * fit->inverse_v;
-    return fit->form == SEQUENTIAL ? memory + compute : fit->form == OVERLAPPED ? fmax(memory, compute) : compute;
+    return pow(pow(s.memory_s / fit->u, fit->p) + pow(s.compute_s / fit->v, fit->p), 1.0 / fit->p);
 }
 
-/* m/u + c/v through batches 1 and 32: two equations, two unknowns. Where that needs u > 1 (the
- * engine streaming faster than STREAM reads), u is 1 and v comes from batch 32. */
-static Fit fit_sequential(StepModel one, StepModel all, double t1, double t32)
+/* u, v and p through batches 1, 4 and 32: for each p of a grid, the u and v that give batches 1
+ * (mostly memory) and 32 (mostly compute) their measured times, each solved in turn until they
+ * settle; then the p whose prediction of batch 4 is nearest its measured time. u is at most 1:
+ * where batch 1 asks for more, it is 1 and batch 1's prediction is off by what it asked. */
+static Fit fit_overlap(StepModel one, StepModel four, StepModel all, double t1, double t4, double t32)
 {
-    double determinant = one.memory_s * all.compute_s - all.memory_s * one.compute_s;
-    Fit fit = {SEQUENTIAL, (t1 * all.compute_s - t32 * one.compute_s) / determinant,
-               (one.memory_s * t32 - all.memory_s * t1) / determinant, 0};
-    fit.capped = !(fit.inverse_u >= 1.0);
-    if (fit.capped) fit.inverse_u = 1.0, fit.inverse_v = (t32 - all.memory_s) / all.compute_s;
-    return fit;
+    Fit best = {1.0, 1.0, 1.0, 1};
+    double best_error = INFINITY;
+    for (double p = 1.0; p <= 64.0; p *= 1.125) {
+        Fit fit = {1.0, 1.0, p, 0};
+        for (int i = 0; i < 50; i++) {
+            double rest = pow(t1, p) - pow(one.compute_s / fit.v, p);
+            fit.u = rest > 0 ? one.memory_s / pow(rest, 1.0 / p) : 1.0;
+            fit.capped = !(fit.u <= 1.0);
+            if (fit.capped) fit.u = 1.0;
+            rest = pow(t32, p) - pow(all.memory_s / fit.u, p);
+            fit.v = rest > 0 ? all.compute_s / pow(rest, 1.0 / p) : 1.0;
+        }
+        double error = fabs(predict(&fit, four) - t4);
+        if (error < best_error) best_error = error, best = fit;
+    }
+    return best;
 }
 
 static void bench_shape(const char *shape, int rounds, int steps)
@@ -223,8 +296,10 @@ static void bench_shape(const char *shape, int rounds, int steps)
 
     /* the rounds: every configuration once, FP32, INT8 and INT4 side by side, and the bandwidths */
     double bandwidth[MAX_ROUNDS], bandwidth2[MAX_ROUNDS];
+    static KernelRates kernels[FORMATS];
     for (int r = 0; r < rounds; r++) {
         bandwidth[r] = perfmodel_stream_bandwidth(STREAM_READ, (size_t)t[0].weights_bytes, 3);
+        for (int f = 0; f < FORMATS; f++) probe_kernels(&t[f], &kernels[f], r);
         for (int b = 0; b < BATCHES; b++)
             for (int f = 0; f < FORMATS; f++)
                 time_steps(&configs[f][b], r, batch_sizes[b], steps, c.vocab_size);
@@ -253,52 +328,45 @@ static void bench_shape(const char *shape, int rounds, int steps)
     printf("%s_stream_read: %.2f GB/s (median of %d, interleaved with the decode steps)\n", shape, h.bandwidth * 1e-9, rounds);
     printf("%s_fma_peak: %.1f GFLOP/s; int8 conversion %.1f G weights/s\n", shape, h.fp32_flops * 1e-9, h.dequantizing_flops / 2e9);
 
+    double step_rates[FORMATS][BATCHES][2];
     for (int f = 0; f < FORMATS; f++) {
         const char *name = format_names[f];
-        StepModel one = model_step(&m, &h, &c, f, 1, gen), all = model_step(&m, &h, &c, f, 32, gen);
-        /* calibration: each form's efficiencies through batches 1 and 32, then the form
-         * nearest batch 4's measured time */
-        double t1 = measured[f][0], t32 = measured[f][BATCHES - 1];
-        Fit fits[FORMS];
-        fits[SEQUENTIAL] = fit_sequential(one, all, t1, t32);
-        fits[OVERLAPPED] = (Fit){OVERLAPPED, t1 / one.memory_s, t32 / all.compute_s, 0};
-        fits[HIDDEN] = (Fit){HIDDEN, 0.0, t32 / all.compute_s, 0};
-        StepModel four = model_step(&m, &h, &c, f, 4, gen);
-        int chosen = HIDDEN;
-        for (int k = 0; k < FORMS; k++)
-            if (fabs(predict(&fits[k], four) - measured[f][2]) < fabs(predict(&fits[chosen], four) - measured[f][2])) chosen = k;
-        const Fit *fit = &fits[chosen];
-        printf("%s_%s_memory_bound: %.1f tokens/s (%.1f MB a step / %.2f GB/s)\n", shape, name, 1.0 / one.memory_s,
-               one.memory_s * h.bandwidth * 1e-6, h.bandwidth * 1e-9);
-        printf("%s_%s_batch1_of_memory_bound: %.0f %%\n", shape, name, one.memory_s / t1 * 100);
-        if (chosen == HIDDEN)
-            printf("%s_%s_calibration: c/v, the engine computing at %.0f %% of the peak (conversions included), its memory "
-                   "traffic hidden under the compute\n", shape, name, 100 / fit->inverse_v);
-        else
-            printf("%s_%s_calibration: %s, the engine streaming at %.0f %% of the bandwidth%s and computing at %.0f %% of "
-                   "the peak (conversions included)\n", shape, name, chosen == SEQUENTIAL ? "m/u + c/v, one after the other"
-                   : "max(m/u, c/v), overlapped", 100 / fit->inverse_u, fit->capped ? " (the fit asked for more)" : "",
-                   100 / fit->inverse_v);
+        printf("%s_%s_kernels:", shape, name);
+        for (int b = 0; b < BATCHES; b++) {
+            for (int k = 0; k < 2; k++) step_rates[f][b][k] = lab_median(kernels[f].rate[b][k], rounds);
+            printf(" %d rows %.0f%s", batch_sizes[b], 2e-9 * step_rates[f][b][0], b < BATCHES - 1 ? "," : "");
+        }
+        printf(" GFLOP/s measured (the kernels on a matrix of %d columns in L2; the FMA peak is %.0f)\n", c.dim,
+               h.fp32_flops * 1e-9);
+    }
+    for (int f = 0; f < FORMATS; f++) {
+        const char *name = format_names[f];
+        StepModel step[BATCHES];
+        for (int b = 0; b < BATCHES; b++) step[b] = model_step(&m, &h, &c, f, b, step_rates[f][b], gen);
+        Fit fit = fit_overlap(step[0], step[2], step[BATCHES - 1], measured[f][0], measured[f][2], measured[f][BATCHES - 1]);
+        printf("%s_%s_memory_bound: %.1f tokens/s (%.1f MB a step / %.2f GB/s)\n", shape, name, 1.0 / step[0].memory_s,
+               step[0].memory_s * h.bandwidth * 1e-6, h.bandwidth * 1e-9);
+        printf("%s_%s_batch1_of_memory_bound: %.0f %%\n", shape, name, step[0].memory_s / measured[f][0] * 100);
+        printf("%s_%s_calibration: ((m/u)^p + (c/v)^p)^(1/p) through batches 1, 4 and 32: streaming at u = %.0f %% of the "
+               "bandwidth%s, computing at v = %.0f %% of the kernels' rates, overlap p = %.2f (1: none; large: the "
+               "roofline's max)\n", shape, name, 100 * fit.u, fit.capped ? " (batch 1 asked for more)" : "", 100 * fit.v, fit.p);
         for (int b = 0; b < BATCHES; b++) {
             int batch = batch_sizes[b];
-            StepModel s = model_step(&m, &h, &c, f, batch, gen);
-            double bound = s.bound_s;
-            double calibrated = predict(fit, s);
+            double calibrated = predict(&fit, step[b]);
             char error_text[64] = "calibrated on this batch";
-            if (batch == 4) snprintf(error_text, sizeof error_text, "chose the form");
-            else if ((b > 0 || chosen == HIDDEN) && b < BATCHES - 1)
+            if (b != 0 && b != 2 && b != BATCHES - 1)
                 snprintf(error_text, sizeof error_text, "error %+.1f %%", (calibrated - measured[f][b]) / measured[f][b] * 100);
             printf("%s_%s_batch%d: %.1f tokens/s measured (%.2fx batch 1); step %.2f ms measured (wall %.2f), %.2f ms bound, "
-                   "%.2f ms calibrated prediction (%s)\n", shape, name, batch, batch / measured[f][b],
-                   measured[f][0] / measured[f][b] * batch, measured[f][b] * 1e3, wall[f][b] * 1e3, bound * 1e3,
-                   calibrated * 1e3, error_text);
+                   "%.2f ms memory and %.2f ms compute modelled, %.2f ms calibrated prediction (%s)\n", shape, name, batch,
+                   batch / measured[f][b], measured[f][0] / measured[f][b] * batch, measured[f][b] * 1e3, wall[f][b] * 1e3,
+                   step[b].bound_s * 1e3, step[b].memory_s * 1e3, step[b].compute_s * 1e3, calibrated * 1e3, error_text);
         }
     }
     double two_thread_bandwidth = lab_median(bandwidth2, rounds);
     printf("%s_stream_read_2threads: %.2f GB/s (two threads reading halves at once, by the wall clock, median of %d)\n", shape,
            two_thread_bandwidth * 1e-9, rounds);
     for (int f = 0; f < 2; f++) {
-        StepModel one = model_step(&m, &h, &c, f, 1, gen);
+        StepModel one = model_step(&m, &h, &c, f, 0, step_rates[f][0], gen);
         double bound_s = one.memory_s * h.bandwidth / two_thread_bandwidth;
         printf("%s_%s_batch1_2threads: %.1f tokens/s measured (wall %.2f ms a step, %.2fx one thread's wall), %.0f %% of "
                "the two-thread memory bound (%.1f tokens/s)\n", shape, format_names[f], 1.0 / wall2[f], wall2[f] * 1e3,
