@@ -17,9 +17,9 @@ enum {
     OUTPUT_TILE = MATMUL_OUTPUT_TILE,
     /* INT8 and INT4 tiles keep a partial sum per group beside each accumulator: rows x
      * outputs x 2 registers. One row (decode) takes 4 outputs at a time in INT8 and 8 in
-     * INT4; 2 or 3 rows, 2 x 4; 4 rows or more, 4 x 2, each converted weight serving 4 rows. */
+     * INT4; 2 or 3 rows, 2 x 4; 4 rows or more, 4 x 3, each converted weight serving 4 rows. */
     INT8_ROW_OUTPUTS = 4, INT4_ROW_OUTPUTS = 8, MOST_TILE_OUTPUTS = 8,
-    INT8_FEW_ROWS = 2, INT8_FEW_OUTPUTS = 4, INT8_MANY_ROWS = 4, INT8_MANY_OUTPUTS = 2,
+    INT8_FEW_ROWS = 2, INT8_FEW_OUTPUTS = 4, INT8_MANY_ROWS = 4, INT8_MANY_OUTPUTS = 3,
     INT8_PREFETCH_ROWS = 16,/* how far ahead of its tile INT8 and INT4 ask for weights, in rows */
     ROW_BLOCK = 64,         /* rows whose activations stay in L2 while a weight tile is reused */
     QUANTIZED_BLOCK_BYTES = 24 * 1024,   /* the inputs INT8 and INT4 keep in L1 (half of it) */
@@ -169,10 +169,13 @@ static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix
  * them (about 40 GB/s, one byte a weight), but not so much faster that the conversions
  * hide: at one row INT8 decode spends most of its time converting, and the memory has to
  * stream under that work. One row (decode) takes 4 outputs at a time (8 accumulators); 2
- * or 3 rows take tiles of 2 rows x 4 outputs, and 4 rows or more tiles of 4 x 2, where each
+ * or 3 rows take tiles of 2 rows x 4 outputs, and 4 rows or more tiles of 4 x 3, where each
  * converted weight serves 4 rows. Measured side by side on the 110M model's matrices, one
- * row, one thread (medians of 31): 8 outputs a tile, prefetching row by row into L2,
- * 4.27 ms; 8 outputs and the prefetches below, 3.97 ms; 4 outputs and those, 3.48 ms. */
+ * thread: at one row (medians of 31), 8 outputs a tile prefetching row by row into L2,
+ * 4.27 ms; 8 outputs and the prefetches below, 3.97 ms; 4 outputs and those, 3.48 ms. At 32
+ * rows (medians of 5), tiles of 4 x 2, 50.9 ms; 4 x 3, 45.2 ms; 4 x 4, 45.5 ms. Each group
+ * adds one multiply-add by its scale for every four of its own (group 64, 16 lanes), so the
+ * tiles cannot pass 80 % of the FMA peak. */
 
 ALWAYS_INLINE void tile_int8(float *out, int out_stride, const float *x, const int8_t *w, const float *scales,
                              int cols, int group_size, int rows, int outputs)
@@ -221,20 +224,25 @@ ALWAYS_INLINE void tile_int8(float *out, int out_stride, const float *x, const i
         for (int o = 0; o < outputs; o++) out[(size_t)r * out_stride + o] = sum_lanes(acc[r][o]);
 }
 
-static void tile_int8_any(float *out, int out_stride, const float *x, const int8_t *w, const float *scales, int cols,
-                          int group_size, int rows, int outputs)
+ALWAYS_INLINE void tile_int8_any(float *out, int out_stride, const float *x, const int8_t *w, const float *scales,
+                                 int cols, int group_size, int rows, int outputs)
 {
     int groups = cols / group_size;
     /* the usual groups (64, and 32 for widths such as 288) as constants: their loops unroll
-     * into straight-line code */
-    if (outputs == 2 && rows == 4 && group_size == 64) tile_int8(out, out_stride, x, w, scales, cols, 64, 4, 2);
-    else if (outputs == 2 && rows == 4 && group_size == 32) tile_int8(out, out_stride, x, w, scales, cols, 32, 4, 2);
+     * into straight-line code; decode's tile first. Inlined into matmul_quantized, as a
+     * function of its own it left INT4's tiles in memory (clang 14: 1.7 times slower) */
+    if (outputs == 4 && rows == 1 && group_size == 64) tile_int8(out, out_stride, x, w, scales, cols, 64, 1, 4);
+    else if (outputs == 3 && rows == 4 && group_size == 64) tile_int8(out, out_stride, x, w, scales, cols, 64, 4, 3);
+    else if (outputs == 3 && rows == 4 && group_size == 32) tile_int8(out, out_stride, x, w, scales, cols, 32, 4, 3);
+    else if (outputs == 3 && rows == 4) tile_int8(out, out_stride, x, w, scales, cols, group_size, 4, 3);
+    else if (outputs == 3 && rows == 3) tile_int8(out, out_stride, x, w, scales, cols, group_size, 3, 3);
+    else if (outputs == 3 && rows == 2) tile_int8(out, out_stride, x, w, scales, cols, group_size, 2, 3);
+    else if (outputs == 3 && rows == 1) tile_int8(out, out_stride, x, w, scales, cols, group_size, 1, 3);
     else if (outputs == 2 && rows == 4) tile_int8(out, out_stride, x, w, scales, cols, group_size, 4, 2);
     else if (outputs == 2 && rows == 3) tile_int8(out, out_stride, x, w, scales, cols, group_size, 3, 2);
     else if (outputs == 2 && rows == 2) tile_int8(out, out_stride, x, w, scales, cols, group_size, 2, 2);
     else if (outputs == 2 && rows == 1) tile_int8(out, out_stride, x, w, scales, cols, group_size, 1, 2);
     else if (outputs == 4 && rows == 2 && group_size == 64) tile_int8(out, out_stride, x, w, scales, cols, 64, 2, 4);
-    else if (outputs == 4 && rows == 1 && group_size == 64) tile_int8(out, out_stride, x, w, scales, cols, 64, 1, 4);
     else if (outputs == 4 && rows == 2 && group_size == 32) tile_int8(out, out_stride, x, w, scales, cols, 32, 2, 4);
     else if (outputs == 4 && rows == 1 && group_size == 32) tile_int8(out, out_stride, x, w, scales, cols, 32, 1, 4);
     else if (outputs == 4 && rows == 2) tile_int8(out, out_stride, x, w, scales, cols, group_size, 2, 4);
@@ -406,17 +414,22 @@ ALWAYS_INLINE void tile_int4(float *out, int out_stride, const float *x, const u
         for (int o = 0; o < outputs; o++) out[(size_t)r * out_stride + o] = sum_lanes(acc[r][o]);
 }
 
-static void tile_int4_any(float *out, int out_stride, const float *x, const uint8_t *w, const float *scales,
-                          const uint8_t *zeros, int cols, int group_size, int rows, int outputs)
+ALWAYS_INLINE void tile_int4_any(float *out, int out_stride, const float *x, const uint8_t *w, const float *scales,
+                                 const uint8_t *zeros, int cols, int group_size, int rows, int outputs)
 {
     int groups = cols / group_size;
     if (outputs == 8 && rows == 1 && group_size == 64) tile_int4(out, out_stride, x, w, scales, zeros, cols, 64, 1, 8);
     else if (outputs == 8 && rows == 1 && group_size == 32) tile_int4(out, out_stride, x, w, scales, zeros, cols, 32, 1, 8);
     else if (outputs == 8 && rows == 1) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 1, 8);
     else if (outputs == 4 && rows == 1) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 1, 4);
+    else if (outputs == 4 && rows == 2 && group_size == 64) tile_int4(out, out_stride, x, w, scales, zeros, cols, 64, 2, 4);
     else if (outputs == 4 && rows == 2) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 2, 4);
-    else if (outputs == 2 && rows == 4 && group_size == 64) tile_int4(out, out_stride, x, w, scales, zeros, cols, 64, 4, 2);
-    else if (outputs == 2 && rows == 4 && group_size == 32) tile_int4(out, out_stride, x, w, scales, zeros, cols, 32, 4, 2);
+    else if (outputs == 3 && rows == 4 && group_size == 64) tile_int4(out, out_stride, x, w, scales, zeros, cols, 64, 4, 3);
+    else if (outputs == 3 && rows == 4 && group_size == 32) tile_int4(out, out_stride, x, w, scales, zeros, cols, 32, 4, 3);
+    else if (outputs == 3 && rows == 4) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 4, 3);
+    else if (outputs == 3 && rows == 3) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 3, 3);
+    else if (outputs == 3 && rows == 2) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 2, 3);
+    else if (outputs == 3 && rows == 1) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 1, 3);
     else if (outputs == 2 && rows == 4) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 4, 2);
     else
         for (int r = 0; r < rows; r++)
