@@ -461,11 +461,11 @@ static void matmul_quantized(float *out, const float *x, int rows, const WeightM
      * 81 ms in blocks of 64 rows and 59-70 ms in these, batches 4 to 16 no slower. */
     int row_block = QUANTIZED_BLOCK_BYTES / (cols * (int)sizeof(float)) / INT8_MANY_ROWS * INT8_MANY_ROWS;
     if (row_block < INT8_MANY_ROWS) row_block = INT8_MANY_ROWS;
+    int row_outputs = m->format == WEIGHTS_INT4 ? INT4_ROW_OUTPUTS : INT8_ROW_OUTPUTS;
+    int tile = rows == 1 ? row_outputs : rows < INT8_MANY_ROWS ? INT8_FEW_OUTPUTS : INT8_MANY_OUTPUTS;
+    int row_tile = rows < INT8_MANY_ROWS ? INT8_FEW_ROWS : INT8_MANY_ROWS;
     for (int block = 0; block < rows; block += row_block) {
         int block_rows = smaller(row_block, rows - block);
-        int row_outputs = m->format == WEIGHTS_INT4 ? INT4_ROW_OUTPUTS : INT8_ROW_OUTPUTS;
-        int tile = rows == 1 ? row_outputs : rows < INT8_MANY_ROWS ? INT8_FEW_OUTPUTS : INT8_MANY_OUTPUTS;
-        int row_tile = rows < INT8_MANY_ROWS ? INT8_FEW_ROWS : INT8_MANY_ROWS;
         for (int i = first, outputs; i < last; i += outputs) {
             outputs = smaller(tile, last - i);
             if (outputs > OUTPUT_TILE && outputs < tile) outputs = OUTPUT_TILE;   /* the rest of INT4's 8s in 4s */
