@@ -1,29 +1,29 @@
-/* decode_bench.c — the engine's decode speed on this machine beside the bounds of the
- * performance model, for tests/llama/bench (`make bench PART=engine`).
+/* decode_bench.c — the engine's decode speed on this machine beside the performance model's
+ * bound and prediction, for tests/llama/bench (`make bench PART=engine`).
  *
  *   decode_bench ROUNDS STEPS SHAPE...      (tests/llama/bench: 7 3 42M 110M)
  *
- * For each shape, FP32, weight-only INT8 and weight-only INT4 weights, batches 1 to 32, one
- * thread: every configuration is timed for `steps` decode steps once per round, the rounds
- * interleave all configurations (a STREAM read of the model's bytes, and the engine's matrix
- * kernels on weights in L2 at every batch), and each figure is the median over the rounds.
- * Whatever else runs on the machine then slows every configuration alike, and the ratios
- * between them stay meaningful.
+ * For each shape: FP32, weight-only INT8 and weight-only INT4 weights at batches 1 to 32 on
+ * one thread, and FP32 and INT8 at batches 1 to 32 on two threads. Every configuration
+ * runs `steps` decode steps once per round, each just after the step's matrix products run
+ * alone (the probe); the rounds interleave all configurations and the other probes, and
+ * each figure is the median over the steps of all rounds. Whatever else runs on the
+ * machine then slows every configuration alike, and the ratios between them hold.
  *
  * Three kinds of figure, labelled as such:
  *   bound       the roofline of lib/perfmodel with the bandwidth measured in this run:
  *               max(bytes / STREAM read, FLOPs / FMA peak, weights / conversion rate);
- *               at batch 1 bytes / STREAM read is the memory bound;
- *   calibrated  the engine's time from the model's memory time m (bytes / STREAM read) and
- *               compute time c (the matrices at the rates their kernels reach with the
- *               weights in L2, measured at each batch: the GEMV and GEMM efficiency), as
- *               ((m/u)^p + (c/v)^p)^(1/p), with u, v and p fitted through batches 1, 4 and
- *               32 of this run; batches 2, 8 and 16 are predictions, each printed with its
+ *               at batch 1, bytes / STREAM read is the memory bound;
+ *   predicted   the step from what the engine's matrix kernels achieve, probed at each
+ *               batch: the step's matrix products run alone (the same kernels, weights and
+ *               threads, so the same level of memory, but no attention, norms or adds),
+ *               plus the rest of the step as perfmodel counts it (the KV cache's bytes at
+ *               the bandwidth, attention's FLOPs at the FMA peak). Nothing of the decode
+ *               measurement goes into it, so every case is a prediction, printed with its
  *               error;
- *   measured    the engine, by the thread's CPU time as the probes are (cpu_probes.h),
- *               with the wall clock beside it; and the kernels' rates.
- * And batch 1 on two threads (FP32 and INT8), by the wall clock, against the two-thread memory
- * bound: the model's bytes at the bandwidth of two threads streaming halves of them at once. */
+ *   measured    the engine, by the thread's CPU time as the probes are (cpu_probes.h) on
+ *               one thread, by the wall clock on two; and the kernels' rates, with their
+ *               weights streamed as in a step and with them in L2 (the compute ceiling). */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -32,13 +32,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "blocks.h"
 #include "cpu_probes.h"
 #include "llama.h"
 #include "matmul.h"
 #include "perfmodel.h"
+#include "threads.h"
 #include "timer.h"
 
-enum { BATCHES = 6, FORMATS = 3, PROMPT = 8, MAX_ROUNDS = 64 };
+enum { BATCHES = 6, FORMATS = 3, TWO_THREAD_FORMATS = 2, PROMPT = 8, MOST_ROWS = 32 };
+enum { MAX_ROUNDS = 64, MAX_STEPS = 8, MAX_SAMPLES = MAX_ROUNDS * MAX_STEPS };
 static const int batch_sizes[BATCHES] = {1, 2, 4, 8, 16, 32};
 static const char *format_names[FORMATS] = {"fp32", "int8", "int4"};
 static const DataType format_types[FORMATS] = {DTYPE_FP32, DTYPE_INT8, DTYPE_INT4};
@@ -56,34 +59,208 @@ static void fail(const char *what, const char *error)
     exit(1);
 }
 
-typedef struct {
-    Session session;
-    int sequences[32], tokens[32];
-    double step_s[MAX_ROUNDS], wall_step_s[MAX_ROUNDS];
-} Config;
-
-/* `steps` decode steps of every sequence of the configuration, in round `round`: seconds a
- * step, of this thread's CPU time (what the engine costs, not counting the time other
- * programs hold the core) and of the clock on the wall */
-static void time_steps(Config *c, int round, int batch, int steps, int vocab)
+/* the median of n values, leaving them in their order (the samples stay paired) */
+static double median_of(const double *values, int n)
 {
-    char error[256];
-    double cpu = seconds_of(CLOCK_THREAD_CPUTIME_ID), wall = seconds_of(CLOCK_MONOTONIC);
-    for (int step = 0; step < steps; step++) {
-        for (int i = 0; i < batch; i++) c->tokens[i] = (c->tokens[i] * 31 + 7 + i) % vocab;
-        if (!llama_decode_batch(&c->session, c->sequences, c->tokens, batch, error, sizeof error)) fail("decode", error);
-    }
-    c->step_s[round] = (seconds_of(CLOCK_THREAD_CPUTIME_ID) - cpu) / steps;
-    c->wall_step_s[round] = (seconds_of(CLOCK_MONOTONIC) - wall) / steps;
+    double copy[MAX_SAMPLES];
+    memcpy(copy, values, sizeof(double) * (size_t)n);
+    return lab_median(copy, n);
 }
 
-/* One decode step as the model counts it: the roofline's bound, and the two times the
- * calibration adds — memory (the step's bytes at the STREAM bandwidth) and compute (its
- * FLOPs at the FMA peak, plus, for INT8 and INT4, converting the weights as the engine does:
- * once per tile of rows, matmul.c's tiles being 1, 2 (for 2 or 3 rows) and 4 rows high) */
+/* One configuration (a format, a batch, a number of threads) and its timings, one sample
+ * per step: seconds of the whole decode step and of the step's matrix products alone (the
+ * probe), by this thread's CPU time (what the engine costs, not counting the time other
+ * programs hold the core) and by the clock on the wall */
 typedef struct {
-    double bound_s, memory_s, compute_s;
-} StepModel;
+    Session session;
+    int sequences[MOST_ROWS], tokens[MOST_ROWS];
+    double step_s[MAX_SAMPLES], wall_step_s[MAX_SAMPLES];
+    double matrices_s[MAX_SAMPLES], wall_matrices_s[MAX_SAMPLES];
+} Config;
+
+/* ----------------------------------------------------------------------------------
+ * The probe behind the predictions: a step's matrix products alone */
+
+/* Products of one input, on every thread of a pool: each thread its share of each
+ * matrix's outputs, as forward.c shares them */
+typedef struct {
+    const WeightMatrix *weights[3];
+    int count, rows;
+    const float *x;
+    float *out[3];
+} MatrixGroup;
+
+static void multiply_group(void *context, int thread, int threads)
+{
+    const MatrixGroup *g = context;
+    for (int j = 0; j < g->count; j++) {
+        int first, last;
+        llama_share_of(g->weights[j]->rows, MATMUL_OUTPUT_TILE, thread, threads, &first, &last);
+        if (first < last) llama_matmul(g->out[j], g->x, g->rows, g->weights[j], first, last);
+    }
+}
+
+/* an input of MOST_ROWS rows of the widest matrix, and three outputs as wide as the widest */
+typedef struct {
+    float *x, *out[3];
+} ProbeBuffers;
+
+static void allocate_probe_buffers(ProbeBuffers *b, const LlamaConfig *c)
+{
+    size_t columns = (size_t)(c->hidden_dim > c->dim ? c->hidden_dim : c->dim);
+    size_t outputs = (size_t)(c->vocab_size > c->hidden_dim ? c->vocab_size : c->hidden_dim);
+    b->x = malloc(sizeof(float) * MOST_ROWS * columns);
+    for (int j = 0; j < 3; j++) b->out[j] = malloc(sizeof(float) * MOST_ROWS * outputs);
+    if (!b->x || !b->out[0] || !b->out[1] || !b->out[2]) fail("probe", "out of memory");
+    for (size_t i = 0; i < MOST_ROWS * columns; i++) b->x[i] = (float)((i * 37) % 101) * 0.01f - 0.5f;
+}
+
+static void free_probe_buffers(ProbeBuffers *b)
+{
+    free(b->x);
+    for (int j = 0; j < 3; j++) free(b->out[j]);
+}
+
+/* Every matrix product of one decode step of `rows` rows, by the engine's kernels on the
+ * session's threads, grouped as forward.c groups them for its pool (q, k and v; o; gate
+ * and up; down; then the classifier): the same weights from the same level of memory,
+ * without the rest of the step */
+static void step_matrices(Session *s, int rows, const ProbeBuffers *b)
+{
+    const Transformer *t = s->transformer;
+    for (int l = 0; l < t->config.n_layers; l++) {
+        const LayerWeights *w = &t->layers[l];
+        MatrixGroup groups[4] = {
+            {{&w->wq, &w->wk, &w->wv}, 3, rows, b->x, {b->out[0], b->out[1], b->out[2]}},
+            {{&w->wo}, 1, rows, b->x, {b->out[0]}},
+            {{&w->w1, &w->w3}, 2, rows, b->x, {b->out[0], b->out[1]}},
+            {{&w->w2}, 1, rows, b->x, {b->out[0]}},
+        };
+        for (int g = 0; g < 4; g++) llama_run_parallel(s->pool, multiply_group, &groups[g]);
+    }
+    MatrixGroup classifier = {{&t->classifier}, 1, rows, b->x, {b->out[0]}};
+    llama_run_parallel(s->pool, multiply_group, &classifier);
+}
+
+/* `steps` samples from sample `first` on: each the step's matrix products alone, then the
+ * decode step itself, so that each pair is timed within a few milliseconds */
+static void time_config(Config *c, const ProbeBuffers *b, int first, int batch, int steps, int vocab)
+{
+    char error[256];
+    for (int step = first; step < first + steps; step++) {
+        double cpu = seconds_of(CLOCK_THREAD_CPUTIME_ID), wall = seconds_of(CLOCK_MONOTONIC);
+        step_matrices(&c->session, batch, b);
+        double cpu_between = seconds_of(CLOCK_THREAD_CPUTIME_ID), wall_between = seconds_of(CLOCK_MONOTONIC);
+        for (int i = 0; i < batch; i++) c->tokens[i] = (c->tokens[i] * 31 + 7 + i) % vocab;
+        if (!llama_decode_batch(&c->session, c->sequences, c->tokens, batch, error, sizeof error)) fail("decode", error);
+        c->matrices_s[step] = cpu_between - cpu, c->wall_matrices_s[step] = wall_between - wall;
+        c->step_s[step] = seconds_of(CLOCK_THREAD_CPUTIME_ID) - cpu_between;
+        c->wall_step_s[step] = seconds_of(CLOCK_MONOTONIC) - wall_between;
+    }
+}
+
+/* ----------------------------------------------------------------------------------
+ * The other probe: the rest of a step, block by block */
+
+/* The blocks a step runs beside its matrix products (blocks.h), each on data of a step's
+ * sizes in the caches. Per row and layer forward.c runs two norms, RoPE of q and k (and
+ * copies k and v into the cache), two residual adds, the SwiGLU gate (timed with the copy
+ * that restores its input, as it works in place), and one head of attention over the cached
+ * positions for each of n_heads heads; per row, one more norm before the classifier. */
+enum { NORM, ROPE, ADD, SWIGLU, ATTENTION_HEAD, BLOCKS };
+
+typedef struct {
+    const LlamaConfig *c;
+    int length;   /* positions attended */
+    float *x, *y, *weight, *gate, *gate_input, *up, *angles, *keys, *values, *scores, *out;
+    double seconds[BLOCKS][MAX_ROUNDS];   /* a call of each block, each round's */
+} BlockProbe;
+
+static float *filled(size_t count, float first, float step)
+{
+    float *v = malloc(sizeof(float) * count);
+    if (!v) fail("block probe", "out of memory");
+    for (size_t i = 0; i < count; i++) v[i] = first + step * (float)(i % 97);
+    return v;
+}
+
+static void build_block_probe(BlockProbe *p, const LlamaConfig *c, int length)
+{
+    size_t dim = (size_t)c->dim, hidden = (size_t)c->hidden_dim, cache = (size_t)length * (size_t)llama_kv_dim_of(c);
+    *p = (BlockProbe){.c = c, .length = length};
+    p->x = filled(dim, -0.5f, 0.01f), p->y = filled(dim, 0.3f, -0.005f), p->weight = filled(dim, 1.0f, 0.0f);
+    p->gate = filled(hidden, 0.0f, 0.0f), p->gate_input = filled(hidden, -2.0f, 0.04f), p->up = filled(hidden, 0.5f, 0.01f);
+    int half = llama_head_dim_of(c) / 2;   /* a rotation, so that RoPE keeps the vectors' lengths */
+    p->angles = filled((size_t)(2 * half), 0.0f, 0.0f);
+    for (int i = 0; i < half; i++) p->angles[i] = cosf(0.1f * (float)i), p->angles[half + i] = sinf(0.1f * (float)i);
+    p->keys = filled(cache, -0.3f, 0.006f), p->values = filled(cache, 0.2f, -0.004f);
+    p->scores = filled((size_t)length, 0.0f, 0.0f), p->out = filled((size_t)llama_head_dim_of(c), 0.0f, 0.0f);
+}
+
+static void free_block_probe(BlockProbe *p)
+{
+    float *buffers[] = {p->x, p->y, p->weight, p->gate, p->gate_input, p->up, p->angles, p->keys, p->values, p->scores, p->out};
+    for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++) free(buffers[i]);
+}
+
+static void run_block(BlockProbe *p, int block)
+{
+    const LlamaConfig *c = p->c;
+    int head_dim = llama_head_dim_of(c), kv_dim = llama_kv_dim_of(c);
+    const float *angle_cos = p->angles, *angle_sin = p->angles + head_dim / 2;
+    switch (block) {
+    case NORM: llama_rmsnorm(p->y, p->x, p->weight, c->dim); break;
+    case ROPE:
+        llama_rope(p->x, c->dim, head_dim, angle_cos, angle_sin);
+        llama_rope(p->y, kv_dim, head_dim, angle_cos, angle_sin);
+        memcpy(p->keys, p->y, sizeof(float) * (size_t)kv_dim);
+        memcpy(p->values, p->x, sizeof(float) * (size_t)kv_dim);
+        break;
+    case ADD: llama_add_into(p->x, p->y, c->dim); break;
+    case SWIGLU:
+        memcpy(p->gate, p->gate_input, sizeof(float) * (size_t)c->hidden_dim);
+        llama_swiglu(p->gate, p->up, c->hidden_dim);
+        break;
+    default: llama_attend(p->out, p->x, p->keys, p->values, p->length, kv_dim, head_dim, p->scores);
+    }
+}
+
+/* each block's seconds a call, repeated for at least a fifth of a millisecond of this
+ * thread's CPU time */
+static void probe_blocks(BlockProbe *p, int round)
+{
+    for (int block = 0; block < BLOCKS; block++)
+        for (long repeats = 16;; repeats *= 2) {
+            double start = seconds_of(CLOCK_THREAD_CPUTIME_ID);
+            for (long i = 0; i < repeats; i++) run_block(p, block);
+            double seconds = seconds_of(CLOCK_THREAD_CPUTIME_ID) - start;
+            if (seconds >= 2e-4) {
+                p->seconds[block][round] = seconds / (double)repeats;
+                break;
+            }
+        }
+}
+
+/* A step's blocks of `rows` rows from one round's probe, on the calling thread but for
+ * attention, which forward.c shares among the threads by row x head pairs: into *serial_s
+ * and *attention_s */
+static void step_blocks(const BlockProbe *p, int round, int rows, int threads, double *serial_s, double *attention_s)
+{
+    const LlamaConfig *c = p->c;
+    double per_layer = 2 * p->seconds[NORM][round] + p->seconds[ROPE][round] + 2 * p->seconds[ADD][round] +
+                       p->seconds[SWIGLU][round];
+    *serial_s = rows * (c->n_layers * per_layer + p->seconds[NORM][round]);
+    *attention_s = (double)rows * c->n_layers * c->n_heads * p->seconds[ATTENTION_HEAD][round] / threads;
+}
+
+/* A pool's worker spins a few milliseconds after its last task before it sleeps: long
+ * enough to take a core from the configuration timed next. Each two-thread configuration
+ * waits this long first. */
+static void let_pools_sleep(void)
+{
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+}
 
 /* The bandwidth of two threads reading at once, each half of a buffer of `bytes`: both start
  * together (a barrier), and the pass takes the clock on the wall from the start to the later of
@@ -153,8 +330,8 @@ static double two_thread_read_bandwidth(size_t bytes)
 /* The engine's matrix kernels with their weights in L2: multiply-adds a second of llama_matmul
  * at `rows` rows over as many of the first outputs of `w` as fit in PROBE_BYTES, repeated for
  * at least a millisecond of this thread's CPU time. How fast the kernels compute when they do
- * not wait for memory, for each tile shape the batch selects (matmul.c): the GEMV and GEMM
- * efficiency behind the model's compute time. */
+ * not wait for memory, for each tile shape the batch selects (matmul.c): the ceiling the
+ * streamed rates approach as the batch grows. */
 enum { PROBE_BYTES = 256 * 1024 };
 
 static double kernel_rate(const WeightMatrix *w, int rows, const float *x, float *out)
@@ -174,89 +351,94 @@ static double kernel_rate(const WeightMatrix *w, int rows, const float *x, float
     }
 }
 
-/* the kernels' rates for one format at every batch, each round's: [batch][0] for rows of dim
- * columns (wq, wk, wv, wo, w1, w3, the classifier), [batch][1] for rows of hidden_dim (w2) */
+/* the kernels' rates with their weights in L2 at every batch, each round's, on a matrix of
+ * dim columns (wq's) */
 typedef struct {
-    double rate[BATCHES][2][MAX_ROUNDS];
+    double rate[BATCHES][MAX_ROUNDS];
 } KernelRates;
 
-static void probe_kernels(const Transformer *t, KernelRates *k, int round)
+static void probe_kernels(const Transformer *t, const ProbeBuffers *b, KernelRates *k, int round)
 {
-    const LlamaConfig *c = &t->config;
-    int widest = c->hidden_dim > c->dim ? c->hidden_dim : c->dim;
-    float *x = malloc(sizeof(float) * 32 * (size_t)widest), *out = malloc(sizeof(float) * 32 * (PROBE_BYTES / 8 + 8));
-    if (!x || !out) fail("kernel probe", "out of memory");
-    for (size_t i = 0; i < 32 * (size_t)widest; i++) x[i] = (float)((i * 37) % 101) * 0.01f - 0.5f;
-    for (int b = 0; b < BATCHES; b++) {
-        k->rate[b][0][round] = kernel_rate(&t->layers[0].wq, batch_sizes[b], x, out);
-        k->rate[b][1][round] = kernel_rate(&t->layers[0].w2, batch_sizes[b], x, out);
-    }
-    free(x);
-    free(out);
+    for (int i = 0; i < BATCHES; i++) k->rate[i][round] = kernel_rate(&t->layers[0].wq, batch_sizes[i], b->x, b->out[0]);
 }
 
-/* multiply-adds of one row of a step in matrices of dim columns and of hidden_dim columns */
-static void step_macs(const LlamaConfig *c, double *dim_columns, double *hidden_columns)
+/* multiply-adds of one row of a step in its matrices */
+static double step_macs(const LlamaConfig *c)
 {
     double dim = c->dim, hidden = c->hidden_dim, kv_dim = llama_kv_dim_of(c);
-    *dim_columns = c->n_layers * (2 * dim * dim + 2 * kv_dim * dim + 2 * hidden * dim) + (double)c->vocab_size * dim;
-    *hidden_columns = c->n_layers * dim * hidden;
+    return c->n_layers * (2 * dim * dim + 2 * kv_dim * dim + 3 * hidden * dim) + (double)c->vocab_size * dim;
 }
 
-/* One decode step as the model counts it: the roofline's bound (lib/perfmodel), and the two
- * times the calibration combines: memory m, the step's bytes at the STREAM bandwidth, and
- * compute c, the matrices' multiply-adds at the kernels' probed rates for this batch plus the
- * rest of the step's FLOPs (attention) at the FMA peak */
-static StepModel model_step(const ModelShape *m, const Hardware *h, const LlamaConfig *c, int format, int b,
-                            const double rate[2], int gen)
+/* ----------------------------------------------------------------------------------
+ * The model: the roofline's bound, and the prediction from the probes */
+
+/* One decode step as lib/perfmodel counts it: the roofline's bound, its memory time (all its
+ * bytes at the bandwidth), and the KV cache's part of those bytes (read, and one position
+ * written) at `bandwidth`. The block probe attends over keys and values in the caches; a
+ * step streams them from memory as it attends, so its attention takes the longer of the
+ * two (the roofline of that block). */
+typedef struct {
+    double bound_s, memory_s, cache_s;
+} StepModel;
+
+static StepModel model_step(const ModelShape *m, const Hardware *h, int format, int batch, int gen, double bandwidth)
 {
-    int batch = batch_sizes[b];
     Workload w = {.weights = format_types[format], .kv = DTYPE_FP32, .batch = batch, .prompt = PROMPT, .gen = gen};
     Estimate e;
     perfmodel_estimate(m, h, &w, &e);
-    double dim_macs, hidden_macs;
-    step_macs(c, &dim_macs, &hidden_macs);
-    double other_flops = fmax(0.0, e.decode_step_flops - 2.0 * batch * (dim_macs + hidden_macs));
-    return (StepModel){e.decode_step_time_s, e.decode_step_bytes / e.bandwidth,
-                       batch * (dim_macs / rate[0] + hidden_macs / rate[1]) + other_flops / e.peak_flops};
+    double cache_bytes = batch * (e.decode_context + 1.0) * e.kv_bytes_per_token;
+    return (StepModel){e.decode_step_time_s, e.decode_step_bytes / e.bandwidth, cache_bytes / bandwidth};
 }
 
-/* The calibrated step time: ((m/u)^p + (c/v)^p)^(1/p), with u the fraction of the STREAM
- * bandwidth the engine streams at, v the fraction of the probed kernels' rates it computes at
- * (its weights come from DRAM, not L2), and p how far the two overlap: p = 1 adds them
- * (nothing overlaps), and as p grows it tends to max(m/u, c/v), the roofline's overlap. */
-typedef struct {
-    double u, v, p;
-    int capped;   /* batch 1 asked for u above 1 (streaming faster than STREAM reads): u is 1 */
-} Fit;
+/* How the predictions did, over every case of the run */
+static struct {
+    int cases, within;
+    double worst;
+    char worst_case[64];
+} predictions;
 
-static double predict(const Fit *fit, StepModel s)
+/* A case's prediction, step by step: its matrix products as probed just before the step,
+ * plus its other blocks from that round's block probe (attention no faster than its KV
+ * cache's bytes at the bandwidth of its threads), set against the step itself (a machine
+ * that is slower for a while slows both). Printed as the medians over the steps, and the
+ * error as the median of the steps' errors. */
+static void predict(const char *name, const double *matrices_s, const double *measured_s, const BlockProbe *blocks, int rows,
+                    int threads, double cache_s, int samples, int steps, char *text, size_t size)
 {
-    return pow(pow(s.memory_s / fit->u, fit->p) + pow(s.compute_s / fit->v, fit->p), 1.0 / fit->p);
-}
-
-/* u, v and p through batches 1, 4 and 32: for each p of a grid, the u and v that give batches 1
- * (mostly memory) and 32 (mostly compute) their measured times, each solved in turn until they
- * settle; then the p whose prediction of batch 4 is nearest its measured time. u is at most 1:
- * where batch 1 asks for more, it is 1 and batch 1's prediction is off by what it asked. */
-static Fit fit_overlap(StepModel one, StepModel four, StepModel all, double t1, double t4, double t32)
-{
-    Fit best = {1.0, 1.0, 1.0, 1};
-    double best_error = INFINITY;
-    for (double p = 1.0; p <= 64.0; p *= 1.125) {
-        Fit fit = {1.0, 1.0, p, 0};
-        for (int i = 0; i < 50; i++) {
-            double rest = pow(t1, p) - pow(one.compute_s / fit.v, p);
-            fit.u = rest > 0 ? one.memory_s / pow(rest, 1.0 / p) : 1.0;
-            fit.capped = !(fit.u <= 1.0);
-            if (fit.capped) fit.u = 1.0;
-            rest = pow(t32, p) - pow(all.memory_s / fit.u, p);
-            fit.v = rest > 0 ? all.compute_s / pow(rest, 1.0 / p) : 1.0;
-        }
-        double error = fabs(predict(&fit, four) - t4);
-        if (error < best_error) best_error = error, best = fit;
+    double predicted[MAX_SAMPLES], other[MAX_SAMPLES], errors[MAX_SAMPLES];
+    for (int i = 0; i < samples; i++) {
+        double serial_s, attention_s;
+        step_blocks(blocks, i / steps, rows, threads, &serial_s, &attention_s);
+        other[i] = serial_s + fmax(attention_s, cache_s);
+        predicted[i] = matrices_s[i] + other[i];
+        errors[i] = (predicted[i] - measured_s[i]) / measured_s[i] * 100;
     }
-    return best;
+    double error = median_of(errors, samples);
+    snprintf(text, size,
+             "%.2f ms predicted (its matrix products %.2f ms and its other blocks %.2f ms, each probed alone, attention "
+             "at least its KV cache's bytes at the bandwidth, %.2f ms), error %+.1f %%",
+             median_of(predicted, samples) * 1e3, median_of(matrices_s, samples) * 1e3, median_of(other, samples) * 1e3,
+             cache_s * 1e3, error);
+    predictions.cases++;
+    predictions.within += fabs(error) <= 10.0;
+    if (fabs(error) >= fabs(predictions.worst))
+        predictions.worst = error, snprintf(predictions.worst_case, sizeof predictions.worst_case, "%s", name);
+}
+
+/* ----------------------------------------------------------------------------------
+ * One shape: build, time in rounds, report */
+
+static void build_config(Config *k, const Transformer *t, int batch, int capacity, int threads)
+{
+    char error[256];
+    int prompt[PROMPT];
+    const LlamaConfig *c = &t->config;
+    if (llama_build_session(&k->session, t, batch, capacity, threads, error, sizeof error) != 0) fail("session", error);
+    for (int i = 0; i < batch; i++) {
+        for (int p = 0; p < PROMPT; p++) prompt[p] = (i * 101 + p * 13 + 1) % c->vocab_size;
+        k->sequences[i] = i, k->tokens[i] = prompt[PROMPT - 1];
+        if (!llama_prefill(&k->session, i, prompt, PROMPT, error, sizeof error)) fail("prefill", error);
+    }
 }
 
 static void bench_shape(const char *shape, int rounds, int steps)
@@ -270,111 +452,117 @@ static void bench_shape(const char *shape, int rounds, int steps)
     if (llama_quantize_transformer(&t[1], llama_int8_group_size(&c, 64), error, sizeof error) != 0) fail(shape, error);
     if (llama_quantize_transformer_int4(&t[2], llama_int8_group_size(&c, 64), error, sizeof error) != 0) fail(shape, error);
 
-    int capacity = PROMPT + rounds * steps + 1, prompt[PROMPT];
-    static Config configs[FORMATS][BATCHES];
+    int capacity = PROMPT + rounds * steps + 1;
+    static Config one[FORMATS][BATCHES], two[TWO_THREAD_FORMATS][BATCHES];
     for (int f = 0; f < FORMATS; f++)
-        for (int b = 0; b < BATCHES; b++) {
-            Config *k = &configs[f][b];
-            int batch = batch_sizes[b];
-            if (llama_build_session(&k->session, &t[f], batch, capacity, 1, error, sizeof error) != 0) fail(shape, error);
-            for (int i = 0; i < batch; i++) {
-                for (int p = 0; p < PROMPT; p++) prompt[p] = (i * 101 + p * 13 + 1) % c.vocab_size;
-                k->sequences[i] = i, k->tokens[i] = prompt[PROMPT - 1];
-                if (!llama_prefill(&k->session, i, prompt, PROMPT, error, sizeof error)) fail("prefill", error);
-            }
-        }
+        for (int b = 0; b < BATCHES; b++) build_config(&one[f][b], &t[f], batch_sizes[b], capacity, 1);
+    for (int f = 0; f < TWO_THREAD_FORMATS; f++)
+        for (int b = 0; b < BATCHES; b++) build_config(&two[f][b], &t[f], batch_sizes[b], capacity, 2);
+    ProbeBuffers buffers;
+    allocate_probe_buffers(&buffers, &c);
+    static BlockProbe blocks;   /* attending as many positions as a step does on average */
+    build_block_probe(&blocks, &c, PROMPT + (rounds * steps + 1) / 2);
 
-    /* batch 1 on two threads, FP32 and INT8 */
-    static Config two_threads[2];
-    for (int f = 0; f < 2; f++) {
-        Config *k = &two_threads[f];
-        if (llama_build_session(&k->session, &t[f], 1, capacity, 2, error, sizeof error) != 0) fail(shape, error);
-        for (int p = 0; p < PROMPT; p++) prompt[p] = (p * 13 + 1) % c.vocab_size;
-        k->sequences[0] = 0, k->tokens[0] = prompt[PROMPT - 1];
-        if (!llama_prefill(&k->session, 0, prompt, PROMPT, error, sizeof error)) fail("prefill", error);
-    }
-
-    /* the rounds: every configuration once, FP32, INT8 and INT4 side by side, and the bandwidths */
+    /* the rounds: every configuration's steps, each after its matrices alone, and the
+     * bandwidths, the kernels in L2 and the blocks */
     double bandwidth[MAX_ROUNDS], bandwidth2[MAX_ROUNDS];
     static KernelRates kernels[FORMATS];
     for (int r = 0; r < rounds; r++) {
         bandwidth[r] = perfmodel_stream_bandwidth(STREAM_READ, (size_t)t[0].weights_bytes, 3);
-        for (int f = 0; f < FORMATS; f++) probe_kernels(&t[f], &kernels[f], r);
+        for (int f = 0; f < FORMATS; f++) probe_kernels(&t[f], &buffers, &kernels[f], r);
+        probe_blocks(&blocks, r);
         for (int b = 0; b < BATCHES; b++)
-            for (int f = 0; f < FORMATS; f++)
-                time_steps(&configs[f][b], r, batch_sizes[b], steps, c.vocab_size);
+            for (int f = 0; f < FORMATS; f++) {
+                time_config(&one[f][b], &buffers, r * steps, batch_sizes[b], steps, c.vocab_size);
+            }
         bandwidth2[r] = two_thread_read_bandwidth((size_t)t[0].weights_bytes);
-        for (int f = 0; f < 2; f++) time_steps(&two_threads[f], r, 1, steps, c.vocab_size);
+        for (int b = 0; b < BATCHES; b++)
+            for (int f = 0; f < TWO_THREAD_FORMATS; f++) {
+                let_pools_sleep();
+                time_config(&two[f][b], &buffers, r * steps, batch_sizes[b], steps, c.vocab_size);
+            }
     }
-    double wall2[2];
-    for (int f = 0; f < 2; f++) {
-        wall2[f] = lab_median(two_threads[f].wall_step_s, rounds);
-        llama_free_session(&two_threads[f].session);
-    }
-    double measured[FORMATS][BATCHES], wall[FORMATS][BATCHES];
+    free_probe_buffers(&buffers);
+    int samples = rounds * steps;
+    double measured[FORMATS][BATCHES], wall[FORMATS][BATCHES], matrices[FORMATS][BATCHES], wall2[TWO_THREAD_FORMATS][BATCHES];
     for (int f = 0; f < FORMATS; f++)
         for (int b = 0; b < BATCHES; b++) {
-            measured[f][b] = lab_median(configs[f][b].step_s, rounds);
-            wall[f][b] = lab_median(configs[f][b].wall_step_s, rounds);
-            llama_free_session(&configs[f][b].session);
+            measured[f][b] = median_of(one[f][b].step_s, samples);
+            wall[f][b] = median_of(one[f][b].wall_step_s, samples);
+            matrices[f][b] = median_of(one[f][b].matrices_s, samples);
         }
+    for (int f = 0; f < TWO_THREAD_FORMATS; f++)
+        for (int b = 0; b < BATCHES; b++) wall2[f][b] = median_of(two[f][b].wall_step_s, samples);
 
     ModelShape m;
     perfmodel_shape_from_config(&c, shape, &m);
     Hardware h;
     perfmodel_measure_cpu(&h, (size_t)t[0].weights_bytes);
     h.bandwidth = lab_median(bandwidth, rounds);
+    double two_thread_bandwidth = lab_median(bandwidth2, rounds), macs = step_macs(&c);
     int gen = rounds * steps + 1;
     printf("%s_stream_read: %.2f GB/s (median of %d, interleaved with the decode steps)\n", shape, h.bandwidth * 1e-9, rounds);
+    printf("%s_stream_read_2threads: %.2f GB/s (two threads reading halves at once, by the wall clock, median of %d)\n", shape,
+           two_thread_bandwidth * 1e-9, rounds);
     printf("%s_fma_peak: %.1f GFLOP/s; int8 conversion %.1f G weights/s\n", shape, h.fp32_flops * 1e-9, h.dequantizing_flops / 2e9);
 
-    double step_rates[FORMATS][BATCHES][2];
     for (int f = 0; f < FORMATS; f++) {
         const char *name = format_names[f];
-        printf("%s_%s_kernels:", shape, name);
-        for (int b = 0; b < BATCHES; b++) {
-            for (int k = 0; k < 2; k++) step_rates[f][b][k] = lab_median(kernels[f].rate[b][k], rounds);
-            printf(" %d rows %.0f%s", batch_sizes[b], 2e-9 * step_rates[f][b][0], b < BATCHES - 1 ? "," : "");
-        }
-        printf(" GFLOP/s measured (the kernels on a matrix of %d columns in L2; the FMA peak is %.0f)\n", c.dim,
+        printf("%s_%s_kernels_streaming:", shape, name);
+        for (int b = 0; b < BATCHES; b++)
+            printf(" %d rows %.1f%s", batch_sizes[b], 2e-9 * macs * batch_sizes[b] / matrices[f][b], b < BATCHES - 1 ? "," : "");
+        printf(" GFLOP/s measured (a step's matrix products alone, the weights streamed as in the step: the GEMV and "
+               "GEMM efficiency the predictions use)\n");
+        double in_l2[BATCHES];
+        for (int b = 0; b < BATCHES; b++) in_l2[b] = lab_median(kernels[f].rate[b], rounds);
+        printf("%s_%s_kernels_in_l2:", shape, name);
+        for (int b = 0; b < BATCHES; b++) printf(" %d rows %.1f%s", batch_sizes[b], 2e-9 * in_l2[b], b < BATCHES - 1 ? "," : "");
+        printf(" GFLOP/s measured (a matrix of %d columns in L2: the kernels' ceiling; the FMA peak is %.0f)\n", c.dim,
                h.fp32_flops * 1e-9);
     }
     for (int f = 0; f < FORMATS; f++) {
         const char *name = format_names[f];
-        StepModel step[BATCHES];
-        for (int b = 0; b < BATCHES; b++) step[b] = model_step(&m, &h, &c, f, b, step_rates[f][b], gen);
-        Fit fit = fit_overlap(step[0], step[2], step[BATCHES - 1], measured[f][0], measured[f][2], measured[f][BATCHES - 1]);
-        printf("%s_%s_memory_bound: %.1f tokens/s (%.1f MB a step / %.2f GB/s)\n", shape, name, 1.0 / step[0].memory_s,
-               step[0].memory_s * h.bandwidth * 1e-6, h.bandwidth * 1e-9);
-        printf("%s_%s_batch1_of_memory_bound: %.0f %%\n", shape, name, step[0].memory_s / measured[f][0] * 100);
-        printf("%s_%s_calibration: ((m/u)^p + (c/v)^p)^(1/p) through batches 1, 4 and 32: streaming at u = %.0f %% of the "
-               "bandwidth%s, computing at v = %.0f %% of the kernels' rates, overlap p = %.2f (1: none; large: the "
-               "roofline's max)\n", shape, name, 100 * fit.u, fit.capped ? " (batch 1 asked for more)" : "", 100 * fit.v, fit.p);
+        StepModel first = model_step(&m, &h, f, 1, gen, h.bandwidth);
+        printf("%s_%s_memory_bound: %.1f tokens/s (%.1f MB a step / %.2f GB/s)\n", shape, name, 1.0 / first.memory_s,
+               first.memory_s * h.bandwidth * 1e-6, h.bandwidth * 1e-9);
+        printf("%s_%s_batch1_of_memory_bound: %.0f %%\n", shape, name, first.memory_s / measured[f][0] * 100);
         for (int b = 0; b < BATCHES; b++) {
             int batch = batch_sizes[b];
-            double calibrated = predict(&fit, step[b]);
-            char error_text[64] = "calibrated on this batch";
-            if (b != 0 && b != 2 && b != BATCHES - 1)
-                snprintf(error_text, sizeof error_text, "error %+.1f %%", (calibrated - measured[f][b]) / measured[f][b] * 100);
-            printf("%s_%s_batch%d: %.1f tokens/s measured (%.2fx batch 1); step %.2f ms measured (wall %.2f), %.2f ms bound, "
-                   "%.2f ms memory and %.2f ms compute modelled, %.2f ms calibrated prediction (%s)\n", shape, name, batch,
+            StepModel step = model_step(&m, &h, f, batch, gen, h.bandwidth);
+            char label[64], prediction[320];
+            snprintf(label, sizeof label, "%s_%s_batch%d", shape, name, batch);
+            predict(label, one[f][b].matrices_s, one[f][b].step_s, &blocks, batch, 1, step.cache_s, samples, steps, prediction, sizeof prediction);
+            printf("%s: %.1f tokens/s measured (%.2fx batch 1); step %.2f ms measured (wall %.2f), %.2f ms bound, %s\n", label,
                    batch / measured[f][b], measured[f][0] / measured[f][b] * batch, measured[f][b] * 1e3, wall[f][b] * 1e3,
-                   step[b].bound_s * 1e3, step[b].memory_s * 1e3, step[b].compute_s * 1e3, calibrated * 1e3, error_text);
+                   step.bound_s * 1e3, prediction);
         }
     }
-    double two_thread_bandwidth = lab_median(bandwidth2, rounds);
-    printf("%s_stream_read_2threads: %.2f GB/s (two threads reading halves at once, by the wall clock, median of %d)\n", shape,
-           two_thread_bandwidth * 1e-9, rounds);
-    for (int f = 0; f < 2; f++) {
-        StepModel one = model_step(&m, &h, &c, f, 0, step_rates[f][0], gen);
-        double bound_s = one.memory_s * h.bandwidth / two_thread_bandwidth;
-        printf("%s_%s_batch1_2threads: %.1f tokens/s measured (wall %.2f ms a step, %.2fx one thread's wall), %.0f %% of "
-               "the two-thread memory bound (%.1f tokens/s)\n", shape, format_names[f], 1.0 / wall2[f], wall2[f] * 1e3,
-               wall[f][0] / wall2[f], bound_s / wall2[f] * 100, 1.0 / bound_s);
+    for (int f = 0; f < TWO_THREAD_FORMATS; f++) {
+        const char *name = format_names[f];
+        for (int b = 0; b < BATCHES; b++) {
+            int batch = batch_sizes[b];
+            StepModel step = model_step(&m, &h, f, batch, gen, two_thread_bandwidth);
+            char label[64], prediction[320], of_bound[96] = "";
+            snprintf(label, sizeof label, "%s_%s_batch%d_2threads", shape, name, batch);
+            predict(label, two[f][b].wall_matrices_s, two[f][b].wall_step_s, &blocks, batch, 2, step.cache_s, samples, steps, prediction,
+                    sizeof prediction);
+            if (batch == 1) {
+                double bound_s = step.memory_s * h.bandwidth / two_thread_bandwidth;
+                snprintf(of_bound, sizeof of_bound, ", %.0f %% of the two-thread memory bound (%.1f tokens/s)",
+                         bound_s / wall2[f][b] * 100, 1.0 / bound_s);
+            }
+            printf("%s: %.1f tokens/s measured (wall %.2f ms a step, %.2fx one thread's wall)%s; %s\n", label,
+                   batch / wall2[f][b], wall2[f][b] * 1e3, wall[f][b] / wall2[f][b], of_bound, prediction);
+        }
     }
     for (int f = 1; f < FORMATS; f++)
         for (int b = 0; b < BATCHES; b++)
             printf("%s_%s_over_fp32_batch%d: %.2f x\n", shape, format_names[f], batch_sizes[b], measured[0][b] / measured[f][b]);
+    for (int b = 0; b < BATCHES; b++) {
+        for (int f = 0; f < FORMATS; f++) llama_free_session(&one[f][b].session);
+        for (int f = 0; f < TWO_THREAD_FORMATS; f++) llama_free_session(&two[f][b].session);
+    }
+    free_block_probe(&blocks);
     for (int f = 0; f < FORMATS; f++) llama_free_transformer(&t[f]);
 }
 
@@ -385,10 +573,12 @@ int main(int argc, char **argv)
         return 2;
     }
     int rounds = atoi(argv[1]), steps = atoi(argv[2]);
-    if (rounds < 1 || rounds > MAX_ROUNDS || steps < 1) {
-        fprintf(stderr, "decode_bench: rounds 1 to %d and steps >= 1\n", MAX_ROUNDS);
+    if (rounds < 1 || rounds > MAX_ROUNDS || steps < 1 || steps > MAX_STEPS) {
+        fprintf(stderr, "decode_bench: rounds 1 to %d and steps 1 to %d\n", MAX_ROUNDS, MAX_STEPS);
         return 2;
     }
     for (int i = 3; i < argc; i++) bench_shape(argv[i], rounds, steps);
+    printf("predictions_within_10_percent: %d of %d cases (the largest error %+.1f %%, %s)\n", predictions.within,
+           predictions.cases, predictions.worst, predictions.worst_case);
     return 0;
 }
