@@ -1,9 +1,10 @@
-/* order.c — every path of the matrix kernels sums each dot product in the one order that
- * matmul.c's comments document, bit for bit: one row (decode), tiles of a few rows (a
- * batch), many rows (prefill), every remainder of rows, columns and outputs, and a thread's
- * share of the outputs. The order is transcribed here as scalar code, one fused
- * multiply-add at a time (fmaf: what the kernels' `sum += a * b` compiles to), so a kernel
- * that adds in any other order — or rounds a product before adding it — fails.
+/* order.c — every path of the FP32 and INT8 matrix kernels sums each dot product in the one
+ * order that matmul.c's comments document, bit for bit (INT4's order is checked in int4.c):
+ * one row (decode), tiles of a few rows (a batch), many rows (prefill), every remainder of
+ * rows, columns and outputs, and a thread's share of the outputs. The order is transcribed
+ * here as scalar code, one fused multiply-add at a time (fmaf: what the kernels' `sum +=
+ * a * b` compiles to), so a kernel that adds in any other order — or rounds a product
+ * before adding it — fails.
  *
  * That order is what makes a sequence decoded in a batch get, bit for bit, the logits it
  * gets alone (cache.c); the double-precision tolerance checks are layers.c and int8.c. */
