@@ -17,10 +17,10 @@
  *   predicted   the step from what the engine's matrix kernels achieve, probed at each
  *               batch: the step's matrix products run alone (the same kernels, weights and
  *               threads, so the same level of memory, but no attention, norms or adds),
- *               plus the rest of the step as perfmodel counts it (the KV cache's bytes at
- *               the bandwidth, attention's FLOPs at the FMA peak). Nothing of the decode
- *               measurement goes into it, so every case is a prediction, printed with its
- *               error;
+ *               plus the step's other blocks (norms, RoPE, adds, SwiGLU, attention) probed
+ *               alone, attention no faster than its KV cache's bytes at the bandwidth.
+ *               Nothing of the decode measurement goes into it, so every case is a
+ *               prediction, printed with its error;
  *   measured    the engine, by the thread's CPU time as the probes are (cpu_probes.h) on
  *               one thread, by the wall clock on two; and the kernels' rates, with their
  *               weights streamed as in a step and with them in L2 (the compute ceiling). */
@@ -425,6 +425,15 @@ static void predict(const char *name, const double *matrices_s, const double *me
         predictions.worst = error, snprintf(predictions.worst_case, sizeof predictions.worst_case, "%s", name);
 }
 
+/* one line of a format's kernel rates, in multiply-adds a second, at every batch */
+static void print_rates(const char *shape, const char *format, const char *kind, const double macs_a_second[BATCHES],
+                        const char *what)
+{
+    printf("%s_%s_kernels_%s:", shape, format, kind);
+    for (int b = 0; b < BATCHES; b++) printf(" %d rows %.1f%s", batch_sizes[b], 2e-9 * macs_a_second[b], b < BATCHES - 1 ? "," : "");
+    printf(" GFLOP/s measured (%s)\n", what);
+}
+
 /* ----------------------------------------------------------------------------------
  * One shape: build, time in rounds, report */
 
@@ -508,17 +517,16 @@ static void bench_shape(const char *shape, int rounds, int steps)
 
     for (int f = 0; f < FORMATS; f++) {
         const char *name = format_names[f];
-        printf("%s_%s_kernels_streaming:", shape, name);
+        double streamed[BATCHES], in_l2[BATCHES];
+        char what[128];
         for (int b = 0; b < BATCHES; b++)
-            printf(" %d rows %.1f%s", batch_sizes[b], 2e-9 * macs * batch_sizes[b] / matrices[f][b], b < BATCHES - 1 ? "," : "");
-        printf(" GFLOP/s measured (a step's matrix products alone, the weights streamed as in the step: the GEMV and "
-               "GEMM efficiency the predictions use)\n");
-        double in_l2[BATCHES];
-        for (int b = 0; b < BATCHES; b++) in_l2[b] = lab_median(kernels[f].rate[b], rounds);
-        printf("%s_%s_kernels_in_l2:", shape, name);
-        for (int b = 0; b < BATCHES; b++) printf(" %d rows %.1f%s", batch_sizes[b], 2e-9 * in_l2[b], b < BATCHES - 1 ? "," : "");
-        printf(" GFLOP/s measured (a matrix of %d columns in L2: the kernels' ceiling; the FMA peak is %.0f)\n", c.dim,
-               h.fp32_flops * 1e-9);
+            streamed[b] = macs * batch_sizes[b] / matrices[f][b], in_l2[b] = lab_median(kernels[f].rate[b], rounds);
+        print_rates(shape, name, "streaming", streamed,
+                    "a step's matrix products alone, the weights streamed as in the step: the GEMV and GEMM efficiency "
+                    "the predictions use");
+        snprintf(what, sizeof what, "a matrix of %d columns in L2: the kernels' ceiling; the FMA peak is %.0f", c.dim,
+                 h.fp32_flops * 1e-9);
+        print_rates(shape, name, "in_l2", in_l2, what);
     }
     for (int f = 0; f < FORMATS; f++) {
         const char *name = format_names[f];
@@ -531,7 +539,8 @@ static void bench_shape(const char *shape, int rounds, int steps)
             StepModel step = model_step(&m, &h, f, batch, gen, h.bandwidth);
             char label[64], prediction[320];
             snprintf(label, sizeof label, "%s_%s_batch%d", shape, name, batch);
-            predict(label, one[f][b].matrices_s, one[f][b].step_s, &blocks, batch, 1, step.cache_s, samples, steps, prediction, sizeof prediction);
+            predict(label, one[f][b].matrices_s, one[f][b].step_s, &blocks, batch, 1, step.cache_s, samples, steps,
+                    prediction, sizeof prediction);
             printf("%s: %.1f tokens/s measured (%.2fx batch 1); step %.2f ms measured (wall %.2f), %.2f ms bound, %s\n", label,
                    batch / measured[f][b], measured[f][0] / measured[f][b] * batch, measured[f][b] * 1e3, wall[f][b] * 1e3,
                    step.bound_s * 1e3, prediction);
@@ -544,8 +553,8 @@ static void bench_shape(const char *shape, int rounds, int steps)
             StepModel step = model_step(&m, &h, f, batch, gen, two_thread_bandwidth);
             char label[64], prediction[320], of_bound[96] = "";
             snprintf(label, sizeof label, "%s_%s_batch%d_2threads", shape, name, batch);
-            predict(label, two[f][b].wall_matrices_s, two[f][b].wall_step_s, &blocks, batch, 2, step.cache_s, samples, steps, prediction,
-                    sizeof prediction);
+            predict(label, two[f][b].wall_matrices_s, two[f][b].wall_step_s, &blocks, batch, 2, step.cache_s, samples,
+                    steps, prediction, sizeof prediction);
             if (batch == 1) {
                 double bound_s = step.memory_s * h.bandwidth / two_thread_bandwidth;
                 snprintf(of_bound, sizeof of_bound, ", %.0f %% of the two-thread memory bound (%.1f tokens/s)",
