@@ -17,7 +17,8 @@ enum {
     OUTPUT_TILE = MATMUL_OUTPUT_TILE,
     /* INT8 and INT4 tiles keep a partial sum per group beside each accumulator: rows x
      * outputs x 2 registers. One row (decode) takes 4 outputs at a time in INT8 and 8 in
-     * INT4; 2 or 3 rows, 2 x 4; 4 rows or more, 4 x 3, each converted weight serving 4 rows. */
+     * INT4; 2 or 3 rows, 2 x 4; 4 rows or more, 4 x 3, each converted weight serving 4 rows
+     * (INT8 keeps 2 x 4 where there are 16 vector registers: see matmul_quantized). */
     INT8_ROW_OUTPUTS = 4, INT4_ROW_OUTPUTS = 8, MOST_TILE_OUTPUTS = 8,
     INT8_FEW_ROWS = 2, INT8_FEW_OUTPUTS = 4, INT8_MANY_ROWS = 4, INT8_MANY_OUTPUTS = 3,
     INT8_PREFETCH_ROWS = 16,/* how far ahead of its tile INT8 and INT4 ask for weights, in rows */
@@ -170,7 +171,7 @@ static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix
  * hide: at one row INT8 decode spends most of its time converting, and the memory has to
  * stream under that work. One row (decode) takes 4 outputs at a time (8 accumulators); 2
  * or 3 rows take tiles of 2 rows x 4 outputs, and 4 rows or more tiles of 4 x 3, where each
- * converted weight serves 4 rows. Measured side by side on the 110M model's matrices, one
+ * converted weight serves 4 rows (with AVX-512; with AVX2, see matmul_quantized). Measured side by side on the 110M model's matrices, one
  * thread: at one row (medians of 31), 8 outputs a tile prefetching row by row into L2,
  * 4.27 ms; 8 outputs and the prefetches below, 3.97 ms; 4 outputs and those, 3.48 ms. At 32
  * rows (medians of 5), tiles of 4 x 2, 50.9 ms; 4 x 3, 45.2 ms; 4 x 4, 45.5 ms. Each group
@@ -267,38 +268,32 @@ ALWAYS_INLINE void tile_int8_any(float *out, int out_stride, const float *x, con
  * result is sum_lanes(accumulator). q - zero is a small integer, exact in a float, so each
  * product is x times the dequantized weight before the scale.
  *
- * The nibbles are unpacked in registers, in one of two ways, with the same values:
- *   portable      LANES bytes hold 2 x LANES values, the low nibbles the even elements and
- *                 the high ones the odd; masked and shifted apart, interleaved back into
- *                 element order, the zero point subtracted from all of them at once as
- *                 bytes, and converted to floats as INT8's are: about twice INT8's
- *                 instructions a weight;
+ * The nibbles are unpacked in registers, in one of two ways, with the same values. Both
+ * put nibble i in the low bits of 32-bit lane i and OR it into the bits of the float 2^23,
+ * which makes 2^23 + q; subtracting 2^23 + zero leaves q - zero, exactly:
+ *   portable      LANES / 2 bytes (LANES values) are copied into every 32-bit lane, 4
+ *                 bytes a lane (8 lanes of AVX2 hold one word; 16 of AVX-512, two), and
+ *                 lane i shifted right by 4 x (i % 8) bits and masked: with AVX2, a
+ *                 broadcast, one variable shift (vpsrlvd), an AND, an OR and the
+ *                 subtraction. Measured side by side on an AMD EPYC (AVX2), one thread,
+ *                 768 x 768 in L2 (medians of 31): 17.4 GFLOP/s at one row and 39.4 at
+ *                 four with the byte shuffles this replaced, 19.9 and 46.0;
  *   AVX-512 VBMI  8 bytes (16 values) are loaded into every 64-bit lane, and one
- *                 multishift (vpmultishiftqb) copies nibble i to the low bits of 32-bit
- *                 lane i, already in element order; OR-ed into the bits of 2^23 (one
- *                 vpternlogd) it makes the float 2^23 + q, and subtracting 2^23 + zero
- *                 leaves q - zero, exactly. Three instructions a register, as INT8's
- *                 sign-extend and convert are two. Measured side by side on the 110M
- *                 matrices, one row, one thread (medians of 15): 4.68 ms portable, 3.29 ms.
+ *                 multishift (vpmultishiftqb) copies nibble i to 32-bit lane i; with one
+ *                 vpternlogd for the mask and the OR, three instructions a register, as
+ *                 INT8's sign-extend and convert are two. Measured side by side on the 110M
+ *                 matrices, one row, one thread (medians of 15): 4.68 ms with byte shuffles,
+ *                 3.29 ms.
  * Either way INT4 at one row is bound by the instructions on one core of this kind, not
  * by memory (day 25 measures the same of the learner's GEMV). The tiles are INT8's. */
-
-typedef uint8_t ByteLanes __attribute__((vector_size(LANES)));
-typedef uint8_t HalfByteLanes __attribute__((vector_size(LANES / 2)));
-
-#if defined(__AVX512VBMI__)   /* implies AVX-512: LANES == 16 */
-#include <immintrin.h>
 
 /* A group's zero point as the unpacking subtracts it: 2^23 + zero in every lane */
 typedef FloatLanes ZeroLanes;
 
-ALWAYS_INLINE ZeroLanes zero_lanes(int zero)
-{
-    static const float two_23_plus[16] = {8388608, 8388609, 8388610, 8388611, 8388612, 8388613, 8388614, 8388615,
-                                          8388616, 8388617, 8388618, 8388619, 8388620, 8388621, 8388622, 8388623};
-    FloatLanes one = {two_23_plus[zero]};
-    return __builtin_shufflevector(one, one, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-}
+ALWAYS_INLINE ZeroLanes zero_lanes(int zero) { return (FloatLanes){0} + (8388608.0f + (float)zero); }
+
+#if defined(__AVX512VBMI__)   /* implies AVX-512: LANES == 16 */
+#include <immintrin.h>
 
 /* LANES values from LANES / 2 bytes, minus the zero point */
 ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
@@ -317,6 +312,23 @@ ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
     return value - zero;   /* (2^23 + q) - (2^23 + zero): exact */
 }
 
+#else
+typedef uint32_t WordLanes __attribute__((vector_size(LANES * sizeof(uint32_t))));
+
+/* LANES values from LANES / 2 bytes, minus the zero point */
+ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
+{
+    uint32_t words[LANES / 8];
+    memcpy(words, p, sizeof words);
+    WordLanes spread, shift;
+    for (int i = 0; i < LANES; i++) spread[i] = words[i / 8], shift[i] = 4 * (i % 8);
+    WordLanes biased = ((spread >> shift) & 15) | 0x4b000000;
+    FloatLanes value;
+    memcpy(&value, &biased, sizeof value);
+    return value - zero;   /* (2^23 + q) - (2^23 + zero): exact */
+}
+#endif
+
 /* 2 x LANES values from LANES bytes, minus the zero point: elements 0 .. LANES-1 in *first,
  * the next LANES in *second */
 ALWAYS_INLINE void load_int4_pairs(const uint8_t *p, ZeroLanes zero, FloatLanes *first, FloatLanes *second)
@@ -324,44 +336,6 @@ ALWAYS_INLINE void load_int4_pairs(const uint8_t *p, ZeroLanes zero, FloatLanes 
     *first = load_int4_lanes(p, zero);
     *second = load_int4_lanes(p + LANES / 2, zero);
 }
-
-#else
-typedef ByteLanes ZeroLanes;
-
-ALWAYS_INLINE ZeroLanes zero_lanes(int zero) { return (ByteLanes){0} + (uint8_t)zero; }
-
-/* 2 x LANES values from LANES bytes, minus the zero point: elements 0 .. LANES-1 in *first,
- * the next LANES in *second */
-ALWAYS_INLINE void load_int4_pairs(const uint8_t *p, ZeroLanes zero, FloatLanes *first, FloatLanes *second)
-{
-    ByteLanes bytes;
-    memcpy(&bytes, p, sizeof bytes);
-    ByteLanes even = bytes & 15, odd = bytes >> 4;
-#if defined(__AVX512F__)   /* LANES == 16 (lanes.h) */
-    ByteLanes a = __builtin_shufflevector(even, odd, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    ByteLanes b = __builtin_shufflevector(even, odd, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-#else
-    ByteLanes a = __builtin_shufflevector(even, odd, 0, 8, 1, 9, 2, 10, 3, 11);
-    ByteLanes b = __builtin_shufflevector(even, odd, 4, 12, 5, 13, 6, 14, 7, 15);
-#endif
-    *first = __builtin_convertvector((Int8Lanes)(a - zero), FloatLanes);   /* q - zero in -15..15: exact */
-    *second = __builtin_convertvector((Int8Lanes)(b - zero), FloatLanes);
-}
-
-/* LANES values from LANES / 2 bytes, minus the zero point */
-ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
-{
-    HalfByteLanes bytes;
-    memcpy(&bytes, p, sizeof bytes);
-    HalfByteLanes even = bytes & 15, odd = bytes >> 4;
-#if defined(__AVX512F__)   /* LANES == 16 (lanes.h) */
-    ByteLanes a = __builtin_shufflevector(even, odd, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
-#else
-    ByteLanes a = __builtin_shufflevector(even, odd, 0, 4, 1, 5, 2, 6, 3, 7);
-#endif
-    return __builtin_convertvector((Int8Lanes)(a - zero), FloatLanes);
-}
-#endif
 
 ALWAYS_INLINE int int4_at(const uint8_t *row, size_t element)
 {
@@ -450,7 +424,8 @@ ALWAYS_INLINE void tile_int4_any(float *out, int out_stride, const float *x, con
  * Both quantized formats walk the matrix alike: tiles of outputs for each tile of rows,
  * a block of rows at a time */
 
-static void matmul_quantized(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last)
+ALWAYS_INLINE void matmul_quantized(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last,
+                                WeightFormat format)
 {
     int cols = m->cols, out_stride = m->rows, groups = cols / m->group_size;
     /* Blocks of as many rows as keep their inputs in L1 beside the weights (at least one
@@ -461,9 +436,18 @@ static void matmul_quantized(float *out, const float *x, int rows, const WeightM
      * 81 ms in blocks of 64 rows and 59-70 ms in these, batches 4 to 16 no slower. */
     int row_block = QUANTIZED_BLOCK_BYTES / (cols * (int)sizeof(float)) / INT8_MANY_ROWS * INT8_MANY_ROWS;
     if (row_block < INT8_MANY_ROWS) row_block = INT8_MANY_ROWS;
-    int row_outputs = m->format == WEIGHTS_INT4 ? INT4_ROW_OUTPUTS : INT8_ROW_OUTPUTS;
-    int tile = rows == 1 ? row_outputs : rows < INT8_MANY_ROWS ? INT8_FEW_OUTPUTS : INT8_MANY_OUTPUTS;
-    int row_tile = rows < INT8_MANY_ROWS ? INT8_FEW_ROWS : INT8_MANY_ROWS;
+    int row_outputs = format == WEIGHTS_INT4 ? INT4_ROW_OUTPUTS : INT8_ROW_OUTPUTS;
+    /* The 4 x 3 tile's 24 sums fit in AVX-512's 32 vector registers, not in AVX2's 16.
+     * There INT8 in groups of 64 or more runs faster in tiles of 2 x 4 whatever the rows,
+     * spilling less; in groups of 32, whose sums are spilled and reloaded twice as often,
+     * and INT4, whose unpacking costs more than the spills, still gain from serving 4 rows.
+     * Measured side by side on an AMD EPYC (AVX2), one thread, in L2, 8 and 32 rows
+     * (medians of 31 and 11): INT8 in groups of 64, 768 x 768 and 768 x 2048, 50-52
+     * GFLOP/s in 4 x 3 and 58 in 2 x 4; in groups of 32, 512 x 512 and 512 x 1376, 46-48
+     * and 44; INT4 in groups of 64, 768 x 768, 46 and 39. */
+    int many = rows >= INT8_MANY_ROWS && !(format == WEIGHTS_INT8 && LANES < 16 && m->group_size >= 64);
+    int tile = rows == 1 ? row_outputs : many ? INT8_MANY_OUTPUTS : INT8_FEW_OUTPUTS;
+    int row_tile = many ? INT8_MANY_ROWS : INT8_FEW_ROWS;
     for (int block = 0; block < rows; block += row_block) {
         int block_rows = smaller(row_block, rows - block);
         for (int i = first, outputs; i < last; i += outputs) {
@@ -472,7 +456,7 @@ static void matmul_quantized(float *out, const float *x, int rows, const WeightM
             const float *scales = m->scales + (size_t)i * groups;
             for (int r = block; r < block + block_rows; r += row_tile) {
                 int tile_rows = smaller(row_tile, block + block_rows - r);
-                if (m->format == WEIGHTS_INT4)
+                if (format == WEIGHTS_INT4)
                     tile_int4_any(out + (size_t)r * out_stride + i, out_stride, x + (size_t)r * cols,
                                   m->int4 + (size_t)i * (cols / 2), scales, m->zeros + (size_t)i * groups, cols,
                                   m->group_size, tile_rows, outputs);
@@ -484,11 +468,25 @@ static void matmul_quantized(float *out, const float *x, int rows, const WeightM
     }
 }
 
+/* one function for each format, so that the code compiled for one does not change the
+ * other's (sharing one, INT8's tiles in groups of 32 ran 6-10 % slower after a change to
+ * INT4's unpacking) */
+static void matmul_int8(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last)
+{
+    matmul_quantized(out, x, rows, m, first, last, WEIGHTS_INT8);
+}
+
+static void matmul_int4(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last)
+{
+    matmul_quantized(out, x, rows, m, first, last, WEIGHTS_INT4);
+}
+
 /* ----------------------------------------------------------------------------------
  * The entry point */
 
 void llama_matmul(float *out, const float *x, int rows, const WeightMatrix *w, int first_output, int last_output)
 {
     if (w->format == WEIGHTS_FP32) matmul_fp32(out, x, rows, w, first_output, last_output);
-    else matmul_quantized(out, x, rows, w, first_output, last_output);
+    else if (w->format == WEIGHTS_INT8) matmul_int8(out, x, rows, w, first_output, last_output);
+    else matmul_int4(out, x, rows, w, first_output, last_output);
 }

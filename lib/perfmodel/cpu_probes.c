@@ -175,7 +175,9 @@ double perfmodel_fma_flops(int chains, double seconds, int repeats)
     return best_flop_rate(run_chains_any, chains, 1 << 16, seconds, repeats);
 }
 
-double perfmodel_peak_fp32_flops(void) { return perfmodel_fma_flops(16, 0.05, 3); }
+int perfmodel_peak_chains(void) { return LANES == 16 ? 16 : 12; }
+
+double perfmodel_peak_fp32_flops(void) { return perfmodel_fma_flops(perfmodel_peak_chains(), 0.05, 3); }
 
 /* ----------------------------------------------------------------------------------
  * The compute ceiling of weight-only INT8 on a CPU: every FMA first converts a register of

@@ -40,7 +40,13 @@ double perfmodel_stream_bandwidth(StreamKernel kernel, size_t working_set_bytes,
  * (latency x FMA pipes, about 8 on current cores) reach the peak. */
 double perfmodel_fma_flops(int chains, double seconds, int repeats);
 
-/* The peak: perfmodel_fma_flops with 16 chains. */
+/* How many chains the peak takes: enough to cover the FMA's latency times its pipes, and
+ * few enough that the chains and their two constants stay in vector registers: 16 with
+ * AVX-512's 32 registers, 12 with AVX2's 16, where 16 chains spill to memory (measured on
+ * an AMD EPYC: 58.7 GFLOP/s with 16 chains, 102.6 with 12, 102.2 with 8). */
+int perfmodel_peak_chains(void);
+
+/* The peak: perfmodel_fma_flops with perfmodel_peak_chains() chains. */
 double perfmodel_peak_fp32_flops(void);
 
 /* FP32 FLOP/s of FMAs whose weight operand is first converted from int8, the inner loop

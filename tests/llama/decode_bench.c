@@ -23,7 +23,8 @@
  *               prediction, printed with its error;
  *   measured    the engine, by the thread's CPU time as the probes are (cpu_probes.h) on
  *               one thread, by the wall clock on two; and the kernels' rates, with their
- *               weights streamed as in a step and with them in L2 (the compute ceiling). */
+ *               weights streamed as in a step and with them in L2 (the compute ceiling).
+ * And per case whether its tokens/s ever fall as the batch grows (report_batching). */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -425,6 +426,42 @@ static void predict(const char *name, const double *matrices_s, const double *me
         predictions.worst = error, snprintf(predictions.worst_case, sizeof predictions.worst_case, "%s", name);
 }
 
+/* Whether a case's tokens/s fall as the batch grows. For each batch after the first, the
+ * ratio of its tokens/s to the batch before's, sample by sample: the two are timed within
+ * milliseconds of each other every round, so a machine slower for a while slows both. A
+ * fall is a median ratio below 1 that at least 3 in 4 of the pairs share (a sign test: were
+ * the bench's 21 pairs independent, noise alone would do that 1.3 % of the time), not a
+ * median that noise can move. */
+static struct {
+    int cases, never_fall;
+} batching;
+
+static void report_batching(const char *label, const Config configs[BATCHES], int wall_clock, int samples)
+{
+    int falls = 0, shown = 1;   /* the step printed: the worst fall, else the least gain */
+    double shown_ratio = INFINITY, shown_share = 0;
+    for (int b = 1; b < BATCHES; b++) {
+        const double *now = wall_clock ? configs[b].wall_step_s : configs[b].step_s;
+        const double *before = wall_clock ? configs[b - 1].wall_step_s : configs[b - 1].step_s;
+        double ratios[MAX_SAMPLES];
+        int below = 0;
+        for (int i = 0; i < samples; i++) {
+            ratios[i] = (batch_sizes[b] / now[i]) / (batch_sizes[b - 1] / before[i]);
+            below += ratios[i] < 1;
+        }
+        double ratio = median_of(ratios, samples), share = (double)below / samples;
+        int fall = ratio < 1 && share >= 0.75;
+        if ((fall && !falls) || ((fall || !falls) && ratio < shown_ratio)) shown_ratio = ratio, shown = b, shown_share = share;
+        falls += fall;
+    }
+    batching.cases++;
+    batching.never_fall += falls == 0;
+    printf("%s_batching: tokens/s %s from batch 1 to %d; %s, batch %d -> %d: x%.3f (the median of %d paired samples, "
+           "%.0f %% of them below 1)\n",
+           label, falls ? "FALL" : "never fall", batch_sizes[BATCHES - 1], falls ? "the worst fall" : "the least gain",
+           batch_sizes[shown - 1], batch_sizes[shown], shown_ratio, samples, shown_share * 100);
+}
+
 /* one line of a format's kernel rates, in multiply-adds a second, at every batch */
 static void print_rates(const char *shape, const char *format, const char *kind, const double macs_a_second[BATCHES],
                         const char *what)
@@ -545,6 +582,9 @@ static void bench_shape(const char *shape, int rounds, int steps)
                    batch / measured[f][b], measured[f][0] / measured[f][b] * batch, measured[f][b] * 1e3, wall[f][b] * 1e3,
                    step.bound_s * 1e3, prediction);
         }
+        char label[64];
+        snprintf(label, sizeof label, "%s_%s", shape, name);
+        report_batching(label, one[f], 0, samples);
     }
     for (int f = 0; f < TWO_THREAD_FORMATS; f++) {
         const char *name = format_names[f];
@@ -563,6 +603,9 @@ static void bench_shape(const char *shape, int rounds, int steps)
             printf("%s: %.1f tokens/s measured (wall %.2f ms a step, %.2fx one thread's wall)%s; %s\n", label,
                    batch / wall2[f][b], wall2[f][b] * 1e3, wall[f][b] / wall2[f][b], of_bound, prediction);
         }
+        char label[64];
+        snprintf(label, sizeof label, "%s_%s_2threads", shape, name);
+        report_batching(label, two[f], 1, samples);
     }
     for (int f = 1; f < FORMATS; f++)
         for (int b = 0; b < BATCHES; b++)
@@ -589,5 +632,6 @@ int main(int argc, char **argv)
     for (int i = 3; i < argc; i++) bench_shape(argv[i], rounds, steps);
     printf("predictions_within_10_percent: %d of %d cases (the largest error %+.1f %%, %s)\n", predictions.within,
            predictions.cases, predictions.worst, predictions.worst_case);
+    printf("batching_never_falls: %d of %d cases (one and two threads)\n", batching.never_fall, batching.cases);
     return 0;
 }

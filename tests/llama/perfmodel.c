@@ -264,18 +264,18 @@ Test(perfmodel, cpu_probes_measure_plausible_rates, .timeout = 30)
         cr_assert(bandwidth > 1e9 && bandwidth < 5e12, "%s: %g bytes/s", perfmodel_stream_kernel_name(kernel), bandwidth);
     }
     cr_assert(perfmodel_stream_bytes_per_element(STREAM_TRIAD) == 12 && perfmodel_stream_bytes_per_element(STREAM_READ) == 4);
-    /* one chain waits for each FMA's result; sixteen keep the pipelines full: at least twice
+    /* one chain waits for each FMA's result; the peak's keep the pipelines full: at least twice
      * as fast on any core with pipelined FMAs, and no faster than lanes x 2 FLOPs x 4 FMA
      * units x 6 GHz allows. Each probe is the best of 3 runs of 20 ms; a machine busy with
      * other work can still preempt all three, so the comparison gets up to 5 tries: a probe
      * that is really wrong fails every one. */
     double one = 0, many = 0, dequantizing = 0;
     for (int attempt = 0; attempt < 5; attempt++) {
-        one = perfmodel_fma_flops(1, 0.02, 3), many = perfmodel_fma_flops(16, 0.02, 3);
+        one = perfmodel_fma_flops(1, 0.02, 3), many = perfmodel_fma_flops(perfmodel_peak_chains(), 0.02, 3);
         dequantizing = perfmodel_dequantizing_fma_flops(0.02, 3);
         if (many > 2 * one && dequantizing < 1.2 * many) break;
     }
-    cr_assert(many > 2 * one, "16 chains %g FLOP/s, 1 chain %g", many, one);
+    cr_assert(many > 2 * one, "%d chains %g FLOP/s, 1 chain %g", perfmodel_peak_chains(), many, one);
     cr_assert(one > 1e8 && many < perfmodel_simd_float_lanes() * 2.0 * 4 * 6e9, "implausible: %g and %g FLOP/s", one, many);
     cr_assert(dequantizing > 1e8 && dequantizing < 1.2 * many, "converting int8 weights cannot beat plain FMAs: %g vs %g",
               dequantizing, many);

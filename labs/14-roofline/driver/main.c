@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 
     /* ---- this core, measured ---- */
     double peak = best_fma_rate(fma_peak_run, 0.005, REPEATS), one_chain = best_fma_rate(fma_one_chain_run, 0.005, REPEATS);
-    double derived = derived_peak_flop_per_s(), book_probe = perfmodel_fma_flops(16, 0.005, REPEATS);
+    double derived = derived_peak_flop_per_s(), book_probe = perfmodel_fma_flops(perfmodel_peak_chains(), 0.005, REPEATS);
     double bandwidth = perfmodel_stream_bandwidth(STREAM_TRIAD, (size_t)192 << 20, 5);
     if (bandwidth <= 0) {
         fprintf(stderr, "could not allocate 192 MiB for the bandwidth probe\n");
@@ -101,8 +101,8 @@ int main(int argc, char **argv)
            one_chain / 1e9, peak / one_chain);
     printf("  derived: %.3f GHz x %d lanes x 2 FLOPs x 2 FMA pipes = %.1f GFLOP/s (measured / derived = %.2f)\n",
            os_clock_ghz(), simd_hardware_lanes(), derived / 1e9, peak / derived);
-    printf("  the book's probe, %d lanes, 16 chains, -march=native   %8.1f GFLOP/s\n", perfmodel_simd_float_lanes(),
-           book_probe / 1e9);
+    printf("  the book's probe, %d lanes, %d chains, -march=native   %8.1f GFLOP/s\n", perfmodel_simd_float_lanes(),
+           perfmodel_peak_chains(), book_probe / 1e9);
     printf("  STREAM triad over 192 MiB         %8.2f GB/s\n", bandwidth / 1e9);
 
     /* ---- the ceilings: this core, and each GPU's FP16 Tensor Core and FP32 ones ---- */
