@@ -24,7 +24,8 @@
  *   measured    the engine, by the thread's CPU time as the probes are (cpu_probes.h) on
  *               one thread, by the wall clock on two; and the kernels' rates, with their
  *               weights streamed as in a step and with them in L2 (the compute ceiling).
- * And per case whether its tokens/s ever fall as the batch grows (report_batching). */
+ * And per case whether its tokens/s ever fall as the batch grows (report_batching), and its
+ * knee, the batch where the step turns compute-bound, three ways (report_knee). */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -462,6 +463,40 @@ static void report_batching(const char *label, const Config configs[BATCHES], in
            batch_sizes[shown - 1], batch_sizes[shown], shown_ratio, samples, shown_share * 100);
 }
 
+/* The batch where a step turns compute-bound, day 27's knee: B* = W / (f / ridge - k), W
+ * the bytes a step reads once, f the FLOPs and k the bytes of each sequence, ridge a compute
+ * rate over a bandwidth (infinite where f / ridge <= k), and no less than the batch whose
+ * FLOPs take as long as converting the step's quantized weights once (the roofline's other
+ * compute roof). Three of them for each case: measured (where batch 1's tokens/s, rising
+ * with the batch, would meet the largest batch's), predicted from the kernels' probes (their
+ * streaming at one row, their GEMM rate at the largest batch) and the roofline's (the FMA
+ * peak and STREAM read). */
+static double knee_of(double weights, double flops, double bytes, double ridge, double convert_s, double peak)
+{
+    double denominator = flops / ridge - bytes, knee = denominator > 0 ? weights / denominator : INFINITY;
+    return fmax(knee, convert_s * peak / flops);
+}
+
+static void report_knee(const char *label, const ModelShape *m, const Hardware *h, int format, int gen, double macs,
+                        const double matrices_s[BATCHES], const double measured_s[BATCHES])
+{
+    Estimate one, two;
+    Workload w = {.weights = format_types[format], .kv = DTYPE_FP32, .batch = 1, .prompt = PROMPT, .gen = gen};
+    perfmodel_estimate(m, h, &w, &one);
+    w.batch = 2;
+    perfmodel_estimate(m, h, &w, &two);
+    double f = two.decode_step_flops - one.decode_step_flops, k = two.decode_step_bytes - one.decode_step_bytes;
+    double weights = one.decode_step_bytes - k, convert_s = format == 0 ? 0 : macs / one.conversion_rate;
+    int last = BATCHES - 1, largest = batch_sizes[last];
+    double streaming = weights / matrices_s[0], computing = 2 * macs * largest / matrices_s[last];
+    printf("%s_knee: batch %.1f measured (tokens/s at batch %d over batch 1's), %.1f predicted (day 27's closed form at the "
+           "kernels' probed rates: %.1f GB/s streaming at 1 row, %.1f GFLOP/s at %d rows), %.1f on the roofline (the FMA peak "
+           "and STREAM read)\n",
+           label, measured_s[0] / measured_s[last] * largest, largest, knee_of(weights, f, k, computing / streaming, 0, computing),
+           streaming * 1e-9, computing * 1e-9, largest,
+           knee_of(weights, f, k, one.peak_flops / one.bandwidth, convert_s, one.peak_flops));
+}
+
 /* one line of a format's kernel rates, in multiply-adds a second, at every batch */
 static void print_rates(const char *shape, const char *format, const char *kind, const double macs_a_second[BATCHES],
                         const char *what)
@@ -585,6 +620,7 @@ static void bench_shape(const char *shape, int rounds, int steps)
         char label[64];
         snprintf(label, sizeof label, "%s_%s", shape, name);
         report_batching(label, one[f], 0, samples);
+        report_knee(label, &m, &h, f, gen, macs, matrices[f], measured[f]);
     }
     for (int f = 0; f < TWO_THREAD_FORMATS; f++) {
         const char *name = format_names[f];
