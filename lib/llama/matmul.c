@@ -47,9 +47,20 @@ static int smaller(int a, int b) { return a < b ? a : b; }
  *                          outputs is prefetched, a share per pair, so that the memory
  *                          keeps streaming under the FMAs. (Measured at 8 rows of 110M,
  *                          one thread: 37 GFLOP/s with a 2 x 2 tile, 43 with 2 x 3, 58
- *                          with 2 x 3 and these prefetches.) */
+ *                          with 2 x 3 and these prefetches.)
+ *   8 rows or more, where  tile_fp32 with tiles of 1 row x 3 outputs: the 2 x 3 tile's 24
+ *   there are 16 vector    accumulators do not fit AVX2's 16 registers, and the spills
+ *   registers (AVX2)       cost more than the loads 1 x 3 adds (4 feed 3 FMAs). Measured
+ *                          side by side on an AMD EPYC (AVX2), one thread, weights and
+ *                          inputs on cache lines (medians of 11): the matrices of 42M and
+ *                          110M, in L3, at 16 and 32 rows, 44-47 GFLOP/s in 2 x 3 and
+ *                          49-64 in 1 x 3; at 8 rows 0.73-1.05 of 2 x 3's time; streamed
+ *                          from memory at 8 rows, 0.995-1.03, where below 8 rows 2 x 3,
+ *                          reading each weight for two rows at once, is faster (at 4
+ *                          rows, 1 x 3 took up to 1.39 times as long). */
 
 enum { CHAINS = 4, CHAIN_STRIDE = CHAINS * LANES, TILE_ROWS = 2, TILE_OUTPUTS = 3, CACHE_LINE = 64 };
+enum { ONE_ROW_TILES_FROM = LANES < 16 ? 8 : 1 << 30 };   /* rows from which AVX2 takes 1 x 3 tiles */
 
 /* How far ahead of the loads a decode row asks for its weights, in floats (8 KB). The
  * hardware prefetcher alone keeps too few lines in flight when the weights come from the
@@ -96,10 +107,15 @@ ALWAYS_INLINE void tile_fp32(float *out, int out_stride, const float *x, const f
     FloatLanes c[CHAINS][TILE_ROWS][TILE_OUTPUTS] = {{{0}}};
     int body = cols - cols % LANES, steps = body / CHAIN_STRIDE, j = 0;
     int lines_per_step = steps > 0 ? (prefetch_lines + steps - 1) / steps : 0;
+    /* each row's own pointer, as INT8's tiles keep them (measured with 1 x 3 on AVX2, 4-18 %
+     * faster than computing the addresses in the loop) */
+    const float *weight_row[TILE_OUTPUTS], *input_row[TILE_ROWS];
+    for (int o = 0; o < outputs; o++) weight_row[o] = w + (size_t)o * cols;
+    for (int r = 0; r < rows; r++) input_row[r] = x + (size_t)r * cols;
 #define ACCUMULATE(chain, at)                                                                                   \
     for (int o = 0; o < outputs; o++) {                                                                         \
-        FloatLanes weight = load_floats(w + (size_t)o * cols + (at));                                           \
-        for (int r = 0; r < rows; r++) c[chain][r][o] += load_floats(x + (size_t)r * cols + (at)) * weight;     \
+        FloatLanes weight = load_floats(weight_row[o] + (at));                                                  \
+        for (int r = 0; r < rows; r++) c[chain][r][o] += load_floats(input_row[r] + (at)) * weight;             \
     }
     for (; j + CHAIN_STRIDE <= body; j += CHAIN_STRIDE) {
         for (int k = 0; k < lines_per_step && prefetch_lines > 0; k++, prefetch_lines--, prefetch += CACHE_LINE)
@@ -140,18 +156,19 @@ static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix
         for (int i = first; i < last; i++) out[i] = dot_fp32(x, m->fp32 + (size_t)i * cols, cols);
         return;
     }
+    int tile_rows = rows >= ONE_ROW_TILES_FROM ? 1 : TILE_ROWS;
     for (int block = 0; block < rows; block += ROW_BLOCK) {
-        int block_rows = smaller(ROW_BLOCK, rows - block), pairs = (block_rows + TILE_ROWS - 1) / TILE_ROWS;
+        int block_rows = smaller(ROW_BLOCK, rows - block), tiles = (block_rows + tile_rows - 1) / tile_rows;
         for (int i = first; i < last; i += TILE_OUTPUTS) {
             int outputs = smaller(TILE_OUTPUTS, last - i);
             const float *w = m->fp32 + (size_t)i * cols;
-            /* the next tile's weights, in equal shares over this tile's pairs of rows */
+            /* the next tile's weights, in equal shares over this tile's tiles of rows */
             int next_lines = (int)((size_t)smaller(TILE_OUTPUTS, last - i - outputs) * cols * sizeof(float) / CACHE_LINE);
             const char *next = (const char *)(w + (size_t)outputs * cols);
-            for (int pair = 0; pair < pairs; pair++) {
-                int r = block + pair * TILE_ROWS, from = next_lines * pair / pairs, to = next_lines * (pair + 1) / pairs;
+            for (int t = 0; t < tiles; t++) {
+                int r = block + t * tile_rows, from = next_lines * t / tiles, to = next_lines * (t + 1) / tiles;
                 tile_fp32_any(out + (size_t)r * out_stride + i, out_stride, x + (size_t)r * cols, w, cols,
-                              smaller(TILE_ROWS, block + block_rows - r), outputs, next + (size_t)from * CACHE_LINE, to - from);
+                              smaller(tile_rows, block + block_rows - r), outputs, next + (size_t)from * CACHE_LINE, to - from);
             }
         }
     }

@@ -111,8 +111,9 @@ static void allocate_probe_buffers(ProbeBuffers *b, const LlamaConfig *c)
 {
     size_t columns = (size_t)(c->hidden_dim > c->dim ? c->hidden_dim : c->dim);
     size_t outputs = (size_t)(c->vocab_size > c->hidden_dim ? c->vocab_size : c->hidden_dim);
-    b->x = malloc(sizeof(float) * MOST_ROWS * columns);
-    for (int j = 0; j < 3; j++) b->out[j] = malloc(sizeof(float) * MOST_ROWS * outputs);
+    /* on cache lines, as a session's activations are (forward.c); both sizes are multiples of 64 bytes */
+    b->x = aligned_alloc(64, sizeof(float) * MOST_ROWS * columns);
+    for (int j = 0; j < 3; j++) b->out[j] = aligned_alloc(64, sizeof(float) * MOST_ROWS * outputs);
     if (!b->x || !b->out[0] || !b->out[1] || !b->out[2]) fail("probe", "out of memory");
     for (size_t i = 0; i < MOST_ROWS * columns; i++) b->x[i] = (float)((i * 37) % 101) * 0.01f - 0.5f;
 }
