@@ -455,16 +455,20 @@ ALWAYS_INLINE void matmul_quantized(float *out, const float *x, int rows, const 
     if (row_block < INT8_MANY_ROWS) row_block = INT8_MANY_ROWS;
     int row_outputs = format == WEIGHTS_INT4 ? INT4_ROW_OUTPUTS : INT8_ROW_OUTPUTS;
     /* The 4 x 3 tile's 24 sums fit in AVX-512's 32 vector registers, not in AVX2's 16.
-     * There INT8 in groups of 64 or more runs faster in tiles of 2 x 4 whatever the rows,
-     * spilling less; in groups of 32, whose sums are spilled and reloaded twice as often,
-     * and INT4, whose unpacking costs more than the spills, still gain from serving 4 rows.
-     * Measured side by side on an AMD EPYC (AVX2), one thread, in L2, 8 and 32 rows
-     * (medians of 31 and 11): INT8 in groups of 64, 768 x 768 and 768 x 2048, 50-52
-     * GFLOP/s in 4 x 3 and 58 in 2 x 4; in groups of 32, 512 x 512 and 512 x 1376, 46-48
-     * and 44; INT4 in groups of 64, 768 x 768, 46 and 39. */
-    int many = rows >= INT8_MANY_ROWS && !(format == WEIGHTS_INT8 && LANES < 16 && m->group_size >= 64);
+     * There INT8 runs faster in tiles of 2 x 4 whatever the rows, spilling less; INT4,
+     * whose unpacking costs more than the spills, still gains from serving 4 rows. Measured
+     * side by side on an AMD EPYC (AVX2), one thread, in L2, 8 and 32 rows (medians of 31
+     * and 21): INT8 in groups of 64, 768 x 768 and 768 x 2048, 50-52 GFLOP/s in 4 x 3 and
+     * 58 in 2 x 4; in groups of 32, 512 x 1376 and 1376 x 512, 2 x 4 in 0.89-0.95 of the
+     * time; INT4 in groups of 64, 768 x 768, 46 GFLOP/s in 4 x 3 and 39 in 2 x 4. */
+    int many = rows >= INT8_MANY_ROWS && !(format == WEIGHTS_INT8 && LANES < 16);
     int tile = rows == 1 ? row_outputs : many ? INT8_MANY_OUTPUTS : INT8_FEW_OUTPUTS;
     int row_tile = many ? INT8_MANY_ROWS : INT8_FEW_ROWS;
+    /* as many blocks as that takes, of equal sizes (whole tiles): 16 rows in 12 and 4 left
+     * the second block too few rows to hide its weights' second reading (42M INT8 and INT4
+     * on one thread, in one run: 4-5 % fewer tokens/s at batch 16 than at 8; none since) */
+    int blocks = (rows + row_block - 1) / row_block;
+    row_block = ((rows + blocks - 1) / blocks + row_tile - 1) / row_tile * row_tile;
     for (int block = 0; block < rows; block += row_block) {
         int block_rows = smaller(row_block, rows - block);
         for (int i = first, outputs; i < last; i += outputs) {
