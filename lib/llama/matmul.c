@@ -188,8 +188,8 @@ static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix
  * hide: at one row INT8 decode spends most of its time converting, and the memory has to
  * stream under that work. One row (decode) takes 4 outputs at a time (8 accumulators); 2
  * or 3 rows take tiles of 2 rows x 4 outputs, and 4 rows or more tiles of 4 x 3, where each
- * converted weight serves 4 rows (with AVX-512; with AVX2, see matmul_quantized). Measured side by side on the 110M model's matrices, one
- * thread: at one row (medians of 31), 8 outputs a tile prefetching row by row into L2,
+ * converted weight serves 4 rows (with AVX-512; with AVX2, see matmul_quantized). Measured
+ * side by side on the 110M model's matrices, one thread: at one row (medians of 31), 8 outputs a tile prefetching row by row into L2,
  * 4.27 ms; 8 outputs and the prefetches below, 3.97 ms; 4 outputs and those, 3.48 ms. At 32
  * rows (medians of 5), tiles of 4 x 2, 50.9 ms; 4 x 3, 45.2 ms; 4 x 4, 45.5 ms. Each group
  * adds one multiply-add by its scale for every four of its own (group 64, 16 lanes), so the

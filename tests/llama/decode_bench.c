@@ -487,7 +487,7 @@ static void report_knee(const char *label, const ModelShape *m, const Hardware *
     w.batch = 2;
     perfmodel_estimate(m, h, &w, &two);
     double f = two.decode_step_flops - one.decode_step_flops, k = two.decode_step_bytes - one.decode_step_bytes;
-    double weights = one.decode_step_bytes - k, convert_s = format == 0 ? 0 : macs / one.conversion_rate;
+    double weights = one.decode_step_bytes - k, convert_s = macs / one.conversion_rate;   /* FP32: an infinite rate */
     int last = BATCHES - 1, largest = batch_sizes[last];
     double streaming = weights / matrices_s[0], computing = 2 * macs * largest / matrices_s[last];
     printf("%s_knee: batch %.1f measured (tokens/s at batch %d over batch 1's), %.1f predicted (day 27's closed form at the "
