@@ -16,12 +16,17 @@
 enum {
     OUTPUT_TILE = MATMUL_OUTPUT_TILE,
     /* INT8 and INT4 tiles keep a partial sum per group beside each accumulator: rows x
-     * outputs x 2 registers. One row (decode) takes 4 outputs at a time in INT8 and 8 in
-     * INT4; 2 or 3 rows, 2 x 4; 4 rows or more, 4 x 3, each converted weight serving 4 rows
-     * (INT8 keeps 2 x 4 where there are 16 vector registers: see matmul_quantized). */
-    INT8_ROW_OUTPUTS = 4, INT4_ROW_OUTPUTS = 8, MOST_TILE_OUTPUTS = 8,
+     * outputs x 2 registers. One row (decode) takes 4 outputs at a time in INT8, and in
+     * INT4 4 with AVX-512 and 8 with AVX2; 2 or 3 rows, 2 x 4; 4 rows or more, 4 x 3, each
+     * converted weight serving 4 rows (INT8 keeps 2 x 4 where there are 16 vector
+     * registers: see matmul_quantized). INT4's 8 outputs at one row, with their zero
+     * points, spilled with AVX-512's wider unpacking: measured side by side on an Intel Xeon,
+     * one thread, the matrices of a step (medians of 11), 4 outputs took 0.87-0.90 of 8's
+     * time on 110M (groups of 64) and 0.99-1.03 on 42M (groups of 32). */
+    INT8_ROW_OUTPUTS = 4, INT4_ROW_OUTPUTS = LANES == 16 ? 4 : 8, MOST_TILE_OUTPUTS = 8,
     INT8_FEW_ROWS = 2, INT8_FEW_OUTPUTS = 4, INT8_MANY_ROWS = 4, INT8_MANY_OUTPUTS = 3,
     INT8_PREFETCH_ROWS = 16,/* how far ahead of its tile INT8 and INT4 ask for weights, in rows */
+    INT8_FEW_ROWS_PREFETCH_ROWS = 4,   /* INT8 at one or two rows, into L1 (and more into L2) */
     ROW_BLOCK = 64,         /* rows whose activations stay in L2 while a weight tile is reused */
     QUANTIZED_BLOCK_BYTES = 24 * 1024,   /* the inputs INT8 and INT4 keep in L1 (half of it) */
 };
@@ -59,15 +64,15 @@ static int smaller(int a, int b) { return a < b ? a : b; }
  *                          reading each weight for two rows at once, is faster (at 4
  *                          rows, 1 x 3 took up to 1.39 times as long). */
 
-enum { CHAINS = 4, CHAIN_STRIDE = CHAINS * LANES, TILE_ROWS = 2, TILE_OUTPUTS = 3, CACHE_LINE = 64 };
+enum { CHAINS = 4, CHAIN_STRIDE = CHAINS * LANES, TILE_ROWS = 2, TILE_OUTPUTS = 3 };
 enum { ONE_ROW_TILES_FROM = LANES < 16 ? 8 : 1 << 30 };   /* rows from which AVX2 takes 1 x 3 tiles */
 
-/* How far ahead of the loads a decode row asks for its weights, in floats (8 KB). The
- * hardware prefetcher alone keeps too few lines in flight when the weights come from the
- * L3 cache: measured on the 15M model (61 MB, half of it in L3), 44 GB/s without this,
- * 53 GB/s with it; from DRAM (the 110M model) it costs about 3%. */
-enum { PREFETCH_AHEAD = 2048 };
-
+/* A decode row asks for its weights ahead as lanes.h's prefetch_stream_line says: the
+ * hardware prefetcher alone keeps too few lines in flight, from L3 and from DRAM. Measured
+ * on the 15M model (61 MB, half of it in L3), 44 GB/s without the L1 distance, 53 GB/s with
+ * it; side by side on an Intel Xeon (AVX-512, about 14 GB/s from DRAM on one core), one
+ * thread, the matrices of a 42M and a 110M step with the L3 flushed before each (medians of
+ * 9), in 0.86-1.00 of the time the L1 distance alone took. */
 ALWAYS_INLINE float combine_chains(FloatLanes c0, FloatLanes c1, FloatLanes c2, FloatLanes c3)
 {
     return sum_lanes((c0 + c1) + (c2 + c3));
@@ -75,7 +80,7 @@ ALWAYS_INLINE float combine_chains(FloatLanes c0, FloatLanes c1, FloatLanes c2, 
 
 ALWAYS_INLINE void prefetch_ahead(const float *w)
 {
-    for (int line = 0; line < CHAIN_STRIDE; line += CACHE_LINE / (int)sizeof(float)) __builtin_prefetch(w + PREFETCH_AHEAD + line);
+    for (int line = 0; line < CHAIN_STRIDE; line += CACHE_LINE_BYTES / (int)sizeof(float)) prefetch_stream_line(w + line);
 }
 
 /* one row, one output: the four chains side by side */
@@ -118,7 +123,7 @@ ALWAYS_INLINE void tile_fp32(float *out, int out_stride, const float *x, const f
         for (int r = 0; r < rows; r++) c[chain][r][o] += load_floats(input_row[r] + (at)) * weight;             \
     }
     for (; j + CHAIN_STRIDE <= body; j += CHAIN_STRIDE) {
-        for (int k = 0; k < lines_per_step && prefetch_lines > 0; k++, prefetch_lines--, prefetch += CACHE_LINE)
+        for (int k = 0; k < lines_per_step && prefetch_lines > 0; k++, prefetch_lines--, prefetch += CACHE_LINE_BYTES)
             __builtin_prefetch(prefetch, 0, 2);
         ACCUMULATE(0, j)
         ACCUMULATE(1, j + LANES)
@@ -163,12 +168,12 @@ static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix
             int outputs = smaller(TILE_OUTPUTS, last - i);
             const float *w = m->fp32 + (size_t)i * cols;
             /* the next tile's weights, in equal shares over this tile's tiles of rows */
-            int next_lines = (int)((size_t)smaller(TILE_OUTPUTS, last - i - outputs) * cols * sizeof(float) / CACHE_LINE);
+            int next_lines = (int)((size_t)smaller(TILE_OUTPUTS, last - i - outputs) * cols * sizeof(float) / CACHE_LINE_BYTES);
             const char *next = (const char *)(w + (size_t)outputs * cols);
             for (int t = 0; t < tiles; t++) {
                 int r = block + t * tile_rows, from = next_lines * t / tiles, to = next_lines * (t + 1) / tiles;
                 tile_fp32_any(out + (size_t)r * out_stride + i, out_stride, x + (size_t)r * cols, w, cols,
-                              smaller(tile_rows, block + block_rows - r), outputs, next + (size_t)from * CACHE_LINE, to - from);
+                              smaller(tile_rows, block + block_rows - r), outputs, next + (size_t)from * CACHE_LINE_BYTES, to - from);
             }
         }
     }
@@ -198,7 +203,13 @@ static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix
 /* Asks, into L1, for the cache lines of bytes [from, to) past `ahead` */
 ALWAYS_INLINE void prefetch_lines(const char *ahead, size_t from, size_t to)
 {
-    for (size_t at = from - from % CACHE_LINE; at < to; at += CACHE_LINE) __builtin_prefetch(ahead + at, 0, 3);
+    for (size_t at = from - from % CACHE_LINE_BYTES; at < to; at += CACHE_LINE_BYTES) __builtin_prefetch(ahead + at, 0, 3);
+}
+
+/* ... and into L2 */
+ALWAYS_INLINE void prefetch_lines_into_l2(const char *ahead, size_t from, size_t to)
+{
+    for (size_t at = from - from % CACHE_LINE_BYTES; at < to; at += CACHE_LINE_BYTES) __builtin_prefetch(ahead + at, 0, 2);
 }
 
 ALWAYS_INLINE void tile_int8(float *out, int out_stride, const float *x, const int8_t *w, const float *scales,
@@ -206,9 +217,15 @@ ALWAYS_INLINE void tile_int8(float *out, int out_stride, const float *x, const i
 {
     FloatLanes acc[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
     int groups = cols / group_size, body = group_size - group_size % LANES;
-    int groups_a_line = group_size < CACHE_LINE ? CACHE_LINE / group_size : 1;
-    /* the tile INT8_PREFETCH_ROWS rows further on: as many bytes as this one, contiguous */
-    const char *ahead = (const char *)(w + (size_t)INT8_PREFETCH_ROWS * cols);
+    int groups_a_line = group_size < CACHE_LINE_BYTES ? CACHE_LINE_BYTES / group_size : 1;
+    /* the tile INT8_PREFETCH_ROWS rows further on: as many bytes as this one, contiguous.
+     * At one or two rows, where the weights stream from memory under little work, 4 rows
+     * on into L1, and PREFETCH_FAR_BYTES on into L2 as dot_fp32 asks (measured side by
+     * side as there, 42M and 110M at one and two rows: 0.86-0.99 of the time 16 rows into
+     * L1 and nothing into L2 took) */
+    int few_rows = rows <= INT8_FEW_ROWS;
+    const char *ahead = (const char *)(w + (size_t)(few_rows ? INT8_FEW_ROWS_PREFETCH_ROWS : INT8_PREFETCH_ROWS) * cols);
+    const char *far = (const char *)w + PREFETCH_FAR_BYTES;
     /* each row's own pointer: computed as w + o * cols in the loop, clang chains the
      * addresses one on another (16 dependent adds a group) and INT8 ran 10-25% slower */
     const int8_t *weight_row[MOST_TILE_OUTPUTS];
@@ -222,8 +239,10 @@ ALWAYS_INLINE void tile_int8(float *out, int out_stride, const float *x, const i
          * without prefetches, 21 GB/s asking 16 rows ahead row by row into L2; side by side
          * on its matrices (one row, 4 outputs a tile, medians of 31), 4.53 ms row by row
          * into L2, 4.23 ms in address order into L2, 4.13 ms in address order into L1. */
-        prefetch_lines(ahead, (size_t)first_group * group_size * outputs,
-                       (size_t)smaller(first_group + groups_a_line, groups) * group_size * outputs);
+        size_t from = (size_t)first_group * group_size * outputs,
+               to = (size_t)smaller(first_group + groups_a_line, groups) * group_size * outputs;
+        prefetch_lines(ahead, from, to);
+        if (few_rows) prefetch_lines_into_l2(far, from, to);
         for (int g = first_group; g < first_group + groups_a_line && g < groups; g++) {
             FloatLanes part[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
             size_t at = (size_t)g * group_size;
@@ -307,7 +326,19 @@ ALWAYS_INLINE void tile_int8_any(float *out, int out_stride, const float *x, con
 /* A group's zero point as the unpacking subtracts it: 2^23 + zero in every lane */
 typedef FloatLanes ZeroLanes;
 
-ALWAYS_INLINE ZeroLanes zero_lanes(int zero) { return (FloatLanes){0} + (8388608.0f + (float)zero); }
+typedef uint32_t WordLanes __attribute__((vector_size(LANES * sizeof(uint32_t))));
+
+/* made as the unpacking makes 2^23 + q, by OR-ing the zero point into the float's bits: a
+ * broadcast of one integer (converting the byte to float and adding 2^23 took four
+ * instructions more a group and output; measured as above, 0.84-0.90 of the time with 8
+ * outputs at one row) */
+ALWAYS_INLINE ZeroLanes zero_lanes(int zero)
+{
+    WordLanes bits = (WordLanes){0} + (0x4b000000u | (uint32_t)zero);
+    ZeroLanes value;
+    memcpy(&value, &bits, sizeof value);
+    return value;
+}
 
 #if defined(__AVX512VBMI__)   /* implies AVX-512: LANES == 16 */
 #include <immintrin.h>
@@ -330,7 +361,6 @@ ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
 }
 
 #else
-typedef uint32_t WordLanes __attribute__((vector_size(LANES * sizeof(uint32_t))));
 
 /* LANES values from LANES / 2 bytes, minus the zero point */
 ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
@@ -364,7 +394,7 @@ ALWAYS_INLINE void tile_int4(float *out, int out_stride, const float *x, const u
 {
     FloatLanes acc[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
     int groups = cols / group_size, pairs = group_size - group_size % (2 * LANES), body = group_size - group_size % LANES;
-    int groups_a_line = group_size < 2 * CACHE_LINE ? 2 * CACHE_LINE / group_size : 1;   /* a line holds 128 values */
+    int groups_a_line = group_size < 2 * CACHE_LINE_BYTES ? 2 * CACHE_LINE_BYTES / group_size : 1;   /* a line holds 128 values */
     const char *ahead = (const char *)(w + (size_t)INT8_PREFETCH_ROWS * (cols / 2));
     const uint8_t *weight_row[MOST_TILE_OUTPUTS], *zero_row[MOST_TILE_OUTPUTS];
     const float *scale_row[MOST_TILE_OUTPUTS], *input_row[INT8_MANY_ROWS];
@@ -420,6 +450,8 @@ ALWAYS_INLINE void tile_int4_any(float *out, int out_stride, const float *x, con
     if (outputs == 8 && rows == 1 && group_size == 64) tile_int4(out, out_stride, x, w, scales, zeros, cols, 64, 1, 8);
     else if (outputs == 8 && rows == 1 && group_size == 32) tile_int4(out, out_stride, x, w, scales, zeros, cols, 32, 1, 8);
     else if (outputs == 8 && rows == 1) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 1, 8);
+    else if (outputs == 4 && rows == 1 && group_size == 64) tile_int4(out, out_stride, x, w, scales, zeros, cols, 64, 1, 4);
+    else if (outputs == 4 && rows == 1 && group_size == 32) tile_int4(out, out_stride, x, w, scales, zeros, cols, 32, 1, 4);
     else if (outputs == 4 && rows == 1) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 1, 4);
     else if (outputs == 4 && rows == 2 && group_size == 64) tile_int4(out, out_stride, x, w, scales, zeros, cols, 64, 2, 4);
     else if (outputs == 4 && rows == 2) tile_int4(out, out_stride, x, w, scales, zeros, cols, group_size, 2, 4);

@@ -2,8 +2,10 @@
  *
  * The kernels use the engine's SIMD type (lanes.h) so that the compiler cannot leave any
  * of them scalar: the read kernel keeps 4 independent vector sums (one would be bound by
- * the add's latency, not by memory), and the FMA probe keeps `chains` vector accumulators
- * in registers. Results are kept alive through a volatile sink so that no loop is removed. */
+ * the add's latency, not by memory) and asks for its lines ahead as the engine's decode
+ * rows do (lanes.h's prefetch_stream_line: without, the engine's kernels read faster than
+ * the probe of their bound), and the FMA probe keeps `chains` vector accumulators in
+ * registers. Results are kept alive through a volatile sink so that no loop is removed. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -42,24 +44,27 @@ int perfmodel_stream_arrays(StreamKernel kernel) { return kernel == STREAM_READ 
 
 int perfmodel_stream_bytes_per_element(StreamKernel kernel) { return 4 * perfmodel_stream_arrays(kernel); }
 
+float perfmodel_stream_read(const float *a, size_t n)
+{
+    FloatLanes s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+    size_t i = 0;
+    for (; i + 4 * LANES <= n; i += 4 * LANES) {
+        for (int line = 0; line < 4 * LANES; line += CACHE_LINE_BYTES / (int)sizeof(float)) prefetch_stream_line(a + i + line);
+        s0 += load_floats(a + i);
+        s1 += load_floats(a + i + LANES);
+        s2 += load_floats(a + i + 2 * LANES);
+        s3 += load_floats(a + i + 3 * LANES);
+    }
+    float total = sum_lanes(s0 + s1 + s2 + s3);
+    for (; i < n; i++) total += a[i];
+    return total;
+}
+
 static void run_stream(StreamKernel kernel, float *a, float *b, float *c, size_t n)
 {
     const float q = 3.0f;
     switch (kernel) {
-    case STREAM_READ: {
-        FloatLanes s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
-        size_t i = 0;
-        for (; i + 4 * LANES <= n; i += 4 * LANES) {
-            s0 += load_floats(a + i);
-            s1 += load_floats(a + i + LANES);
-            s2 += load_floats(a + i + 2 * LANES);
-            s3 += load_floats(a + i + 3 * LANES);
-        }
-        float total = sum_lanes(s0 + s1 + s2 + s3);
-        for (; i < n; i++) total += a[i];
-        sink = total;
-        return;
-    }
+    case STREAM_READ: sink = perfmodel_stream_read(a, n); return;
     case STREAM_COPY: for (size_t i = 0; i < n; i++) c[i] = a[i]; break;
     case STREAM_SCALE: for (size_t i = 0; i < n; i++) b[i] = q * c[i]; break;
     case STREAM_ADD: for (size_t i = 0; i < n; i++) c[i] = a[i] + b[i]; break;

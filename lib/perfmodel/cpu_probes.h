@@ -29,6 +29,10 @@ const char *perfmodel_stream_kernel_name(StreamKernel kernel);
 int perfmodel_stream_arrays(StreamKernel kernel);            /* arrays the kernel touches: 1, 2 or 3 */
 int perfmodel_stream_bytes_per_element(StreamKernel kernel); /* as in the table above */
 
+/* The read kernel itself: the sum of a[0 .. n), read as the probe reads, 4 vectors at a time
+ * with its cache lines asked for ahead (lanes.h) */
+float perfmodel_stream_read(const float *a, size_t n);
+
 /* Bytes per second of `kernel` over a working set of `working_set_bytes` (split among its
  * arrays), best of `repeats` timed passes after one untimed pass. A working set larger than
  * the last-level cache measures DRAM; a smaller one measures the cache that holds it.

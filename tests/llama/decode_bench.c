@@ -41,6 +41,7 @@
 #include "perfmodel.h"
 #include "threads.h"
 #include "timer.h"
+#include "weights.h"
 
 enum { BATCHES = 6, FORMATS = 3, TWO_THREAD_FORMATS = 2, PROMPT = 8, MOST_ROWS = 32 };
 enum { MAX_ROUNDS = 64, MAX_STEPS = 8, MAX_SAMPLES = MAX_ROUNDS * MAX_STEPS };
@@ -265,30 +266,21 @@ static void let_pools_sleep(void)
     nanosleep(&pause, NULL);
 }
 
-/* The bandwidth of two threads reading at once, each half of a buffer of `bytes`: both start
- * together (a barrier), and the pass takes the clock on the wall from the start to the later of
- * the two ends; the best of three passes, after one untimed pass, as the probes take theirs.
- * The sum is of 64-bit integers, which the compiler vectorises and no FP rounding orders. */
+/* The bandwidth of two threads reading at once, each half of a buffer of `bytes` with the
+ * read probe's kernel (perfmodel_stream_read): both start together (a barrier), and the pass
+ * takes the clock on the wall from the start to the later of the two ends; the best of three
+ * passes, after one untimed pass, as the probes take theirs. */
 typedef struct {
-    const uint64_t *words;
+    const float *values;
     size_t count;
-    uint64_t sum;
+    float sum;
     pthread_barrier_t *start, *end;
 } HalfRead;
 
-static void read_half_once(HalfRead *h)
-{
-    /* four streams at once, as a matrix-vector product reads four rows: one stream alone keeps
-     * too few cache lines in flight to reach the bandwidth a core can have */
-    size_t quarter = h->count / 4;
-    const uint64_t *a = h->words, *b = a + quarter, *c = b + quarter, *d = c + quarter;
-    uint64_t sum = 0;
-    for (size_t i = 0; i < quarter; i++) sum += a[i] + b[i] + c[i] + d[i];
-    h->sum += sum;
-}
+static void read_half_once(HalfRead *h) { h->sum += perfmodel_stream_read(h->values, h->count); }
 
 enum { READ_PASSES = 4 };   /* one untimed, then three timed */
-static volatile uint64_t read_sink;
+static volatile float read_sink;
 
 static void *read_half(void *argument)
 {
@@ -303,14 +295,14 @@ static void *read_half(void *argument)
 
 static double two_thread_read_bandwidth(size_t bytes)
 {
-    size_t count = bytes / sizeof(uint64_t) / 8 * 8;
-    uint64_t *words = malloc(count * sizeof *words);
-    if (!words) fail("two-thread read", "out of memory");
-    for (size_t i = 0; i < count; i++) words[i] = i;
+    size_t count = bytes / sizeof(float) / 8 * 8;
+    float *values = llama_allocate_weight_memory(count * sizeof *values);   /* in large pages, as the weights are */
+    if (!values) fail("two-thread read", "out of memory");
+    for (size_t i = 0; i < count; i++) values[i] = 1.0f;
     pthread_barrier_t start, end;
     pthread_barrier_init(&start, NULL, 2);
     pthread_barrier_init(&end, NULL, 2);
-    HalfRead halves[2] = {{words, count / 2, 0, &start, &end}, {words + count / 2, count / 2, 0, &start, &end}};
+    HalfRead halves[2] = {{values, count / 2, 0, &start, &end}, {values + count / 2, count / 2, 0, &start, &end}};
     pthread_t other;
     if (pthread_create(&other, NULL, read_half, &halves[1]) != 0) fail("two-thread read", "no second thread");
     double best = 0.0;
@@ -326,8 +318,8 @@ static double two_thread_read_bandwidth(size_t bytes)
     pthread_barrier_destroy(&start);
     pthread_barrier_destroy(&end);
     read_sink = halves[0].sum + halves[1].sum;   /* the sums are used: the reads stay */
-    free(words);
-    return (double)(count * sizeof *words) / best;
+    free(values);
+    return (double)(count * sizeof *values) / best;
 }
 
 /* The engine's matrix kernels with their weights in L2: multiply-adds a second of llama_matmul
