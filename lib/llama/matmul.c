@@ -200,16 +200,14 @@ static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix
  * adds one multiply-add by its scale for every four of its own (group 64, 16 lanes), so the
  * tiles cannot pass 80 % of the FMA peak. */
 
-/* Asks, into L1, for the cache lines of bytes [from, to) past `ahead` */
-ALWAYS_INLINE void prefetch_lines(const char *ahead, size_t from, size_t to)
+/* Asks for the cache lines of bytes [from, to) past `ahead` into L1 and, where `far` is not
+ * NULL, for the same lines past `far` into L2 */
+ALWAYS_INLINE void prefetch_lines(const char *ahead, const char *far, size_t from, size_t to)
 {
-    for (size_t at = from - from % CACHE_LINE_BYTES; at < to; at += CACHE_LINE_BYTES) __builtin_prefetch(ahead + at, 0, 3);
-}
-
-/* ... and into L2 */
-ALWAYS_INLINE void prefetch_lines_into_l2(const char *ahead, size_t from, size_t to)
-{
-    for (size_t at = from - from % CACHE_LINE_BYTES; at < to; at += CACHE_LINE_BYTES) __builtin_prefetch(ahead + at, 0, 2);
+    for (size_t at = from - from % CACHE_LINE_BYTES; at < to; at += CACHE_LINE_BYTES) {
+        __builtin_prefetch(ahead + at, 0, 3);
+        if (far) __builtin_prefetch(far + at, 0, 2);
+    }
 }
 
 ALWAYS_INLINE void tile_int8(float *out, int out_stride, const float *x, const int8_t *w, const float *scales,
@@ -225,7 +223,7 @@ ALWAYS_INLINE void tile_int8(float *out, int out_stride, const float *x, const i
      * L1 and nothing into L2 took) */
     int few_rows = rows <= INT8_FEW_ROWS;
     const char *ahead = (const char *)(w + (size_t)(few_rows ? INT8_FEW_ROWS_PREFETCH_ROWS : INT8_PREFETCH_ROWS) * cols);
-    const char *far = (const char *)w + PREFETCH_FAR_BYTES;
+    const char *far = few_rows ? (const char *)w + PREFETCH_FAR_BYTES : NULL;
     /* each row's own pointer: computed as w + o * cols in the loop, clang chains the
      * addresses one on another (16 dependent adds a group) and INT8 ran 10-25% slower */
     const int8_t *weight_row[MOST_TILE_OUTPUTS];
@@ -239,10 +237,8 @@ ALWAYS_INLINE void tile_int8(float *out, int out_stride, const float *x, const i
          * without prefetches, 21 GB/s asking 16 rows ahead row by row into L2; side by side
          * on its matrices (one row, 4 outputs a tile, medians of 31), 4.53 ms row by row
          * into L2, 4.23 ms in address order into L2, 4.13 ms in address order into L1. */
-        size_t from = (size_t)first_group * group_size * outputs,
-               to = (size_t)smaller(first_group + groups_a_line, groups) * group_size * outputs;
-        prefetch_lines(ahead, from, to);
-        if (few_rows) prefetch_lines_into_l2(far, from, to);
+        prefetch_lines(ahead, far, (size_t)first_group * group_size * outputs,
+                       (size_t)smaller(first_group + groups_a_line, groups) * group_size * outputs);
         for (int g = first_group; g < first_group + groups_a_line && g < groups; g++) {
             FloatLanes part[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
             size_t at = (size_t)g * group_size;
@@ -404,7 +400,7 @@ ALWAYS_INLINE void tile_int4(float *out, int out_stride, const float *x, const u
     for (int first_group = 0; first_group < groups; first_group += groups_a_line) {
         /* as INT8 does, the lines of the tile INT8_PREFETCH_ROWS rows ahead that match these
          * (on the 110M matrices, one row, medians of 9: 3.25 ms row by row into L2, 2.97 ms) */
-        prefetch_lines(ahead, (size_t)first_group * group_size / 2 * outputs,
+        prefetch_lines(ahead, NULL, (size_t)first_group * group_size / 2 * outputs,
                        (size_t)smaller(first_group + groups_a_line, groups) * group_size / 2 * outputs);
         for (int g = first_group; g < first_group + groups_a_line && g < groups; g++) {
             FloatLanes part[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};

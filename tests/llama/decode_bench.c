@@ -295,7 +295,7 @@ static void *read_half(void *argument)
 
 static double two_thread_read_bandwidth(size_t bytes)
 {
-    size_t count = bytes / sizeof(float) / 8 * 8;
+    size_t count = bytes / sizeof(float) / 32 * 32;   /* halves of whole cache lines: the second starts on one */
     float *values = llama_allocate_weight_memory(count * sizeof *values);   /* in large pages, as the weights are */
     if (!values) fail("two-thread read", "out of memory");
     for (size_t i = 0; i < count; i++) values[i] = 1.0f;
