@@ -490,8 +490,9 @@ Test(flops, decode_and_prefill_agree_with_lib_perfmodel, .timeout = 10,
                     "causal prefill (token p attends to p + 1; logits for the last token only), summed from your "
                     "counts, equal lib/perfmodel's FLOPs.")
 {
-    const char *names[] = {"Llama-2-7B", "Llama-2-70B", "Llama-3-8B"};
-    for (int i = 0; i < 3; i++) {
+    /* Qwen2-7B's biases are added, not multiplied: neither count has FLOPs for them */
+    const char *names[] = {"Llama-2-7B", "Llama-2-70B", "Llama-3-8B", "Qwen2-7B"};
+    for (int i = 0; i < 4; i++) {
         decoder_shape s = model(names[i]);
         Estimate decode = library_estimate(names[i], 1000, 1);
         double yours = token_flops_total(forward_flops_per_token(&s, 1001));

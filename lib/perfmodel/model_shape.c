@@ -98,10 +98,16 @@ void perfmodel_shape_from_config(const LlamaConfig *c, const char *name, ModelSh
 /* ----------------------------------------------------------------------------------
  * Parameters */
 
-static int64_t attention_parameters(const ModelShape *m)
+static int64_t attention_matrix_parameters(const ModelShape *m)
 {
     int64_t hidden = m->hidden, q = (int64_t)m->heads * m->head_dim, kv = (int64_t)m->kv_heads * m->head_dim;
-    return hidden * q + 2 * hidden * kv + q * hidden + (m->qkv_bias ? q + 2 * kv : 0);
+    return hidden * q + 2 * hidden * kv + q * hidden;
+}
+
+/* vectors, not matrices: counted in the model's size, not among the parameters a token multiplies */
+static int64_t qkv_bias_parameters(const ModelShape *m)
+{
+    return m->qkv_bias ? ((int64_t)m->heads + 2 * (int64_t)m->kv_heads) * m->head_dim : 0;
 }
 
 static int64_t expert_parameters(const ModelShape *m) { return 3 * (int64_t)m->hidden * m->intermediate; }
@@ -110,12 +116,13 @@ static int64_t router_parameters(const ModelShape *m) { return m->experts > 1 ? 
 
 int64_t perfmodel_shape_parameters(const ModelShape *m)
 {
-    int64_t per_layer = attention_parameters(m) + m->experts * expert_parameters(m) + router_parameters(m) + 2 * (int64_t)m->hidden;
+    int64_t per_layer = attention_matrix_parameters(m) + qkv_bias_parameters(m) + m->experts * expert_parameters(m) +
+                        router_parameters(m) + 2 * (int64_t)m->hidden;
     int64_t embeddings = (int64_t)m->vocab * m->hidden * (m->tied_embeddings ? 1 : 2);
     return embeddings + m->layers * per_layer + m->hidden;
 }
 
 int64_t perfmodel_active_layer_matrix_parameters(const ModelShape *m)
 {
-    return attention_parameters(m) + m->experts_per_token * expert_parameters(m) + router_parameters(m);
+    return attention_matrix_parameters(m) + m->experts_per_token * expert_parameters(m) + router_parameters(m);
 }

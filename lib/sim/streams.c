@@ -3,10 +3,11 @@
  * Every launch and copy has finished when the call that made it returns, so a stream is
  * an in-order queue that is always empty, and synchronising costs nothing. Events read the
  * host's monotonic clock: on the simulator an elapsed time is the CPU's time to simulate,
- * not a GPU's. Stream capture records the launches, copies and memsets made on a
- * capturing stream instead of running them; an instantiated graph replays them in order.
- * As on a GPU, work sent to the legacy default stream while a capture is in progress is an
- * error that invalidates the capture. */
+ * not a GPU's. Each event also notes how many launches and copies had run, so that what
+ * lay between two can be counted (sim_last_event_span). Stream capture records the
+ * launches, copies and memsets made on a capturing stream instead of running them; an
+ * instantiated graph replays them in order. As on a GPU, work sent to the legacy default
+ * stream while a capture is in progress is an error that invalidates the capture. */
 #include "internal.h"
 #include "runtime.h"
 
@@ -34,10 +35,27 @@ struct sim_graph { graph_node *nodes; size_t count, capacity; };
 struct sim_graph_exec { struct sim_graph graph; };
 
 struct sim_stream { struct sim_stream *next; struct sim_graph *capture; int capture_invalid; };
-struct sim_event { double milliseconds; int recorded; };
+/* An event keeps its time and how many launches and copies had run when it was recorded. */
+struct sim_event { double milliseconds; int recorded; unsigned long long launches, copies; };
 
 static struct sim_stream *live_streams;
 static struct sim_stream *global_capture;     /* the stream capturing now, if any */
+
+/* Launches and copies run so far, and what lay between the events of the last elapsed time. */
+static unsigned long long launches_run, copies_run;
+static sim_event_span last_span;
+
+static cudaError_t launch_now(const sim_launch_request *r)
+{
+    __atomic_fetch_add(&launches_run, 1, __ATOMIC_RELAXED);
+    return sim_launch_now(r);
+}
+
+static cudaError_t copy_now(void *destination, const void *source, size_t bytes, cudaMemcpyKind kind)
+{
+    __atomic_fetch_add(&copies_run, 1, __ATOMIC_RELAXED);
+    return sim_memcpy_now(destination, source, bytes, kind);
+}
 
 static void append_node(struct sim_graph *g, graph_node node)
 {
@@ -83,7 +101,7 @@ cudaError_t sim_launch(const sim_launch_request *r)
     int capturing;
     cudaError_t error = capture_state(r->stream, &capturing);
     if (error != cudaSuccess) return sim_record_error(error);
-    if (!capturing) return sim_launch_now(r);
+    if (!capturing) return launch_now(r);
     graph_node node = {.type = NODE_KERNEL, .launch = *r};
     /* Kernel parameters are trivially copyable (CUDA requires it), so a byte copy keeps them. */
     node.launch.arguments = malloc(r->arguments_bytes);
@@ -98,7 +116,7 @@ cudaError_t cudaMemcpy(void *destination, const void *source, size_t bytes, cuda
     int capturing;
     cudaError_t error = capture_state(NULL, &capturing);
     if (error != cudaSuccess) return sim_record_error(error);
-    return sim_memcpy_now(destination, source, bytes, kind);
+    return copy_now(destination, source, bytes, kind);
 }
 
 cudaError_t cudaMemcpyAsync(void *destination, const void *source, size_t bytes, cudaMemcpyKind kind,
@@ -107,7 +125,7 @@ cudaError_t cudaMemcpyAsync(void *destination, const void *source, size_t bytes,
     int capturing;
     cudaError_t error = capture_state(stream, &capturing);
     if (error != cudaSuccess) return sim_record_error(error);
-    if (!capturing) return sim_memcpy_now(destination, source, bytes, kind);
+    if (!capturing) return copy_now(destination, source, bytes, kind);
     append_node(stream->capture, (graph_node){.type = NODE_MEMCPY, .destination = destination, .source = source,
                                               .bytes = bytes, .value_or_kind = (int)kind});
     return cudaSuccess;
@@ -281,8 +299,8 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
         graph_node *node = &exec->graph.nodes[i];
         cudaError_t error = cudaSuccess;
         switch (node->type) {
-        case NODE_KERNEL: error = sim_launch_now(&node->launch); break;
-        case NODE_MEMCPY: error = sim_memcpy_now(node->destination, node->source, node->bytes, (cudaMemcpyKind)node->value_or_kind); break;
+        case NODE_KERNEL: error = launch_now(&node->launch); break;
+        case NODE_MEMCPY: error = copy_now(node->destination, node->source, node->bytes, (cudaMemcpyKind)node->value_or_kind); break;
         case NODE_MEMSET: error = sim_memset_now(node->destination, node->value_or_kind, node->bytes); break;
         case NODE_EVENT: error = record_event_now(node->event); break;
         }
@@ -335,6 +353,8 @@ static cudaError_t record_event_now(cudaEvent_t event)
     clock_gettime(CLOCK_MONOTONIC, &now);
     event->milliseconds = (double)now.tv_sec * 1e3 + (double)now.tv_nsec * 1e-6;
     event->recorded = 1;
+    event->launches = __atomic_load_n(&launches_run, __ATOMIC_RELAXED);
+    event->copies = __atomic_load_n(&copies_run, __ATOMIC_RELAXED);
     return cudaSuccess;
 }
 
@@ -367,5 +387,10 @@ cudaError_t cudaEventElapsedTime(float *milliseconds, cudaEvent_t start, cudaEve
     if (!told++ && getenv("SIM_QUIET") == NULL)
         fprintf(stderr, "sim: note: cudaEventElapsedTime measures this CPU simulating the GPU, not a GPU\n");
     *milliseconds = (float)(end->milliseconds - start->milliseconds);
+    last_span.elapsed_times++;
+    last_span.launches = end->launches - start->launches;
+    last_span.copies = end->copies - start->copies;
     return cudaSuccess;
 }
+
+sim_event_span sim_last_event_span(void) { return last_span; }

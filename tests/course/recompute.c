@@ -95,21 +95,22 @@ static double peak(const Gpu *g, const char *weights)
 /* ---------------------------------------------------------------------------------
  * Day 16: what a model holds; days 19, 25, 30: what a step reads */
 
-static double attention_weights(const Model *m)   /* Q, K, V, O matrices and the Q/K/V biases */
+static double attention_weights(const Model *m)   /* the Q, K, V and O matrices */
 {
     double q = m->H * m->dh, kv = m->Hkv * m->dh;
-    return m->d * q + 2 * m->d * kv + q * m->d + (m->bias ? q + 2 * kv : 0);
+    return m->d * q + 2 * m->d * kv + q * m->d;
 }
+static double biases(const Model *m) { return m->bias ? (m->H + 2 * m->Hkv) * m->dh : 0; }   /* a layer's, on Q, K, V */
 static double expert(const Model *m) { return 3 * m->d * m->dff; }
 static double router(const Model *m) { return m->E > 1 ? m->E * m->d : 0; }
 
 static double parameters(const Model *m)
 {
-    return m->V * m->d * (m->tied ? 1 : 2) + m->L * (attention_weights(m) + m->E * expert(m) + router(m) + 2 * m->d) + m->d;
+    return m->V * m->d * (m->tied ? 1 : 2) + m->L * (attention_weights(m) + biases(m) + m->E * expert(m) + router(m) + 2 * m->d) + m->d;
 }
 
 /* norms (two a layer and the final one) and biases: kept in FP32 when the matrices are quantized */
-static double vectors(const Model *m) { return (2 * m->L + 1) * m->d + (m->bias ? m->L * (m->H + 2 * m->Hkv) * m->dh : 0); }
+static double vectors(const Model *m) { return (2 * m->L + 1) * m->d + m->L * biases(m); }
 
 static double group_size(const Model *m)
 {

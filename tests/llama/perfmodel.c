@@ -152,6 +152,26 @@ Test(perfmodel, mixture_of_experts_reads_only_the_experts_it_uses, .timeout = 10
     cr_assert(many.decode_step_bytes > 0.97 * many.weights_bytes - 2.0 * 32000 * 4096, "batch 64 touches nearly all experts");
 }
 
+Test(perfmodel, every_parameter_is_read_once_a_step, .timeout = 10)
+{
+    /* Qwen2-7B has biases on Q, K and V, and an untied embedding table of which a step at
+     * batch 1 reads one row: the weights a decode step reads are every parameter once, less
+     * the rows of the table not looked up. A bias counted as a matrix and as a vector is read twice. */
+    ModelShape m = model("Qwen2-7B");
+    Hardware h = gpu("h100-sxm");
+    Estimate e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 16, 2);
+    double kv = (e.decode_context + 1) * e.kv_bytes_per_token;
+    double weights = 2.0 * ((double)perfmodel_shape_parameters(&m) - (152064.0 - 1) * 3584);
+    cr_assert(fabs(e.decode_step_bytes - kv - weights) < 0.5, "a decode step reads %.0f bytes of weights; every parameter "
+              "once in FP16 is %.0f (%+.0f)", e.decode_step_bytes - kv, weights, e.decode_step_bytes - kv - weights);
+    /* a layer's matrices: Q and O of 3584 x 3584, K and V of 3584 x 512, the MLP's three 3584 x 18944 */
+    double layer = 2 * 3584.0 * 3584 + 2 * 3584.0 * 512 + 3 * 3584.0 * 18944;
+    cr_assert(perfmodel_active_layer_matrix_parameters(&m) == (int64_t)layer, "a layer's matrices: %lld, by hand %.0f",
+              (long long)perfmodel_active_layer_matrix_parameters(&m), layer);
+    cr_assert(perfmodel_shape_parameters(&m) == 7615616512LL, "Qwen2-7B: %lld parameters, the "
+              "safetensors index says 7615616512", (long long)perfmodel_shape_parameters(&m));
+}
+
 /* ----------------------------------------------------------------------------------
  * The model and the engine count the same bytes */
 

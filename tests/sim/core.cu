@@ -4,6 +4,7 @@
  * Built by lib/sim/tools/simcc like any program, so it also tests the launch rewriting. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <sim_metrics.h>
 #include <cstring>
 #include <string>
 
@@ -453,6 +454,37 @@ Test(host_api, streams_and_events, .timeout = 10, .init = cr_redirect_stderr)
     cr_assert_eq(cudaStreamDestroy(stream), cudaSuccess);
     empty_kernel<<<1, 1, 0, stream>>>();
     cr_assert_eq(cudaGetLastError(), cudaErrorInvalidResourceHandle, "a destroyed stream");
+}
+
+Test(host_api, events_count_the_launches_and_copies_between_them, .timeout = 10, .init = cr_redirect_stderr)
+{
+    int *x, host[64] = {0};
+    cudaMalloc(&x, sizeof host);
+    cudaEvent_t a, b, c;
+    cudaEventCreate(&a), cudaEventCreate(&b), cudaEventCreate(&c);
+    unsigned long long calls = sim_last_event_span().elapsed_times;
+    cudaEventRecord(a);
+    cudaMemcpy(x, host, sizeof host, cudaMemcpyHostToDevice);
+    empty_kernel<<<1, 32>>>();
+    cudaEventRecord(b);
+    empty_kernel<<<1, 32>>>();
+    empty_kernel<<<1, 32>>>();
+    cudaMemcpy2D(host, 16, x, 16, 16, 4, cudaMemcpyDeviceToHost);   /* one copy a row */
+    cudaEventRecord(c);
+    float ms;
+    cudaEventElapsedTime(&ms, b, c);
+    sim_event_span span = sim_last_event_span();
+    cr_assert(span.elapsed_times == calls + 1 && span.launches == 2 && span.copies == 4,
+              "b to c: %llu launches and %llu copies, want 2 and 4", span.launches, span.copies);
+    cudaEventElapsedTime(&ms, a, b);
+    span = sim_last_event_span();
+    cr_assert(span.elapsed_times == calls + 2 && span.launches == 1 && span.copies == 1,
+              "a to b: %llu launches and %llu copies, want 1 and 1", span.launches, span.copies);
+    cudaEventElapsedTime(&ms, b, b);
+    span = sim_last_event_span();
+    cr_assert(span.launches == 0 && span.copies == 0, "an event to itself encloses nothing");
+    cudaEventDestroy(a), cudaEventDestroy(b), cudaEventDestroy(c);
+    cudaFree(x);
 }
 
 Test(host_api, error_names_and_strings_match_cuda, .timeout = 10)

@@ -2,6 +2,7 @@
  * reports when work escapes to the legacy stream or the program waits while capturing. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <sim_metrics.h>
 
 __global__ void add_one(int *x, int n)
 {
@@ -38,6 +39,33 @@ Test(graphs, capture_records_and_replay_runs, .timeout = 10)
         host[0] = -1;
     }
     cudaGraphExecDestroy(exec);
+    cudaStreamDestroy(stream);
+}
+
+Test(graphs, a_replayed_event_counts_the_replayed_launches, .timeout = 10, .init = cr_redirect_stderr)
+{
+    int *x;
+    cudaMalloc(&x, 32 * sizeof(int));
+    cudaStream_t stream;
+    cudaStreamCreate(&stream);
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start), cudaEventCreate(&stop);
+    cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+    cudaEventRecord(start, stream);
+    for (int k = 0; k < 3; k++) add_one<<<1, 32, 0, stream>>>(x, 32);
+    cudaEventRecord(stop, stream);
+    cudaGraph_t graph;
+    cr_assert_eq(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+    cudaGraphExec_t exec;
+    cudaGraphInstantiate(&exec, graph, 0);
+    cr_assert_eq(cudaGraphLaunch(exec, stream), cudaSuccess);
+    float ms;
+    cr_assert_eq(cudaEventElapsedTime(&ms, start, stop), cudaSuccess);
+    sim_event_span span = sim_last_event_span();
+    cr_assert(span.launches == 3 && span.copies == 0, "the replay ran %llu launches and %llu copies between its "
+              "events, want 3 and 0", span.launches, span.copies);
+    cudaGraphExecDestroy(exec), cudaGraphDestroy(graph);
+    cudaEventDestroy(start), cudaEventDestroy(stop);
     cudaStreamDestroy(stream);
 }
 

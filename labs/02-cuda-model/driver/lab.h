@@ -43,6 +43,9 @@ typedef struct host_cycle_run {
     double call_milliseconds;        /* the whole call, on the host's clock */
     long long device_bytes_kept;     /* device memory in use after the call minus before (0: all freed) */
     int simulated;                   /* 1 on the simulator, whose clock is this CPU simulating a GPU */
+    /* On the simulator, counted between the two events of the call's last cudaEventElapsedTime
+     * (-1 on a GPU, or when it never called it): */
+    long long timed_launches, timed_copies;
     const char *error;               /* NULL, or a CUDA error left behind by the call */
 } host_cycle_run;
 host_cycle_run watch_matrix_add_from_host(const float *a, const float *b, float *c, int rows, int cols, int block_x,

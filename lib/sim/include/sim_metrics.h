@@ -57,6 +57,14 @@ double sim_roofline_estimate_seconds(const sim_launch_metrics *m, const char *gp
 
 void sim_metrics_print(FILE *out, const sim_launch_metrics *m);
 
+/* What lay between the two events of the last cudaEventElapsedTime: the kernel launches and
+ * the cudaMemcpy calls (a 2D copy counts one per row) run after the first event was recorded
+ * and before the second. elapsed_times counts the calls so far, so a caller can tell that a
+ * new one was made. Counted, not timed: a driver reads it to tell events that enclose the
+ * kernel from events that enclose nothing, or the copies as well. */
+typedef struct sim_event_span { unsigned long long elapsed_times, launches, copies; } sim_event_span;
+sim_event_span sim_last_event_span(void);
+
 #ifdef __cplusplus
 }
 #endif
