@@ -191,7 +191,14 @@ static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix
  * 65 G weights/s (make bench PART=engine prints its probe), faster than its memory delivers
  * them (about 40 GB/s, one byte a weight), but not so much faster that the conversions
  * hide: at one row INT8 decode spends most of its time converting, and the memory has to
- * stream under that work. One row (decode) takes 4 outputs at a time (8 accumulators); 2
+ * stream under that work. It does, in part: measured side by side on an Intel Xeon
+ * (AVX-512), one thread, the matrices of a 110M step at one row with the L3 flushed before
+ * each (medians of 15), the same bytes read as dot_fp32 reads its weights, with no
+ * arithmetic, took 8.6-9.3 ms; these tiles with each conversion replaced by a plain load,
+ * 10.0-10.8 ms; the tiles, 11.4 ms. The tiles' multiply-adds (one per 16 bytes, where FP32
+ * has one per 64) cost as much as the conversions: the more instructions lie between two
+ * loads, the fewer misses the out-of-order window holds when a prefetch comes late
+ * (day 27's "nearer a sum than a max"). One row (decode) takes 4 outputs at a time (8 accumulators); 2
  * or 3 rows take tiles of 2 rows x 4 outputs, and 4 rows or more tiles of 4 x 3, where each
  * converted weight serves 4 rows (with AVX-512; with AVX2, see matmul_quantized). Measured
  * side by side on the 110M model's matrices, one thread: at one row (medians of 31), 8 outputs a tile prefetching row by row into L2,
@@ -200,11 +207,19 @@ static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix
  * adds one multiply-add by its scale for every four of its own (group 64, 16 lanes), so the
  * tiles cannot pass 80 % of the FMA peak. */
 
-/* Asks for the cache lines of bytes [from, to) past `ahead` into L1 and, where `far` is not
- * NULL, for the same lines past `far` into L2 */
-ALWAYS_INLINE void prefetch_lines(const char *ahead, const char *far, size_t from, size_t to)
+/* Asks for the cache lines of the `bytes` bytes from `from` on past `ahead` into L1 and,
+ * where `far` is not NULL, for the same lines past `far` into L2. A tile asks for the same
+ * number of bytes at every step (its groups a step times its outputs, constants where the
+ * tile's sizes are), so the loop unrolls into straight prefetches; near the end of a matrix
+ * it asks for a few lines past what the next tile reads, which costs nothing (a prefetch
+ * does not fault). Asked for as a range cut to the matrix's last group, the loop's bounds
+ * and branches ran each group: measured side by side on an Intel Xeon (AVX-512), one
+ * thread, weight-only INT8 on 768 x 768 in L2, one row (medians of 51), 0.86-0.88 of that
+ * version's time; the matrices of a 42M and a 110M step, the L3 flushed before each
+ * (medians of 11), 0.88-0.98 at one row and 0.91-0.98 at 4 and 32; INT4 0.92-1.01. */
+ALWAYS_INLINE void prefetch_span(const char *ahead, const char *far, size_t from, size_t bytes)
 {
-    for (size_t at = from - from % CACHE_LINE_BYTES; at < to; at += CACHE_LINE_BYTES) {
+    for (size_t at = from; at < from + bytes; at += CACHE_LINE_BYTES) {
         __builtin_prefetch(ahead + at, 0, 3);
         if (far) __builtin_prefetch(far + at, 0, 2);
     }
@@ -237,8 +252,7 @@ ALWAYS_INLINE void tile_int8(float *out, int out_stride, const float *x, const i
          * without prefetches, 21 GB/s asking 16 rows ahead row by row into L2; side by side
          * on its matrices (one row, 4 outputs a tile, medians of 31), 4.53 ms row by row
          * into L2, 4.23 ms in address order into L2, 4.13 ms in address order into L1. */
-        prefetch_lines(ahead, far, (size_t)first_group * group_size * outputs,
-                       (size_t)smaller(first_group + groups_a_line, groups) * group_size * outputs);
+        prefetch_span(ahead, far, (size_t)first_group * group_size * outputs, (size_t)groups_a_line * group_size * outputs);
         for (int g = first_group; g < first_group + groups_a_line && g < groups; g++) {
             FloatLanes part[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
             size_t at = (size_t)g * group_size;
@@ -400,8 +414,7 @@ ALWAYS_INLINE void tile_int4(float *out, int out_stride, const float *x, const u
     for (int first_group = 0; first_group < groups; first_group += groups_a_line) {
         /* as INT8 does, the lines of the tile INT8_PREFETCH_ROWS rows ahead that match these
          * (on the 110M matrices, one row, medians of 9: 3.25 ms row by row into L2, 2.97 ms) */
-        prefetch_lines(ahead, NULL, (size_t)first_group * group_size / 2 * outputs,
-                       (size_t)smaller(first_group + groups_a_line, groups) * group_size / 2 * outputs);
+        prefetch_span(ahead, NULL, (size_t)first_group * group_size / 2 * outputs, (size_t)groups_a_line * group_size / 2 * outputs);
         for (int g = first_group; g < first_group + groups_a_line && g < groups; g++) {
             FloatLanes part[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
             ZeroLanes zero[MOST_TILE_OUTPUTS];
