@@ -11,9 +11,10 @@
  *
  * Where weights come from: a llama2.c checkpoint (the legacy header of export.py's
  * version 0, its version-1 FP32 export, or its version-2 INT8 export that runq.c reads),
- * memory-mapped; or generated from a seed for any shape (named shapes such as llama2.c's
- * "15M" and "110M" for tests and benchmarks). Either can be written back to a checkpoint
- * file, FP32 models as version 0 or 1, INT8 models as version 2.
+ * memory-mapped (version 0's weights, 28 bytes off the cache lines, copied onto them); or
+ * generated from a seed for any shape (named shapes such as llama2.c's "15M" and "110M"
+ * for tests and benchmarks). Either can be written back to a checkpoint file, FP32 models
+ * as version 0 or 1, INT8 models as version 2.
  *
  * Errors: every function that can fail on bad input returns a status and writes what is
  * wrong into `error` (error_size bytes); none exits. The order of use:
@@ -117,7 +118,7 @@ typedef struct {
     const float *rms_final;       /* (dim) */
     float *rope_cos, *rope_sin;   /* (seq_len, head_dim / 2): RoPE's rotations, precomputed */
     /* where the bytes live (freed by llama_free_transformer) */
-    float *fp32_storage;          /* generated FP32 weights, laid out as a version-1 file body */
+    float *fp32_storage;          /* generated FP32 weights, or a version-0 body copied onto cache lines */
     void *mapping;                /* a memory-mapped checkpoint */
     size_t mapping_bytes;
     int8_t *int8_storage;         /* quantized values (INT8) */
@@ -129,7 +130,7 @@ typedef struct {
 /* Seeded weights for any valid shape: the same seed gives the same bits on any machine. */
 int llama_build_transformer_generated(Transformer *t, const LlamaConfig *config, uint64_t seed, char *error, size_t error_size);
 /* A llama2.c checkpoint, memory-mapped: version 0 (legacy 28-byte header; a negative
- * vocab_size means an untied classifier), version 1 (256-byte "ak42" header, FP32) or
+ * vocab_size means an untied classifier; its body is copied onto cache lines), version 1 (256-byte "ak42" header, FP32) or
  * version 2 (the same header with a group size, INT8 as runq.c reads it: the model comes
  * back INT8). Refuses a file whose size is not its header's, and any weight that is NaN,
  * infinite or beyond LLAMA_MAX_WEIGHT_MAGNITUDE, naming the tensor. */

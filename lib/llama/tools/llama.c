@@ -44,7 +44,7 @@ static void usage(FILE *out)
             "Runs the book's toy Llama on `batch` seeded prompts and prints TTFT, TPOT and tokens/s.\n"
             "\n"
             "  --checkpoint FILE      a llama2.c checkpoint, memory-mapped: version 0 or 1 (FP32) or 2 (INT8,\n"
-            "                         runq.c's format)\n"
+            "                         runq.c's format); version 0's weights are copied onto cache lines\n"
             "  --shape NAME           seeded weights of a named shape: %s\n"
             "  --seed N               the weights' seed (default 1)\n"
             "  --prompt-tokens N      prompt length per sequence (default 32)\n"
