@@ -9,14 +9,6 @@
 /* ----------------------------------------------------------------------------------
  * Bytes of weights */
 
-/* parameters that are vectors, not matrices: norms, and biases where the model has them */
-static int64_t vector_parameters(const ModelShape *m)
-{
-    int64_t norms = (2 * (int64_t)m->layers + 1) * m->hidden;
-    int64_t biases = m->qkv_bias ? (int64_t)m->layers * ((int64_t)m->heads + 2 * (int64_t)m->kv_heads) * m->head_dim : 0;
-    return norms + biases;
-}
-
 static int quantized(DataType type) { return type == DTYPE_INT8 || type == DTYPE_INT4; }
 
 static int quant_group(const ModelShape *m)
@@ -38,7 +30,7 @@ static double matrix_bytes(const ModelShape *m, double matrix, DataType type)
 
 static double vector_bytes(const ModelShape *m, DataType type)
 {
-    return (double)vector_parameters(m) * (quantized(type) ? 4.0 : perfmodel_dtype_bytes(type));
+    return (double)perfmodel_vector_parameters(m) * (quantized(type) ? 4.0 : perfmodel_dtype_bytes(type));
 }
 
 /* Matrix weights a forward step over `tokens` token rows reads: every layer's attention
@@ -167,7 +159,7 @@ void perfmodel_estimate(const ModelShape *m, const Hardware *h, const Workload *
     double classifier = (double)m->vocab * m->hidden;
 
     /* memory */
-    e->weights_bytes = matrix_bytes(m, (double)(perfmodel_shape_parameters(m) - vector_parameters(m)), w->weights) + vector_bytes(m, w->weights);
+    e->weights_bytes = matrix_bytes(m, (double)(perfmodel_shape_parameters(m) - perfmodel_vector_parameters(m)), w->weights) + vector_bytes(m, w->weights);
     e->kv_bytes_per_token = (double)llama_kv_cache_bytes(m->layers, m->kv_heads, m->head_dim, 1, 1, 1) * perfmodel_dtype_bytes(w->kv);
     e->kv_bytes_total = batch * (prompt + gen) * e->kv_bytes_per_token;
     LlamaConfig config = engine_config(m, w->prompt + w->gen);

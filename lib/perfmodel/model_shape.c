@@ -104,22 +104,22 @@ static int64_t attention_matrix_parameters(const ModelShape *m)
     return hidden * q + 2 * hidden * kv + q * hidden;
 }
 
-/* vectors, not matrices: counted in the model's size, not among the parameters a token multiplies */
-static int64_t qkv_bias_parameters(const ModelShape *m)
-{
-    return m->qkv_bias ? ((int64_t)m->heads + 2 * (int64_t)m->kv_heads) * m->head_dim : 0;
-}
-
 static int64_t expert_parameters(const ModelShape *m) { return 3 * (int64_t)m->hidden * m->intermediate; }
 
 static int64_t router_parameters(const ModelShape *m) { return m->experts > 1 ? (int64_t)m->experts * m->hidden : 0; }
 
+int64_t perfmodel_vector_parameters(const ModelShape *m)
+{
+    int64_t norms = (2 * (int64_t)m->layers + 1) * m->hidden;
+    int64_t biases = m->qkv_bias ? (int64_t)m->layers * ((int64_t)m->heads + 2 * (int64_t)m->kv_heads) * m->head_dim : 0;
+    return norms + biases;
+}
+
 int64_t perfmodel_shape_parameters(const ModelShape *m)
 {
-    int64_t per_layer = attention_matrix_parameters(m) + qkv_bias_parameters(m) + m->experts * expert_parameters(m) +
-                        router_parameters(m) + 2 * (int64_t)m->hidden;
+    int64_t per_layer = attention_matrix_parameters(m) + m->experts * expert_parameters(m) + router_parameters(m);
     int64_t embeddings = (int64_t)m->vocab * m->hidden * (m->tied_embeddings ? 1 : 2);
-    return embeddings + m->layers * per_layer + m->hidden;
+    return embeddings + m->layers * per_layer + perfmodel_vector_parameters(m);
 }
 
 int64_t perfmodel_active_layer_matrix_parameters(const ModelShape *m)

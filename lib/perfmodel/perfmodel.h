@@ -65,6 +65,9 @@ void perfmodel_shape_from_config(const LlamaConfig *config, const char *name, Mo
 /* Parameters from the shape: embeddings (and the classifier when untied); per layer Q, K,
  * V, O (and Q/K/V biases), every expert's gated MLP and the router, two norms; a final norm. */
 int64_t perfmodel_shape_parameters(const ModelShape *m);
+/* The parameters among those that are vectors, not matrices: every norm, and the Q/K/V
+ * biases where the model has them (FP32 beside quantized matrices, else the matrices' type). */
+int64_t perfmodel_vector_parameters(const ModelShape *m);
 /* Parameters in the matrices of one layer that one token multiplies by (its experts only;
  * biases and norms are vectors, not counted here). */
 int64_t perfmodel_active_layer_matrix_parameters(const ModelShape *m);
