@@ -111,10 +111,11 @@ static void free_matrix(TestMatrix *t) { free(t->packed), free(t->zeros), free(t
 Test(int4, kernel_sums_in_the_documented_order, .timeout = 20)
 {
     /* and wide rows: 2112 columns, so matmul.c takes the rows in blocks of 4 (a block's inputs
-     * stay in L1), 17 rows in four and one of 1; in groups up to half a row and a whole one */
-    int rows[] = {1, 2, 3, 4, 5, 9, 17}, cols[] = {16, 64, 96, 288, 2112}, groups[] = {2, 4, 16, 32, 64, 96, 1056, 2112};
+     * stay in L1); in groups up to half a row and a whole one. From 16 rows each tile of
+     * outputs is converted to floats first: 16, 17 and 70 rows (ROW_BLOCK is 64) */
+    int rows[] = {1, 2, 3, 4, 5, 9, 16, 17, 70}, cols[] = {16, 64, 96, 288, 2112}, groups[] = {2, 4, 16, 32, 64, 96, 1056, 2112};
     int outputs = 13, lanes = perfmodel_simd_float_lanes();
-    for (int r = 0; r < 7; r++)
+    for (int r = 0; r < 9; r++)
         for (int c = 0; c < 5; c++)
             for (int g = 0; g < 8; g++) {
                 int n = rows[r], k = cols[c], group = groups[g];

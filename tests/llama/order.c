@@ -123,8 +123,11 @@ Test(order, int8_every_path_sums_in_the_documented_order, .timeout = 60)
     }
     /* wide rows: 2112 columns, so matmul.c takes the rows in blocks of its smallest, 4 (a
      * block's inputs stay in L1), with a last block of 1, 2 or 3 rows; in groups of 64 and 96,
-     * and of 1056 and 2112 (half a row, a whole one). 288 and 320 above: blocks of 20 and 16. */
+     * and of 1056 and 2112 (half a row, a whole one). 288 and 320 above: blocks of 20 and 16.
+     * From 16 rows a tile of outputs is converted to floats first, where 3 of its rows fit
+     * the buffer (12 288 floats): 4224 columns do not, and take the tiles of few rows. */
     int wide_groups[] = {64, 96, 1056, 2112};
     for (int r = 0; r < ROW_COUNTS; r++)
         for (int g = 0; g < 4; g++) check(row_counts[r], 2112, 7, 0, 7, wide_groups[g]);
+    check(16, 4224, 5, 0, 5, 64), check(17, 4224, 5, 0, 5, 96);
 }
