@@ -497,12 +497,13 @@ ALWAYS_INLINE void tile_int4_any(float *out, int out_stride, const float *x, con
  * converted once for up to ROW_BLOCK rows instead of once for every tile of rows, and the
  * next tile's quantized bytes are asked for, a share by each tile of rows, as FP32's are.
  * Measured side by side on an Intel Xeon (AVX-512), one thread, the matrices of a 42M and a
- * 110M step, the L3 flushed before each (medians of 7): INT8 at 32 rows in 0.87-0.92 of the
- * time the tiles converting in registers took, at 16 in 0.95-1.01, at 8 in 1.10-1.17 (too
- * few rows to repay the buffer's stores and loads: it starts at 16); INT4 at 32 rows
- * 0.75-0.78, at 16 0.84, at 8 1.03-1.05. Built for AVX2 (-march=haswell, on the same Xeon),
- * in tiles of 2 rows x 3 outputs, which fit its 16 vector registers (4 x 3 spilled: INT4 at
- * 0.82-0.97 of their time), INT8 at 16 and 32 rows took 0.77-0.89 and INT4 0.82-0.97. */
+ * 110M step, the L3 flushed before each (medians of 7, four runs): INT8 at 32 rows in
+ * 0.83-0.96 of the time the tiles converting in registers took, at 16 in 0.94-1.03, at 8 in
+ * 1.10-1.17 (too few rows to repay the buffer's stores and loads: it starts at 16); INT4 at
+ * 32 rows 0.69-0.78, at 16 0.84-0.93, at 8 1.03-1.05. Built for AVX2 (-march=haswell, on
+ * the same Xeon, medians of 5), at 16 and 32 rows, in INT8's tiles of 2 x 4 and INT4's of
+ * 4 x 3: INT8 0.77-0.89, INT4 0.82-1.05; in tiles of 2 rows x 3 outputs, whose sums fit its
+ * 16 vector registers, INT8 took 0.96-1.04 of that time and INT4 0.82-0.97. */
 enum { DEQUANTIZE_FROM_ROWS = 16, DEQUANTIZED_FLOATS = 12 * 1024 };   /* the buffer: 48 KB, on the stack */
 
 /* rows [first, first + count) of a quantized matrix as floats, count x cols */
