@@ -11,6 +11,7 @@
 #include "quantize.h"
 #include "runq_arithmetic.h"
 #include "reference.h"
+#include "weights.h"
 
 static char error[512];
 
@@ -134,6 +135,55 @@ Test(int8, bytes_are_a_quarter_plus_the_scales, .timeout = 30)
               t.group_size, (long long)t.weights_bytes);
     cr_assert(llama_quantize_transformer(&t, 64, error, sizeof error) != 0 && strstr(error, "already INT8"), "quantizing twice: %s", error);
     llama_free_transformer(&t);
+}
+
+/* Both quantized formats store their matrices in the order a decode step reads them (layer
+ * by layer: wq, wk, wv, wo, w1, w3, w2; then the classifier, then the embedding where it is
+ * a matrix of its own), each starting where the one before ends, values and scales alike,
+ * so that a matrix's prefetches run on into the next one read (quantize.c). */
+static void check_step_order(int shared_classifier, WeightFormat format)
+{
+    static const TensorKind layer_kinds[] = {TENSOR_WQ, TENSOR_WK, TENSOR_WV, TENSOR_WO, TENSOR_W1, TENSOR_W3, TENSOR_W2};
+    LlamaConfig c;
+    cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
+    c.shared_classifier = shared_classifier;
+    Transformer t;
+    cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
+    int group = 16;
+    cr_assert((format == WEIGHTS_INT4 ? llama_quantize_transformer_int4 : llama_quantize_transformer)(&t, group, error, sizeof error) == 0,
+              "%s", error);
+    const WeightMatrix *order[64];
+    int count = 0;
+    for (int l = 0; l < c.n_layers; l++)
+        for (int k = 0; k < 7; k++) order[count++] = llama_matrix_slot(&t, layer_kinds[k], l);
+    order[count++] = &t.classifier;
+    if (!shared_classifier) order[count++] = &t.token_embedding;
+    const char *names[] = {"wq", "wk", "wv", "wo", "w1", "w3", "w2"};
+    for (int i = 1; i < count; i++) {
+        const WeightMatrix *before = order[i - 1], *m = order[i];
+        size_t values = (size_t)before->rows * before->cols;
+        const void *expected = format == WEIGHTS_INT4 ? (const void *)(before->int4 + values / 2) : (const void *)(before->int8 + values);
+        const void *at = format == WEIGHTS_INT4 ? (const void *)m->int4 : (const void *)m->int8;
+        const char *name = i < 7 * c.n_layers ? names[i % 7] : i == 7 * c.n_layers ? "the classifier" : "the embedding";
+        cr_assert(at == expected, "%s, classifier %s: matrix %d of the step (%s, layer %d) is stored %td bytes from the end of "
+                  "the one the step reads before it, not right after it",
+                  format == WEIGHTS_INT4 ? "INT4" : "INT8", shared_classifier ? "shared" : "separate", i, name,
+                  i < 7 * c.n_layers ? i / 7 : -1, (const char *)at - (const char *)expected);
+        cr_assert(m->scales == before->scales + values / group, "matrix %d of the step (%s): its scales do not follow", i, name);
+        if (format == WEIGHTS_INT4) cr_assert(m->zeros == before->zeros + values / group, "matrix %d (%s): its zero points do not follow", i, name);
+    }
+    cr_assert(order[0] == &t.layers[0].wq && (format == WEIGHTS_INT4 ? (void *)t.int4_storage == (void *)t.layers[0].wq.int4
+                                                                    : (void *)t.int8_storage == (void *)t.layers[0].wq.int8),
+              "the first layer's wq opens the block");
+    llama_free_transformer(&t);
+}
+
+Test(int8, matrices_are_stored_in_the_order_a_step_reads_them, .timeout = 20)
+{
+    check_step_order(1, WEIGHTS_INT8);
+    check_step_order(0, WEIGHTS_INT8);
+    check_step_order(1, WEIGHTS_INT4);
+    check_step_order(0, WEIGHTS_INT4);
 }
 
 /* A group size that does not divide a row is refused, naming the dimension; nothing is
