@@ -183,11 +183,19 @@ int llama_read_checkpoint_config(const char *path, LlamaConfig *config, int *ver
 /* ----------------------------------------------------------------------------------
  * Reading: map the file, lay the tensors over it, check every value */
 
-/* Lays a version-2 body over the transformer: norms and INT8 values point into the file;
- * the scales are copied to `scales` (in the file they need not be 4-byte aligned). */
-static void lay_out_version2(Transformer *t, const LlamaConfig *c, int group_size, const unsigned char *body, float *scales)
+/* Lays a version-2 body over the transformer: the norms point into the file, and each
+ * matrix's INT8 values are copied onto large pages and its scales (in the file they need not
+ * be 4-byte aligned) into t->scale_storage, both in the order a decode step reads the
+ * matrices (llama_step_matrix), as quantize.c stores them; the file
+ * keeps llama2.c's order (every layer's wq, then every layer's wk, ...) on the mapping's small
+ * pages. Measured on an Intel Xeon (AVX-512), one thread, 110M decode at batch 1 from a
+ * version-2 file, the L3 flushed between rounds (medians of 45 steps, 12 paired runs on a
+ * machine under load): the copies took a median 0.92 of the time the file's order took (9 of
+ * the 12 pairs faster; 0.67-1.16). Loading copies 110 MB once. */
+static int lay_out_version2(Transformer *t, const LlamaConfig *c, int group_size, const unsigned char *body, const char *path,
+                            char *error, size_t error_size)
 {
-    int64_t at = 0, scale_at = 0;
+    int64_t at = 0;
     for (const int *kind = llama_tensor_order(2); *kind >= 0; kind++) {
         if (!llama_tensor_present(c, *kind)) continue;
         int rows, cols, layers = llama_tensor_is_per_layer(*kind) ? c->n_layers : 1;
@@ -199,14 +207,33 @@ static void lay_out_version2(Transformer *t, const LlamaConfig *c, int group_siz
                 at += 4 * count;
                 continue;
             }
-            memcpy(scales + scale_at, body + at + count, (size_t)(count / group_size) * sizeof(float));
+            /* in the file for now: the copies below take its place */
             *llama_matrix_slot(t, *kind, layer) = (WeightMatrix){.rows = rows, .cols = cols, .format = WEIGHTS_INT8,
-                .int8 = (const int8_t *)(body + at), .scales = scales + scale_at, .group_size = group_size};
+                .int8 = (const int8_t *)(body + at), .group_size = group_size};
             at += count + 4 * (count / group_size);
-            scale_at += count / group_size;
         }
     }
+    int64_t values = llama_matrix_parameter_count(c);
+    t->int8_storage = llama_allocate_weight_memory((size_t)values);
+    t->scale_storage = malloc((size_t)(values / group_size) * sizeof(float));
+    if (!t->int8_storage || !t->scale_storage) {
+        snprintf(error, error_size, "out of memory for a copy of the %lld INT8 weights of %s and their scales", (long long)values,
+                 path);
+        return -1;
+    }
+    int64_t value_at = 0, scale_at = 0;
+    TensorKind kind;
+    int layer;
+    for (int index = 0; llama_step_matrix(c, index, &kind, &layer); index++) {
+        WeightMatrix *m = llama_matrix_slot(t, kind, layer);
+        int64_t count = (int64_t)m->rows * m->cols;
+        memcpy(t->int8_storage + value_at, m->int8, (size_t)count);
+        memcpy(t->scale_storage + scale_at, (const unsigned char *)m->int8 + count, (size_t)(count / group_size) * sizeof(float));
+        m->int8 = t->int8_storage + value_at, m->scales = t->scale_storage + scale_at;
+        value_at += count, scale_at += count / group_size;
+    }
     if (c->shared_classifier) t->classifier = t->token_embedding;
+    return 0;
 }
 
 /* One tensor's values (or an INT8 matrix's scales) within [smallest, largest]; NaN is not. */
@@ -280,14 +307,10 @@ int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, ch
     t->mapping_bytes = (size_t)h.file_bytes;
     const unsigned char *body = (const unsigned char *)mapping + h.header_bytes;
     if (h.version == 2) {
-        int64_t scale_count = llama_matrix_parameter_count(&h.config) / h.group_size;
-        t->scale_storage = malloc((size_t)scale_count * sizeof(float));
-        if (!t->scale_storage) {
-            snprintf(error, error_size, "out of memory for the %lld scales of %s", (long long)scale_count, path);
+        if (lay_out_version2(t, &h.config, h.group_size, body, path, error, error_size) != 0) {
             llama_free_transformer(t);
             return -1;
         }
-        lay_out_version2(t, &h.config, h.group_size, body, t->scale_storage);
         t->format = WEIGHTS_INT8;
         t->group_size = h.group_size;
         t->weights_bytes = llama_weights_bytes_of(&h.config, WEIGHTS_INT8, h.group_size);

@@ -11,7 +11,8 @@
  *
  * Where weights come from: a llama2.c checkpoint (the legacy header of export.py's
  * version 0, its version-1 FP32 export, or its version-2 INT8 export that runq.c reads),
- * memory-mapped (version 0's weights, 28 bytes off the cache lines, copied onto them); or
+ * memory-mapped (version 0's weights, 28 bytes off the cache lines, copied onto them, and
+ * version 2's INT8 values copied in the order a decode step reads them); or
  * generated from a seed for any shape (named shapes such as llama2.c's "15M" and "110M"
  * for tests and benchmarks). Either can be written back to a checkpoint file, FP32 models
  * as version 0 or 1, INT8 models as version 2.
@@ -132,7 +133,7 @@ int llama_build_transformer_generated(Transformer *t, const LlamaConfig *config,
 /* A llama2.c checkpoint, memory-mapped: version 0 (legacy 28-byte header; a negative
  * vocab_size means an untied classifier; its body is copied onto cache lines), version 1 (256-byte "ak42" header, FP32) or
  * version 2 (the same header with a group size, INT8 as runq.c reads it: the model comes
- * back INT8). Refuses a file whose size is not its header's, and any weight that is NaN,
+ * back INT8, its values and scales copied in the order a decode step reads the matrices). Refuses a file whose size is not its header's, and any weight that is NaN,
  * infinite or beyond LLAMA_MAX_WEIGHT_MAGNITUDE, naming the tensor. */
 int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, char *error, size_t error_size);
 

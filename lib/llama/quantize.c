@@ -78,27 +78,12 @@ void llama_dequantize_row(float *out, const WeightMatrix *m, int row)
 /* ----------------------------------------------------------------------------------
  * A whole transformer */
 
-/* The matrices in the order a decode step reads them: layer by layer, each layer's as
- * forward.c multiplies them, then the classifier (the embedding, where the two are shared;
- * a step reads one row of the embedding). Stored in that order, a matrix's prefetches run
- * on into the next one a step reads, so that it starts with its first lines on their way
- * and no prefetch fetches what the step does not read next. Stored as llama2.c's files
- * order them (every layer's wq, then every layer's wk, ...), the prefetches past each
- * matrix's end fetched the same matrix of the next layer. Measured side by side on an Intel
- * Xeon (AVX-512), one thread, decode at batch 1 (medians of 45 steps, three or four paired
- * runs): INT8 110M 0.95-0.98 of the time with the L3 flushed between rounds (once 0.81) and
- * 0.95-0.97 without, INT8 42M 0.92-0.95, INT4 110M (bound by its unpacking) 0.87-1.02. */
-static const TensorKind layer_matrices[] = {TENSOR_WQ, TENSOR_WK, TENSOR_WV, TENSOR_WO, TENSOR_W1, TENSOR_W3, TENSOR_W2};
-static const TensorKind last_matrices[] = {TENSOR_CLASSIFIER, TENSOR_EMBEDDING};
-enum {
-    LAYER_MATRICES = sizeof layer_matrices / sizeof layer_matrices[0],
-    LAST_MATRICES = sizeof last_matrices / sizeof last_matrices[0],
-};
 static const TensorKind vector_kinds[] = {TENSOR_RMS_ATTENTION, TENSOR_RMS_FFN, TENSOR_RMS_FINAL};
 
 /* Both formats: every matrix quantized into one block of values (and, for INT4, the zero
- * points after them) and one of scales, the norm vectors copied beside the scales so that
- * the FP32 block can go. */
+ * points after them) and one of scales, each in the order a decode step reads the matrices
+ * (llama_step_matrix), the norm vectors copied beside the scales so that the FP32 block can
+ * go. */
 static int quantize_transformer(Transformer *t, WeightFormat format, int group_size, char *error, size_t error_size)
 {
     const LlamaConfig *c = &t->config;
@@ -124,10 +109,9 @@ static int quantize_transformer(Transformer *t, WeightFormat format, int group_s
     }
     uint8_t *zeros = values + matrices / 2;
     int64_t value_offset = 0, scale_offset = 0;
-    for (int slot = 0; slot < c->n_layers * LAYER_MATRICES + LAST_MATRICES; slot++) {
-        int in_layers = slot < c->n_layers * LAYER_MATRICES, layer = in_layers ? slot / LAYER_MATRICES : 0;
-        TensorKind kind = in_layers ? layer_matrices[slot % LAYER_MATRICES] : last_matrices[slot - c->n_layers * LAYER_MATRICES];
-        if (!llama_tensor_present(c, kind)) continue;
+    TensorKind kind;
+    int layer;
+    for (int index = 0; llama_step_matrix(c, index, &kind, &layer); index++) {
         WeightMatrix *m = llama_matrix_slot(t, kind, layer);
         int64_t count = (int64_t)m->rows * m->cols;
         WeightMatrix q = {.rows = m->rows, .cols = m->cols, .format = format, .scales = scales + scale_offset,

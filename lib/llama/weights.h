@@ -41,6 +41,10 @@ void llama_tensor_shape(const LlamaConfig *config, TensorKind kind, int *rows, i
 int64_t llama_tensor_kind_floats(const LlamaConfig *config, TensorKind kind);
 /* Does this version's file hold this kind for this config? */
 int llama_tensor_present(const LlamaConfig *config, TensorKind kind);
+/* The index-th matrix in the order a decode step reads them (layer by layer: wq, wk, wv, wo,
+ * w1, w3, w2; then the classifier, then the embedding where the two are not shared), the
+ * order in which quantized weights are stored: 1 and its kind and layer, or 0 past the last. */
+int llama_step_matrix(const LlamaConfig *config, int index, TensorKind *kind, int *layer);
 
 /* Points the FP32 tensor (kind, layer) of t at `data` / reads where it points. */
 void llama_set_tensor(Transformer *t, TensorKind kind, int layer, const float *data);

@@ -254,6 +254,22 @@ static void check_version2_round_trip(int tied)
               "a version-2 file is read as INT8 in groups of 8, memory-mapped (format %d, group %d)", loaded.format, loaded.group_size);
     cr_assert(loaded.weights_bytes == original.weights_bytes, "weights_bytes %lld, written from %lld",
               (long long)loaded.weights_bytes, (long long)original.weights_bytes);
+    /* the values and scales copied out of the file's order (every layer's wq, then every
+     * layer's wk, ...) into the one a decode step reads, as a model quantized in memory is */
+    int64_t value_at = 0, scale_at = 0;
+    TensorKind kind;
+    int layer;
+    for (int index = 0; llama_step_matrix(&c, index, &kind, &layer); index++) {
+        const WeightMatrix *m = llama_matrix_slot(&loaded, kind, layer), *q = llama_matrix_slot(&original, kind, layer);
+        cr_assert(m->int8 == loaded.int8_storage + value_at && m->scales == loaded.scale_storage + scale_at,
+                  "%s of layer %d: not copied in the order a step reads the matrices, at value %lld of the copy",
+                  llama_tensor_name(kind), layer, (long long)value_at);
+        cr_assert(m->int8 - loaded.int8_storage == q->int8 - original.int8_storage, "%s of layer %d: at another place than "
+                  "in the model quantized in memory", llama_tensor_name(kind), layer);
+        value_at += (int64_t)m->rows * m->cols, scale_at += (int64_t)m->rows * m->cols / 8;
+    }
+    cr_assert(value_at == llama_matrix_parameter_count(&c), "the step's matrices hold %lld values of %lld", (long long)value_at,
+              (long long)llama_matrix_parameter_count(&c));
     for (size_t k = 0; k < sizeof matrix_kinds / sizeof matrix_kinds[0]; k++) {
         int kind = matrix_kinds[k], rows, cols;
         if (!llama_tensor_present(&c, kind)) continue;
@@ -535,9 +551,13 @@ Test(checkpoint, non_finite_and_huge_weights_are_refused, .init = make_directory
     /* version 2: the scales are checked (127 x scale is the group's largest weight) */
     cr_assert(llama_quantize_transformer(&t, 16, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_write_checkpoint(&t, path_of("good2.bin"), 2, error, sizeof error) == 0, "%s", error);
-    cr_assert(llama_build_transformer_from_checkpoint(&mapped, path_of("good2.bin"), error, sizeof error) == 0, "%s", error);
-    long wq_scales = (long)((const char *)mapped.layers[0].wq.int8 - (const char *)mapped.mapping) + (long)c.dim * c.dim;
-    llama_free_transformer(&mapped);
+    /* the reader copies the values out of the file: find the first wq's in it, its scales follow */
+    long size2;
+    unsigned char *file2 = read_bytes(path_of("good2.bin"), &size2);
+    const unsigned char *wq = memmem(file2, (size_t)size2, t.layers[0].wq.int8, (size_t)c.dim * c.dim);
+    cr_assert(wq != NULL, "the first layer's wq is not in the version-2 file");
+    long wq_scales = (long)(wq - file2) + (long)c.dim * c.dim;
+    free(file2);
     patch_float("good2.bin", "bad2.bin", wq_scales, NAN);
     expect_weights_refused(path_of("bad2.bin"), "wq of layer 0 (its INT8 scales) holds NaN");
     patch_float("good2.bin", "bad2.bin", wq_scales, -0.5f);
