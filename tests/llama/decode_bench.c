@@ -13,7 +13,8 @@
  * Three kinds of figure, labelled as such:
  *   bound       the roofline of lib/perfmodel with the bandwidth measured in this run:
  *               max(bytes / STREAM read, FLOPs / FMA peak, weights / conversion rate);
- *               at batch 1, bytes / STREAM read is the memory bound;
+ *               at batch 1, bytes / STREAM read is the memory bound (DRAM's: where a step's
+ *               bytes fit in the L3, it says so, for a step may then find them there);
  *   predicted   the step from what the engine's matrix kernels achieve, probed at each
  *               batch: the step's matrix products run alone (the same kernels, weights and
  *               threads, so the same level of memory, but no attention, norms or adds),
@@ -33,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "blocks.h"
 #include "cpu_probes.h"
@@ -599,6 +601,13 @@ static void bench_shape(const char *shape, int rounds, int steps)
         printf("%s_%s_memory_bound: %.1f tokens/s (%.1f MB a step / %.2f GB/s)\n", shape, name, 1.0 / first.memory_s,
                first.memory_s * h.bandwidth * 1e-6, h.bandwidth * 1e-9);
         printf("%s_%s_batch1_of_memory_bound: %.0f %%\n", shape, name, first.memory_s / measured[f][0] * 100);
+        /* A step that fits in the last-level cache may find its weights there: the step just
+         * before it (and its probe) read the same bytes, and the bound is DRAM's */
+        double step_bytes = first.memory_s * h.bandwidth, l3_bytes = (double)sysconf(_SC_LEVEL3_CACHE_SIZE);
+        if (l3_bytes > 0 && step_bytes < l3_bytes)
+            printf("%s_%s_fits_in_l3: %.1f MB a step, this CPU's L3 %.0f MB (shared with its other cores): a step may find "
+                   "part of its bytes there, not in DRAM, and go faster than the memory bound (DRAM's, from STREAM read)\n",
+                   shape, name, step_bytes * 1e-6, l3_bytes * 1e-6);
         for (int b = 0; b < BATCHES; b++) {
             int batch = batch_sizes[b];
             StepModel step = model_step(&m, &h, f, batch, gen, h.bandwidth);
