@@ -214,7 +214,7 @@ static int lay_out_version2(Transformer *t, const LlamaConfig *c, int group_size
         }
     }
     int64_t values = llama_matrix_parameter_count(c);
-    t->int8_storage = llama_allocate_weight_memory((size_t)values);
+    t->int8_storage = llama_allocate_large_pages((size_t)values);
     t->scale_storage = malloc((size_t)(values / group_size) * sizeof(float));
     if (!t->int8_storage || !t->scale_storage) {
         snprintf(error, error_size, "out of memory for a copy of the %lld INT8 weights of %s and their scales", (long long)values,
@@ -323,7 +323,7 @@ int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, ch
          * paired runs of three repeats each); copied, at 910-992 against 934-1165, for a
          * load of 0.46-0.85 s instead of 0.05-0.07. */
         size_t body_bytes = (size_t)h.file_bytes - (size_t)h.header_bytes;
-        t->fp32_storage = llama_allocate_weight_memory(body_bytes);
+        t->fp32_storage = llama_allocate_large_pages(body_bytes);
         if (!t->fp32_storage) {
             snprintf(error, error_size, "out of memory for a copy of the %zu bytes of weights in %s", body_bytes, path);
             llama_free_transformer(t);

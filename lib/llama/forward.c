@@ -25,6 +25,7 @@
 #include "quantize.h"
 #include "runq_arithmetic.h"
 #include "threads.h"
+#include "weights.h"
 
 /* ----------------------------------------------------------------------------------
  * Sessions */
@@ -77,8 +78,18 @@ int llama_build_session(Session *s, const Transformer *t, int batch, int capacit
     int kv_dim = llama_kv_dim_of(c);
     size_t rows = (size_t)s->max_rows;
     s->cache = (KVCache){.batch = batch, .capacity = capacity, .kv_dim = kv_dim};
-    s->cache.keys = calloc((size_t)(kv_bytes / 2 / 4), sizeof(float));
-    s->cache.values = calloc((size_t)(kv_bytes / 2 / 4), sizeof(float));
+    /* The KV cache on large pages, written through once now: zeroed as calloc would, and
+     * without the page faults a step took on first writing each page of its new positions
+     * (llama.cpp clears its KV buffer when it makes it, too). Measured on an AMD EPYC (Zen 5),
+     * 110M INT8 at batch 8, one thread, side by side (medians of 21, three runs): rope_and_cache
+     * (the tracer's part that writes the cache) took 0.52-0.62 ms a step in calloc's memory
+     * faulted page by page, 0.10 ms written through first, 0.07-0.08 ms on large pages too;
+     * on large pages faulted as written, 0.25-0.31 ms. */
+    size_t cache_bytes = (size_t)kv_bytes / 2;
+    s->cache.keys = llama_allocate_large_pages(cache_bytes);
+    s->cache.values = llama_allocate_large_pages(cache_bytes);
+    if (s->cache.keys) memset(s->cache.keys, 0, cache_bytes);
+    if (s->cache.values) memset(s->cache.values, 0, cache_bytes);
     s->cache.length = calloc((size_t)batch, sizeof(int));
     s->x = line_aligned_floats(rows * (size_t)c->dim);
     s->xb = line_aligned_floats(rows * (size_t)c->dim);

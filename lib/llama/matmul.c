@@ -503,8 +503,13 @@ ALWAYS_INLINE void tile_int4_any(float *out, int out_stride, const float *x, con
  * 32 rows 0.69-0.78, at 16 0.84-0.93, at 8 1.03-1.05. Built for AVX2 (-march=haswell, on
  * the same Xeon, medians of 5), at 16 and 32 rows, in INT8's tiles of 2 x 4 and INT4's of
  * 4 x 3: INT8 0.77-0.89, INT4 0.82-1.05; in tiles of 2 rows x 3 outputs, whose sums fit its
- * 16 vector registers, INT8 took 0.96-1.04 of that time and INT4 0.82-0.97. */
-enum { DEQUANTIZE_FROM_ROWS = 16, DEQUANTIZED_FLOATS = 12 * 1024 };   /* the buffer: 48 KB, on the stack */
+ * 16 vector registers, INT8 took 0.96-1.04 of that time and INT4 0.82-0.97. On an AMD EPYC
+ * (Zen 5, AVX-512), INT8 at 16 rows ran slower from the buffer than in registers: a step's
+ * matrices on 110M, one thread, side by side (medians of 9, three runs), 0.79-0.86 of the
+ * buffer's time in registers (42M 0.91-1.11; at 32 rows the two alike, within the noise),
+ * and make bench's tokens/s fell from batch 8 to 16 (x0.83-0.89): INT8 starts at 32 rows,
+ * where both CPUs gain or lose nothing, INT4 (whose unpacking costs more) at 16. */
+enum { INT8_DEQUANTIZE_FROM_ROWS = 32, INT4_DEQUANTIZE_FROM_ROWS = 16, DEQUANTIZED_FLOATS = 12 * 1024 };   /* 48 KB, on the stack */
 
 /* rows [first, first + count) of a quantized matrix as floats, count x cols */
 ALWAYS_INLINE void dequantize_rows(float *to, const WeightMatrix *m, int first, int count, WeightFormat format)
@@ -526,7 +531,7 @@ ALWAYS_INLINE void dequantize_rows(float *to, const WeightMatrix *m, int first, 
     }
 }
 
-/* outputs [first, last) for rows >= DEQUANTIZE_FROM_ROWS, where a tile of outputs fits the buffer */
+/* outputs [first, last) for rows from INT8_ or INT4_DEQUANTIZE_FROM_ROWS on, where a tile of outputs fits the buffer */
 static __attribute__((noinline)) void matmul_dequantized(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last,
                                       WeightFormat format)
 {
@@ -562,7 +567,8 @@ ALWAYS_INLINE void matmul_quantized(float *out, const float *x, int rows, const 
                                 WeightFormat format)
 {
     int cols = m->cols, out_stride = m->rows, groups = cols / m->group_size;
-    if (rows >= DEQUANTIZE_FROM_ROWS && (size_t)INT8_MANY_OUTPUTS * cols <= DEQUANTIZED_FLOATS) {
+    int dequantize_from = format == WEIGHTS_INT4 ? INT4_DEQUANTIZE_FROM_ROWS : INT8_DEQUANTIZE_FROM_ROWS;
+    if (rows >= dequantize_from && (size_t)INT8_MANY_OUTPUTS * cols <= DEQUANTIZED_FLOATS) {
         matmul_dequantized(out, x, rows, m, first, last, format);
         return;
     }

@@ -98,7 +98,7 @@ static int quantize_transformer(Transformer *t, WeightFormat format, int group_s
     int64_t groups = matrices / group_size;
     /* INT8: a byte a value; INT4: half a byte a value, then a byte of zero point a group */
     size_t value_bytes = format == WEIGHTS_INT4 ? (size_t)(matrices / 2 + groups) : (size_t)matrices;
-    uint8_t *values = llama_allocate_weight_memory(value_bytes);
+    uint8_t *values = llama_allocate_large_pages(value_bytes);
     float *scales = malloc((size_t)(groups + vectors) * sizeof(float));
     if (!values || !scales) {
         free(values);

@@ -165,7 +165,7 @@ int64_t llama_lay_out_tensors(Transformer *t, const LlamaConfig *c, int version,
 /* ----------------------------------------------------------------------------------
  * Memory, and what every Transformer needs beside its weights */
 
-void *llama_allocate_weight_memory(size_t bytes)
+void *llama_allocate_large_pages(size_t bytes)
 {
     const size_t large_page = 2u << 20;
     void *memory = NULL;
@@ -218,7 +218,7 @@ int llama_build_transformer_generated(Transformer *t, const LlamaConfig *c, uint
     if (llama_validate_config(c, error, error_size) != 0) return -1;
     if (llama_prepare_transformer(t, c, error, error_size) != 0) return -1;
     int64_t floats = llama_lay_out_tensors(t, c, 1, NULL);
-    t->fp32_storage = llama_allocate_weight_memory((size_t)floats * sizeof(float));
+    t->fp32_storage = llama_allocate_large_pages((size_t)floats * sizeof(float));
     if (!t->fp32_storage) {
         snprintf(error, error_size, "out of memory: the weights need %.2f GB", floats * 4e-9);
         llama_free_transformer(t);

@@ -59,7 +59,8 @@ int64_t llama_lay_out_tensors(Transformer *t, const LlamaConfig *config, int ver
 /* Allocates the per-layer table and computes RoPE's rotations; 0 or -1 (out of memory). */
 int llama_prepare_transformer(Transformer *t, const LlamaConfig *config, char *error, size_t error_size);
 
-/* Memory for weights, aligned for large pages (fewer TLB misses while streaming them). */
-void *llama_allocate_weight_memory(size_t bytes);
+/* Memory aligned for large pages, asked for as such (fewer TLB misses and page faults where
+ * it is streamed): the weights and the KV cache. */
+void *llama_allocate_large_pages(size_t bytes);
 
 #endif

@@ -6,11 +6,12 @@
  *   - grouped-query attention equals multi-head attention with each KV head repeated;
  *   - a forked sequence continues exactly as its parent, a truncated one as if it had never been longer;
  *   - every row's logits of llama_prefill_rows equal a prefill of the prefix it follows;
- *   - the cache's size is the book's formula.
+ *   - the cache's size is the book's formula; a new session's cache is zero, on large pages.
  * "Equal" is bit for bit where the engine is built to make it so (matmul.h: every output is
  * summed in one order whatever the number of rows; threads split outputs, not sums). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -358,6 +359,25 @@ Test(cache, size_is_the_books_formula, .timeout = 10)
               (long long)allocated, (long long)formula);
     cr_assert(llama_kv_bytes_per_token(c, 4) * 17 * 3 == formula);
     cr_assert(s.activation_bytes == llama_activation_bytes_of(c, 3, 17, 1));
+    llama_free_session(&s);
+    llama_free_transformer(&t);
+}
+
+Test(cache, starts_zeroed_on_large_pages, .timeout = 10)
+{
+    /* forward.c writes the cache through when it makes it (zeros, as calloc gave), so that no
+     * decode step takes the page faults of its first writes; on large pages, fewer of them */
+    Transformer t;
+    build(&t, "tiny", 1);
+    Session s;
+    cr_assert(llama_build_session(&s, &t, 3, 17, 1, error, sizeof error) == 0, "%s", error);
+    size_t floats = (size_t)s.cache.batch * t.config.n_layers * s.cache.capacity * s.cache.kv_dim;
+    cr_assert((uintptr_t)s.cache.keys % (2u << 20) == 0 && (uintptr_t)s.cache.values % (2u << 20) == 0,
+              "the KV cache starts %zu and %zu bytes into a 2 MiB page", (size_t)((uintptr_t)s.cache.keys % (2u << 20)),
+              (size_t)((uintptr_t)s.cache.values % (2u << 20)));
+    for (size_t i = 0; i < floats; i++)
+        cr_assert(s.cache.keys[i] == 0.0f && s.cache.values[i] == 0.0f, "a new session's cache holds %g and %g at float %zu",
+                  s.cache.keys[i], s.cache.values[i], i);
     llama_free_session(&s);
     llama_free_transformer(&t);
 }

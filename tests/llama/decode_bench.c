@@ -17,9 +17,11 @@
  *               bytes fit in the L3, it says so, for a step may then find them there);
  *   predicted   the step from what the engine's matrix kernels achieve, probed at each
  *               batch: the step's matrix products run alone (the same kernels, weights and
- *               threads, so the same level of memory, but no attention, norms or adds),
- *               plus the step's other blocks (norms, RoPE, adds, SwiGLU, attention) probed
- *               alone, attention no faster than its KV cache's bytes at the bandwidth.
+ *               threads, so the same level of memory, but no norms or adds), with the
+ *               step's attention between them, timed apart (over a KV cache of the step's
+ *               sizes and layout, on the same threads: it finds its keys and values where
+ *               the step does, pushed out of the caches by the weights streamed since),
+ *               plus the step's other blocks (norms, RoPE, adds, SwiGLU) probed alone.
  *               Nothing of the decode measurement goes into it, so every case is a
  *               prediction, printed with its error;
  *   measured    the engine, by the thread's CPU time as the probes are (cpu_probes.h) on
@@ -73,18 +75,19 @@ static double median_of(const double *values, int n)
 }
 
 /* One configuration (a format, a batch, a number of threads) and its timings, one sample
- * per step: seconds of the whole decode step and of the step's matrix products alone (the
- * probe), by this thread's CPU time (what the engine costs, not counting the time other
- * programs hold the core) and by the clock on the wall */
+ * per step: seconds of the whole decode step, of the step's matrix products alone and of its
+ * attention (the probe), by this thread's CPU time (what the engine costs, not counting the
+ * time other programs hold the core) and by the clock on the wall */
 typedef struct {
     Session session;
     int sequences[MOST_ROWS], tokens[MOST_ROWS];
     double step_s[MAX_SAMPLES], wall_step_s[MAX_SAMPLES];
     double matrices_s[MAX_SAMPLES], wall_matrices_s[MAX_SAMPLES];
+    double attention_s[MAX_SAMPLES], wall_attention_s[MAX_SAMPLES];
 } Config;
 
 /* ----------------------------------------------------------------------------------
- * The probe behind the predictions: a step's matrix products alone */
+ * The probe behind the predictions: a step's matrix products alone, and its attention */
 
 /* Products of one input, on every thread of a pool: each thread its share of each
  * matrix's outputs, as forward.c shares them */
@@ -105,35 +108,73 @@ static void multiply_group(void *context, int thread, int threads)
     }
 }
 
-/* an input of MOST_ROWS rows of the widest matrix, and three outputs as wide as the widest */
+/* an input of MOST_ROWS rows of the widest matrix, three outputs as wide as the widest, and
+ * a KV cache for MOST_ROWS sequences of `capacity` positions laid out as a session's
+ * (forward.c: sequence by sequence, layer by layer, position by position), on large pages,
+ * with scores for two threads */
 typedef struct {
     float *x, *out[3];
+    float *keys, *values, *scores;
+    int capacity;
 } ProbeBuffers;
 
-static void allocate_probe_buffers(ProbeBuffers *b, const LlamaConfig *c)
+static void allocate_probe_buffers(ProbeBuffers *b, const LlamaConfig *c, int capacity)
 {
     size_t columns = (size_t)(c->hidden_dim > c->dim ? c->hidden_dim : c->dim);
     size_t outputs = (size_t)(c->vocab_size > c->hidden_dim ? c->vocab_size : c->hidden_dim);
     /* on cache lines, as a session's activations are (forward.c); both sizes are multiples of 64 bytes */
     b->x = aligned_alloc(64, sizeof(float) * MOST_ROWS * columns);
     for (int j = 0; j < 3; j++) b->out[j] = aligned_alloc(64, sizeof(float) * MOST_ROWS * outputs);
-    if (!b->x || !b->out[0] || !b->out[1] || !b->out[2]) fail("probe", "out of memory");
+    size_t cache = (size_t)MOST_ROWS * c->n_layers * capacity * llama_kv_dim_of(c);
+    b->capacity = capacity;
+    b->keys = llama_allocate_large_pages(sizeof(float) * cache), b->values = llama_allocate_large_pages(sizeof(float) * cache);
+    b->scores = malloc(sizeof(float) * 2 * (size_t)capacity);
+    if (!b->x || !b->out[0] || !b->out[1] || !b->out[2] || !b->keys || !b->values || !b->scores) fail("probe", "out of memory");
     for (size_t i = 0; i < MOST_ROWS * columns; i++) b->x[i] = (float)((i * 37) % 101) * 0.01f - 0.5f;
+    for (size_t i = 0; i < cache; i++) b->keys[i] = (float)((i * 29) % 97) * 0.01f - 0.5f, b->values[i] = (float)(i % 89) * 0.01f;
 }
 
 static void free_probe_buffers(ProbeBuffers *b)
 {
-    free(b->x);
+    free(b->x), free(b->keys), free(b->values), free(b->scores);
     for (int j = 0; j < 3; j++) free(b->out[j]);
+}
+
+/* One layer's attention for `rows` rows, each over `length` positions of its own sequence's
+ * cache, on every thread of a pool: each thread its share of the row x head pairs, as
+ * forward.c shares them, with the engine's llama_attend */
+typedef struct {
+    const ProbeBuffers *b;
+    const LlamaConfig *c;
+    int layer, rows, length;
+} AttentionProbe;
+
+static void attend_probe(void *context, int thread, int threads)
+{
+    const AttentionProbe *a = context;
+    const LlamaConfig *c = a->c;
+    int head_dim = llama_head_dim_of(c), kv_dim = llama_kv_dim_of(c), heads_per_kv_head = c->n_heads / c->n_kv_heads;
+    int first, last;
+    llama_share_of(a->rows * c->n_heads, 1, thread, threads, &first, &last);
+    for (int pair = first; pair < last; pair++) {
+        int row = pair / c->n_heads, head = pair % c->n_heads;
+        size_t at = (((size_t)row * c->n_layers + a->layer) * a->b->capacity) * kv_dim + (size_t)(head / heads_per_kv_head) * head_dim;
+        llama_attend(a->b->out[1] + (size_t)row * c->dim + (size_t)head * head_dim, a->b->x + (size_t)row * c->dim,
+                     a->b->keys + at, a->b->values + at, a->length, kv_dim, head_dim,
+                     a->b->scores + (size_t)thread * a->b->capacity);
+    }
 }
 
 /* Every matrix product of one decode step of `rows` rows, by the engine's kernels on the
  * session's threads, grouped as forward.c groups them for its pool (q, k and v; o; gate
  * and up; down; then the classifier): the same weights from the same level of memory,
- * without the rest of the step */
-static void step_matrices(Session *s, int rows, const ProbeBuffers *b)
+ * without the rest of the step; and, where the step attends (after q, k and v), each
+ * layer's attention over `length` positions, its seconds added to *attention_s and
+ * *wall_attention_s (this thread's CPU time and the wall's) */
+static void step_matrices(Session *s, int rows, const ProbeBuffers *b, int length, double *attention_s, double *wall_attention_s)
 {
     const Transformer *t = s->transformer;
+    *attention_s = *wall_attention_s = 0;
     for (int l = 0; l < t->config.n_layers; l++) {
         const LayerWeights *w = &t->layers[l];
         MatrixGroup groups[4] = {
@@ -142,24 +183,34 @@ static void step_matrices(Session *s, int rows, const ProbeBuffers *b)
             {{&w->w1, &w->w3}, 2, rows, b->x, {b->out[0], b->out[1]}},
             {{&w->w2}, 1, rows, b->x, {b->out[0]}},
         };
-        for (int g = 0; g < 4; g++) llama_run_parallel(s->pool, multiply_group, &groups[g]);
+        for (int g = 0; g < 4; g++) {
+            llama_run_parallel(s->pool, multiply_group, &groups[g]);
+            if (g > 0) continue;
+            AttentionProbe attention = {b, &t->config, l, rows, length};
+            double cpu = seconds_of(CLOCK_THREAD_CPUTIME_ID), wall = seconds_of(CLOCK_MONOTONIC);
+            llama_run_parallel(s->pool, attend_probe, &attention);
+            *attention_s += seconds_of(CLOCK_THREAD_CPUTIME_ID) - cpu, *wall_attention_s += seconds_of(CLOCK_MONOTONIC) - wall;
+        }
     }
     MatrixGroup classifier = {{&t->classifier}, 1, rows, b->x, {b->out[0]}};
     llama_run_parallel(s->pool, multiply_group, &classifier);
 }
 
-/* `steps` samples from sample `first` on: each the step's matrix products alone, then the
- * decode step itself, so that each pair is timed within a few milliseconds */
+/* `steps` samples from sample `first` on: each the step's matrix products alone and its
+ * attention (over as many positions as the step attends: the prompt, the steps before and
+ * its own), then the decode step itself, so that each pair is timed within a few
+ * milliseconds */
 static void time_config(Config *c, const ProbeBuffers *b, int first, int batch, int steps, int vocab)
 {
     char error[256];
     for (int step = first; step < first + steps; step++) {
-        double cpu = seconds_of(CLOCK_THREAD_CPUTIME_ID), wall = seconds_of(CLOCK_MONOTONIC);
-        step_matrices(&c->session, batch, b);
+        double cpu = seconds_of(CLOCK_THREAD_CPUTIME_ID), wall = seconds_of(CLOCK_MONOTONIC), attention_s, wall_attention_s;
+        step_matrices(&c->session, batch, b, PROMPT + step + 1, &attention_s, &wall_attention_s);
         double cpu_between = seconds_of(CLOCK_THREAD_CPUTIME_ID), wall_between = seconds_of(CLOCK_MONOTONIC);
         for (int i = 0; i < batch; i++) c->tokens[i] = (c->tokens[i] * 31 + 7 + i) % vocab;
         if (!llama_decode_batch(&c->session, c->sequences, c->tokens, batch, error, sizeof error)) fail("decode", error);
-        c->matrices_s[step] = cpu_between - cpu, c->wall_matrices_s[step] = wall_between - wall;
+        c->attention_s[step] = attention_s, c->wall_attention_s[step] = wall_attention_s;
+        c->matrices_s[step] = cpu_between - cpu - attention_s, c->wall_matrices_s[step] = wall_between - wall - wall_attention_s;
         c->step_s[step] = seconds_of(CLOCK_THREAD_CPUTIME_ID) - cpu_between;
         c->wall_step_s[step] = seconds_of(CLOCK_MONOTONIC) - wall_between;
     }
@@ -168,17 +219,16 @@ static void time_config(Config *c, const ProbeBuffers *b, int first, int batch, 
 /* ----------------------------------------------------------------------------------
  * The other probe: the rest of a step, block by block */
 
-/* The blocks a step runs beside its matrix products (blocks.h), each on data of a step's
- * sizes in the caches. Per row and layer forward.c runs two norms, RoPE of q and k (and
- * copies k and v into the cache), two residual adds, the SwiGLU gate (timed with the copy
- * that restores its input, as it works in place), and one head of attention over the cached
- * positions for each of n_heads heads; per row, one more norm before the classifier. */
-enum { NORM, ROPE, ADD, SWIGLU, ATTENTION_HEAD, BLOCKS };
+/* The blocks a step runs beside its matrix products and attention (blocks.h), each on data
+ * of a step's sizes in the caches. Per row and layer forward.c runs two norms, RoPE of q and
+ * k (and copies k and v into the cache), two residual adds and the SwiGLU gate (timed with
+ * the copy that restores its input, as it works in place); per row, one more norm before
+ * the classifier. */
+enum { NORM, ROPE, ADD, SWIGLU, BLOCKS };
 
 typedef struct {
     const LlamaConfig *c;
-    int length;   /* positions attended */
-    float *x, *y, *weight, *gate, *gate_input, *up, *angles, *keys, *values, *scores, *out;
+    float *x, *y, *weight, *gate, *gate_input, *up, *angles, *keys, *values;
     double seconds[BLOCKS][MAX_ROUNDS];   /* a call of each block, each round's */
 } BlockProbe;
 
@@ -190,22 +240,21 @@ static float *filled(size_t count, float first, float step)
     return v;
 }
 
-static void build_block_probe(BlockProbe *p, const LlamaConfig *c, int length)
+static void build_block_probe(BlockProbe *p, const LlamaConfig *c)
 {
-    size_t dim = (size_t)c->dim, hidden = (size_t)c->hidden_dim, cache = (size_t)length * (size_t)llama_kv_dim_of(c);
-    *p = (BlockProbe){.c = c, .length = length};
+    size_t dim = (size_t)c->dim, hidden = (size_t)c->hidden_dim, kv_dim = (size_t)llama_kv_dim_of(c);
+    *p = (BlockProbe){.c = c};
     p->x = filled(dim, -0.5f, 0.01f), p->y = filled(dim, 0.3f, -0.005f), p->weight = filled(dim, 1.0f, 0.0f);
     p->gate = filled(hidden, 0.0f, 0.0f), p->gate_input = filled(hidden, -2.0f, 0.04f), p->up = filled(hidden, 0.5f, 0.01f);
     int half = llama_head_dim_of(c) / 2;   /* a rotation, so that RoPE keeps the vectors' lengths */
     p->angles = filled((size_t)(2 * half), 0.0f, 0.0f);
     for (int i = 0; i < half; i++) p->angles[i] = cosf(0.1f * (float)i), p->angles[half + i] = sinf(0.1f * (float)i);
-    p->keys = filled(cache, -0.3f, 0.006f), p->values = filled(cache, 0.2f, -0.004f);
-    p->scores = filled((size_t)length, 0.0f, 0.0f), p->out = filled((size_t)llama_head_dim_of(c), 0.0f, 0.0f);
+    p->keys = filled(kv_dim, -0.3f, 0.006f), p->values = filled(kv_dim, 0.2f, -0.004f);   /* a position's slot */
 }
 
 static void free_block_probe(BlockProbe *p)
 {
-    float *buffers[] = {p->x, p->y, p->weight, p->gate, p->gate_input, p->up, p->angles, p->keys, p->values, p->scores, p->out};
+    float *buffers[] = {p->x, p->y, p->weight, p->gate, p->gate_input, p->up, p->angles, p->keys, p->values};
     for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++) free(buffers[i]);
 }
 
@@ -223,11 +272,9 @@ static void run_block(BlockProbe *p, int block)
         memcpy(p->values, p->x, sizeof(float) * (size_t)kv_dim);
         break;
     case ADD: llama_add_into(p->x, p->y, c->dim); break;
-    case SWIGLU:
+    default:
         memcpy(p->gate, p->gate_input, sizeof(float) * (size_t)c->hidden_dim);
         llama_swiglu(p->gate, p->up, c->hidden_dim);
-        break;
-    default: llama_attend(p->out, p->x, p->keys, p->values, p->length, kv_dim, head_dim, p->scores);
     }
 }
 
@@ -247,16 +294,13 @@ static void probe_blocks(BlockProbe *p, int round)
         }
 }
 
-/* A step's blocks of `rows` rows from one round's probe, on the calling thread but for
- * attention, which forward.c shares among the threads by row x head pairs: into *serial_s
- * and *attention_s */
-static void step_blocks(const BlockProbe *p, int round, int rows, int threads, double *serial_s, double *attention_s)
+/* A step's blocks of `rows` rows from one round's probe, all on the calling thread */
+static double step_blocks(const BlockProbe *p, int round, int rows)
 {
     const LlamaConfig *c = p->c;
     double per_layer = 2 * p->seconds[NORM][round] + p->seconds[ROPE][round] + 2 * p->seconds[ADD][round] +
                        p->seconds[SWIGLU][round];
-    *serial_s = rows * (c->n_layers * per_layer + p->seconds[NORM][round]);
-    *attention_s = (double)rows * c->n_layers * c->n_heads * p->seconds[ATTENTION_HEAD][round] / threads;
+    return rows * (c->n_layers * per_layer + p->seconds[NORM][round]);
 }
 
 /* A pool's worker spins a few milliseconds after its last task before it sleeps: long
@@ -298,7 +342,7 @@ static void *read_half(void *argument)
 static double two_thread_read_bandwidth(size_t bytes)
 {
     size_t count = bytes / sizeof(float) / 32 * 32;   /* halves of whole cache lines: the second starts on one */
-    float *values = llama_allocate_weight_memory(count * sizeof *values);   /* in large pages, as the weights are */
+    float *values = llama_allocate_large_pages(count * sizeof *values);   /* in large pages, as the weights are */
     if (!values) fail("two-thread read", "out of memory");
     for (size_t i = 0; i < count; i++) values[i] = 1.0f;
     pthread_barrier_t start, end;
@@ -369,22 +413,18 @@ static double step_macs(const LlamaConfig *c)
 /* ----------------------------------------------------------------------------------
  * The model: the roofline's bound, and the prediction from the probes */
 
-/* One decode step as lib/perfmodel counts it: the roofline's bound, its memory time (all its
- * bytes at the bandwidth), and the KV cache's part of those bytes (read, and one position
- * written) at `bandwidth`. The block probe attends over keys and values in the caches; a
- * step streams them from memory as it attends, so its attention takes the longer of the
- * two (the roofline of that block). */
+/* One decode step as lib/perfmodel counts it: the roofline's bound and its memory time (all
+ * its bytes at the bandwidth) */
 typedef struct {
-    double bound_s, memory_s, cache_s;
+    double bound_s, memory_s;
 } StepModel;
 
-static StepModel model_step(const ModelShape *m, const Hardware *h, int format, int batch, int gen, double bandwidth)
+static StepModel model_step(const ModelShape *m, const Hardware *h, int format, int batch, int gen)
 {
     Workload w = {.weights = format_types[format], .kv = DTYPE_FP32, .batch = batch, .prompt = PROMPT, .gen = gen};
     Estimate e;
     perfmodel_estimate(m, h, &w, &e);
-    double cache_bytes = batch * (e.decode_context + 1.0) * e.kv_bytes_per_token;
-    return (StepModel){e.decode_step_time_s, e.decode_step_bytes / e.bandwidth, cache_bytes / bandwidth};
+    return (StepModel){e.decode_step_time_s, e.decode_step_bytes / e.bandwidth};
 }
 
 /* How the predictions did, over every case of the run */
@@ -394,28 +434,25 @@ static struct {
     char worst_case[64];
 } predictions;
 
-/* A case's prediction, step by step: its matrix products as probed just before the step,
- * plus its other blocks from that round's block probe (attention no faster than its KV
- * cache's bytes at the bandwidth of its threads), set against the step itself (a machine
- * that is slower for a while slows both). Printed as the medians over the steps, and the
- * error as the median of the steps' errors. */
-static void predict(const char *name, const double *matrices_s, const double *measured_s, const BlockProbe *blocks, int rows,
-                    int threads, double cache_s, int samples, int steps, char *text, size_t size)
+/* A case's prediction, step by step: its matrix products and its attention as probed just
+ * before the step, plus its other blocks from that round's block probe, set against the step
+ * itself (a machine that is slower for a while slows both). Printed as the medians over the
+ * steps, and the error as the median of the steps' errors. */
+static void predict(const char *name, const double *matrices_s, const double *attention_s, const double *measured_s,
+                    const BlockProbe *blocks, int rows, int samples, int steps, char *text, size_t size)
 {
     double predicted[MAX_SAMPLES], other[MAX_SAMPLES], errors[MAX_SAMPLES];
     for (int i = 0; i < samples; i++) {
-        double serial_s, attention_s;
-        step_blocks(blocks, i / steps, rows, threads, &serial_s, &attention_s);
-        other[i] = serial_s + fmax(attention_s, cache_s);
-        predicted[i] = matrices_s[i] + other[i];
+        other[i] = step_blocks(blocks, i / steps, rows);
+        predicted[i] = matrices_s[i] + attention_s[i] + other[i];
         errors[i] = (predicted[i] - measured_s[i]) / measured_s[i] * 100;
     }
     double error = median_of(errors, samples);
     snprintf(text, size,
-             "%.2f ms predicted (its matrix products %.2f ms and its other blocks %.2f ms, each probed alone, attention "
-             "at least its KV cache's bytes at the bandwidth, %.2f ms), error %+.1f %%",
-             median_of(predicted, samples) * 1e3, median_of(matrices_s, samples) * 1e3, median_of(other, samples) * 1e3,
-             cache_s * 1e3, error);
+             "%.2f ms predicted (its matrix products %.2f ms and its attention %.2f ms, probed as the step streams them, "
+             "and its other blocks %.2f ms, probed alone), error %+.1f %%",
+             median_of(predicted, samples) * 1e3, median_of(matrices_s, samples) * 1e3, median_of(attention_s, samples) * 1e3,
+             median_of(other, samples) * 1e3, error);
     predictions.cases++;
     predictions.within += fabs(error) <= 10.0;
     if (fabs(error) >= fabs(predictions.worst))
@@ -501,6 +538,30 @@ static void print_rates(const char *shape, const char *format, const char *kind,
     printf(" GFLOP/s measured (%s)\n", what);
 }
 
+/* The L3 that CPU 0 shares with the cores near it, as Linux reports it (sysfs); else the C
+ * library's figure. glibc's sysconf gives an AMD EPYC's L3 as the whole socket's (384 MiB
+ * for twelve 32 MiB caches, one a CCD); a core finds its data only in its own CCD's. */
+static double l3_cache_bytes(void)
+{
+    for (int index = 0; index < 8; index++) {
+        char path[64];
+        int level = 0;
+        double size = 0;
+        char unit = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", index);
+        FILE *f = fopen(path, "r");
+        if (!f) break;
+        if (fscanf(f, "%d", &level) != 1) level = 0;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+        if (level != 3 || !(f = fopen(path, "r"))) continue;
+        if (fscanf(f, "%lf%c", &size, &unit) < 1) size = 0;
+        fclose(f);
+        if (size > 0) return size * (unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1);
+    }
+    return (double)sysconf(_SC_LEVEL3_CACHE_SIZE);
+}
+
 /* ----------------------------------------------------------------------------------
  * One shape: build, time in rounds, report */
 
@@ -535,9 +596,9 @@ static void bench_shape(const char *shape, int rounds, int steps)
     for (int f = 0; f < TWO_THREAD_FORMATS; f++)
         for (int b = 0; b < BATCHES; b++) build_config(&two[f][b], &t[f], batch_sizes[b], capacity, 2);
     ProbeBuffers buffers;
-    allocate_probe_buffers(&buffers, &c);
-    static BlockProbe blocks;   /* attending as many positions as a step does on average */
-    build_block_probe(&blocks, &c, PROMPT + (rounds * steps + 1) / 2);
+    allocate_probe_buffers(&buffers, &c, capacity);
+    static BlockProbe blocks;
+    build_block_probe(&blocks, &c);
 
     /* the rounds: every configuration's steps, each after its matrices alone, and the
      * bandwidths, the kernels in L2 and the blocks */
@@ -597,23 +658,23 @@ static void bench_shape(const char *shape, int rounds, int steps)
     }
     for (int f = 0; f < FORMATS; f++) {
         const char *name = format_names[f];
-        StepModel first = model_step(&m, &h, f, 1, gen, h.bandwidth);
+        StepModel first = model_step(&m, &h, f, 1, gen);
         printf("%s_%s_memory_bound: %.1f tokens/s (%.1f MB a step / %.2f GB/s)\n", shape, name, 1.0 / first.memory_s,
                first.memory_s * h.bandwidth * 1e-6, h.bandwidth * 1e-9);
         printf("%s_%s_batch1_of_memory_bound: %.0f %%\n", shape, name, first.memory_s / measured[f][0] * 100);
         /* A step that fits in the last-level cache may find its weights there: the step just
          * before it (and its probe) read the same bytes, and the bound is DRAM's */
-        double step_bytes = first.memory_s * h.bandwidth, l3_bytes = (double)sysconf(_SC_LEVEL3_CACHE_SIZE);
+        double step_bytes = first.memory_s * h.bandwidth, l3_bytes = l3_cache_bytes();
         if (l3_bytes > 0 && step_bytes < l3_bytes)
             printf("%s_%s_fits_in_l3: %.1f MB a step, this CPU's L3 %.0f MB (shared with its other cores): a step may find "
                    "part of its bytes there, not in DRAM, and go faster than the memory bound (DRAM's, from STREAM read)\n",
                    shape, name, step_bytes * 1e-6, l3_bytes * 1e-6);
         for (int b = 0; b < BATCHES; b++) {
             int batch = batch_sizes[b];
-            StepModel step = model_step(&m, &h, f, batch, gen, h.bandwidth);
+            StepModel step = model_step(&m, &h, f, batch, gen);
             char label[64], prediction[320];
             snprintf(label, sizeof label, "%s_%s_batch%d", shape, name, batch);
-            predict(label, one[f][b].matrices_s, one[f][b].step_s, &blocks, batch, 1, step.cache_s, samples, steps,
+            predict(label, one[f][b].matrices_s, one[f][b].attention_s, one[f][b].step_s, &blocks, batch, samples, steps,
                     prediction, sizeof prediction);
             printf("%s: %.1f tokens/s measured (%.2fx batch 1); step %.2f ms measured (wall %.2f), %.2f ms bound, %s\n", label,
                    batch / measured[f][b], measured[f][0] / measured[f][b] * batch, measured[f][b] * 1e3, wall[f][b] * 1e3,
@@ -628,11 +689,11 @@ static void bench_shape(const char *shape, int rounds, int steps)
         const char *name = format_names[f];
         for (int b = 0; b < BATCHES; b++) {
             int batch = batch_sizes[b];
-            StepModel step = model_step(&m, &h, f, batch, gen, two_thread_bandwidth);
+            StepModel step = model_step(&m, &h, f, batch, gen);
             char label[64], prediction[320], of_bound[96] = "";
             snprintf(label, sizeof label, "%s_%s_batch%d_2threads", shape, name, batch);
-            predict(label, two[f][b].wall_matrices_s, two[f][b].wall_step_s, &blocks, batch, 2, step.cache_s, samples,
-                    steps, prediction, sizeof prediction);
+            predict(label, two[f][b].wall_matrices_s, two[f][b].wall_attention_s, two[f][b].wall_step_s, &blocks, batch,
+                    samples, steps, prediction, sizeof prediction);
             if (batch == 1) {
                 double bound_s = step.memory_s * h.bandwidth / two_thread_bandwidth;
                 snprintf(of_bound, sizeof of_bound, ", %.0f %% of the two-thread memory bound (%.1f tokens/s)",

@@ -90,7 +90,7 @@ static void check(int rows, int cols, int outputs, int first, int last, int grou
     free(w), free(x), free(out), free(scales), free(q);
 }
 
-static const int row_counts[] = {1, 2, 3, 4, 5, 7, 8, 16, 17, 33, 70};
+static const int row_counts[] = {1, 2, 3, 4, 5, 7, 8, 16, 17, 31, 32, 33, 70};
 enum { ROW_COUNTS = sizeof row_counts / sizeof row_counts[0] };
 
 Test(order, fp32_every_path_sums_in_the_documented_order, .timeout = 60)
@@ -124,10 +124,10 @@ Test(order, int8_every_path_sums_in_the_documented_order, .timeout = 60)
     /* wide rows: 2112 columns, so matmul.c takes the rows in blocks of its smallest, 4 (a
      * block's inputs stay in L1), with a last block of 1, 2 or 3 rows; in groups of 64 and 96,
      * and of 1056 and 2112 (half a row, a whole one). 288 and 320 above: blocks of 20 and 16.
-     * From 16 rows a tile of outputs is converted to floats first, where 3 of its rows fit
+     * From 32 rows a tile of outputs is converted to floats first, where 3 of its rows fit
      * the buffer (12 288 floats): 4224 columns do not, and take the tiles of few rows. */
     int wide_groups[] = {64, 96, 1056, 2112};
     for (int r = 0; r < ROW_COUNTS; r++)
         for (int g = 0; g < 4; g++) check(row_counts[r], 2112, 7, 0, 7, wide_groups[g]);
-    check(16, 4224, 5, 0, 5, 64), check(17, 4224, 5, 0, 5, 96);
+    check(32, 4224, 5, 0, 5, 64), check(33, 4224, 5, 0, 5, 96);
 }
