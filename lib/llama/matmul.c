@@ -11,6 +11,11 @@
  * which tests/llama/order.c checks bit for bit against a scalar transcription. */
 #include "matmul.h"
 
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
 #include "lanes.h"
 
 enum {
@@ -503,13 +508,19 @@ ALWAYS_INLINE void tile_int4_any(float *out, int out_stride, const float *x, con
  * 32 rows 0.69-0.78, at 16 0.84-0.93, at 8 1.03-1.05. Built for AVX2 (-march=haswell, on
  * the same Xeon, medians of 5), at 16 and 32 rows, in INT8's tiles of 2 x 4 and INT4's of
  * 4 x 3: INT8 0.77-0.89, INT4 0.82-1.05; in tiles of 2 rows x 3 outputs, whose sums fit its
- * 16 vector registers, INT8 took 0.96-1.04 of that time and INT4 0.82-0.97. On an AMD EPYC
- * (Zen 5, AVX-512), INT8 at 16 rows ran slower from the buffer than in registers: a step's
- * matrices on 110M, one thread, side by side (medians of 9, three runs), 0.79-0.86 of the
- * buffer's time in registers (42M 0.91-1.11; at 32 rows the two alike, within the noise),
- * and make bench's tokens/s fell from batch 8 to 16 (x0.83-0.89): INT8 starts at 32 rows,
- * where both CPUs gain or lose nothing, INT4 (whose unpacking costs more) at 16. */
-enum { INT8_DEQUANTIZE_FROM_ROWS = 32, INT4_DEQUANTIZE_FROM_ROWS = 16, DEQUANTIZED_FLOATS = 12 * 1024 };   /* 48 KB, on the stack */
+ * 16 vector registers, INT8 took 0.96-1.04 of that time and INT4 0.82-0.97.
+ * On an AMD EPYC (Zen 5, AVX-512) the buffer did not pay. A step's matrices on 110M, one
+ * thread, side by side (three runs): INT8 at 16 rows took 0.79-0.86 of the buffer's time in
+ * registers (medians of 9), at 32 rows 0.80-0.97 (medians of 5); make bench's tokens/s fell
+ * from batch 8 to 16, then, with the buffer from 32 rows, from 16 to 32 (x0.90-0.92). Most
+ * likely the Xeon's conversions take the ports its FMAs need, and Zen 5's do not, so the
+ * registers' extra conversions cost it little; whatever the cause, the engine measures
+ * which of the two pays on the core it runs on (many_rows_dequantize, below): INT8 from 32
+ * rows, where the Xeon's buffer gained and its 16 rows neither gained nor lost, INT4 (whose
+ * unpacking costs more) from 16. On that EPYC the measurement chose the registers for INT8
+ * (the buffer 1.10-1.17x their time, five processes) and either for INT4 (0.99-1.02x). */
+enum { INT8_DEQUANTIZE_FROM_ROWS = MATMUL_INT8_MANY_ROWS, INT4_DEQUANTIZE_FROM_ROWS = MATMUL_INT4_MANY_ROWS };
+enum { DEQUANTIZED_FLOATS = 12 * 1024 };   /* the buffer: 48 KB, on the stack */
 
 /* rows [first, first + count) of a quantized matrix as floats, count x cols */
 ALWAYS_INLINE void dequantize_rows(float *to, const WeightMatrix *m, int first, int count, WeightFormat format)
@@ -531,7 +542,7 @@ ALWAYS_INLINE void dequantize_rows(float *to, const WeightMatrix *m, int first, 
     }
 }
 
-/* outputs [first, last) for rows from INT8_ or INT4_DEQUANTIZE_FROM_ROWS on, where a tile of outputs fits the buffer */
+/* outputs [first, last), where a tile of outputs fits the buffer */
 static __attribute__((noinline)) void matmul_dequantized(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last,
                                       WeightFormat format)
 {
@@ -564,11 +575,10 @@ static __attribute__((noinline)) void matmul_dequantized(float *out, const float
  * a block of rows at a time */
 
 ALWAYS_INLINE void matmul_quantized(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last,
-                                WeightFormat format)
+                                WeightFormat format, int dequantize)
 {
     int cols = m->cols, out_stride = m->rows, groups = cols / m->group_size;
-    int dequantize_from = format == WEIGHTS_INT4 ? INT4_DEQUANTIZE_FROM_ROWS : INT8_DEQUANTIZE_FROM_ROWS;
-    if (rows >= dequantize_from && (size_t)INT8_MANY_OUTPUTS * cols <= DEQUANTIZED_FLOATS) {
+    if (dequantize) {
         matmul_dequantized(out, x, rows, m, first, last, format);
         return;
     }
@@ -618,15 +628,98 @@ ALWAYS_INLINE void matmul_quantized(float *out, const float *x, int rows, const 
 
 /* one function for each format, so that the code compiled for one does not change the
  * other's (sharing one, INT8's tiles in groups of 32 ran 6-10 % slower after a change to
- * INT4's unpacking) */
+ * INT4's unpacking); `dequantize` says which path many rows take */
+static __attribute__((noinline)) void matmul_int8_by(float *out, const float *x, int rows, const WeightMatrix *m, int first,
+                                                     int last, int dequantize)
+{
+    matmul_quantized(out, x, rows, m, first, last, WEIGHTS_INT8, dequantize);
+}
+
+static __attribute__((noinline)) void matmul_int4_by(float *out, const float *x, int rows, const WeightMatrix *m, int first,
+                                                     int last, int dequantize)
+{
+    matmul_quantized(out, x, rows, m, first, last, WEIGHTS_INT4, dequantize);
+}
+
+/* ----------------------------------------------------------------------------------
+ * Many rows: in registers or from the buffer, whichever this core runs faster. Measured
+ * once a format, on a matrix of MEASURED_OUTPUTS x MEASURED_COLS (weights in L2) at the
+ * rows from which the buffer is a choice: the best of MEASURED_ROUNDS of each, side by side.
+ * Both paths give the same bits, so the choice moves the speed only. */
+enum { MEASURED_OUTPUTS = 48, MEASURED_COLS = 768, MEASURED_GROUP = 64, MEASURED_ROUNDS = 7 };
+
+static int many_rows_setting = LLAMA_MANY_ROWS_MEASURED;
+static struct {
+    pthread_once_t once;
+    int dequantize;
+    double ratio;   /* the buffer's time over the registers' */
+} measured[2] = {{PTHREAD_ONCE_INIT, 0, 0}, {PTHREAD_ONCE_INIT, 0, 0}};
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void measure_many_rows(WeightFormat format)
+{
+    int rows = format == WEIGHTS_INT4 ? INT4_DEQUANTIZE_FROM_ROWS : INT8_DEQUANTIZE_FROM_ROWS, index = format == WEIGHTS_INT4;
+    size_t values = (size_t)MEASURED_OUTPUTS * MEASURED_COLS, groups = values / MEASURED_GROUP;
+    float *x = malloc(sizeof(float) * (size_t)rows * MEASURED_COLS), *out = malloc(sizeof(float) * (size_t)rows * MEASURED_OUTPUTS);
+    float *scales = malloc(sizeof(float) * groups);
+    uint8_t *bytes = malloc(values), *zeros = malloc(groups);
+    if (!x || !out || !scales || !bytes || !zeros) goto done;   /* no memory to measure in: the registers */
+    for (size_t i = 0; i < (size_t)rows * MEASURED_COLS; i++) x[i] = (float)(i % 7) * 0.25f - 0.75f;
+    for (size_t i = 0; i < values; i++) bytes[i] = (uint8_t)(i * 37);
+    for (size_t g = 0; g < groups; g++) scales[g] = 0.01f, zeros[g] = 8;
+    WeightMatrix m = {.rows = MEASURED_OUTPUTS, .cols = MEASURED_COLS, .format = format, .int8 = (const int8_t *)bytes,
+                      .int4 = bytes, .scales = scales, .zeros = zeros, .group_size = MEASURED_GROUP};
+    double best[2] = {INFINITY, INFINITY};
+    for (int round = 0; round <= MEASURED_ROUNDS; round++)   /* round 0 brings both into the caches */
+        for (int dequantize = 0; dequantize < 2; dequantize++) {
+            double start = seconds_now();
+            if (format == WEIGHTS_INT4) matmul_int4_by(out, x, rows, &m, 0, MEASURED_OUTPUTS, dequantize);
+            else matmul_int8_by(out, x, rows, &m, 0, MEASURED_OUTPUTS, dequantize);
+            double seconds = seconds_now() - start;
+            if (round > 0 && seconds < best[dequantize]) best[dequantize] = seconds;
+        }
+    measured[index].ratio = best[1] / best[0];
+    measured[index].dequantize = best[1] < best[0];
+done:
+    free(x), free(out), free(scales), free(bytes), free(zeros);
+}
+
+static void measure_int8(void) { measure_many_rows(WEIGHTS_INT8); }
+static void measure_int4(void) { measure_many_rows(WEIGHTS_INT4); }
+
+int llama_matmul_dequantizes(WeightFormat format, double *ratio)
+{
+    int index = format == WEIGHTS_INT4;
+    pthread_once(&measured[index].once, index ? measure_int4 : measure_int8);
+    if (ratio) *ratio = measured[index].ratio;
+    return measured[index].dequantize;
+}
+
+void llama_matmul_set_many_rows(int setting) { many_rows_setting = setting; }
+
+/* whether `rows` rows of m take the buffer */
+static int many_rows_dequantize(const WeightMatrix *m, int rows)
+{
+    int from = m->format == WEIGHTS_INT4 ? INT4_DEQUANTIZE_FROM_ROWS : INT8_DEQUANTIZE_FROM_ROWS;
+    if (rows < from || (size_t)INT8_MANY_OUTPUTS * m->cols > DEQUANTIZED_FLOATS) return 0;
+    if (many_rows_setting != LLAMA_MANY_ROWS_MEASURED) return many_rows_setting == LLAMA_MANY_ROWS_DEQUANTIZED;
+    return llama_matmul_dequantizes(m->format, NULL);
+}
+
 static void matmul_int8(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last)
 {
-    matmul_quantized(out, x, rows, m, first, last, WEIGHTS_INT8);
+    matmul_int8_by(out, x, rows, m, first, last, many_rows_dequantize(m, rows));
 }
 
 static void matmul_int4(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last)
 {
-    matmul_quantized(out, x, rows, m, first, last, WEIGHTS_INT4);
+    matmul_int4_by(out, x, rows, m, first, last, many_rows_dequantize(m, rows));
 }
 
 /* ----------------------------------------------------------------------------------

@@ -655,6 +655,12 @@ static void bench_shape(const char *shape, int rounds, int steps)
         snprintf(what, sizeof what, "a matrix of %d columns in L2: the kernels' ceiling; the FMA peak is %.0f", c.dim,
                  h.fp32_flops * 1e-9);
         print_rates(shape, name, "in_l2", in_l2, what);
+        double ratio;
+        if (format_types[f] == DTYPE_FP32) continue;
+        int dequantize = llama_matmul_dequantizes(t[f].format, &ratio);
+        printf("%s_%s_many_rows: from %d rows, %s (the buffer took %.2fx the registers' time, measured on this core)\n", shape,
+               name, format_types[f] == DTYPE_INT8 ? MATMUL_INT8_MANY_ROWS : MATMUL_INT4_MANY_ROWS,
+               dequantize ? "tiles converted once into a buffer" : "tiles converting in registers", ratio);
     }
     for (int f = 0; f < FORMATS; f++) {
         const char *name = format_names[f];

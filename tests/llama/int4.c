@@ -108,18 +108,19 @@ static TestMatrix make_matrix(int outputs, int cols, int group, uint64_t seed)
 
 static void free_matrix(TestMatrix *t) { free(t->packed), free(t->zeros), free(t->scales), free(t->dequantized); }
 
-Test(int4, kernel_sums_in_the_documented_order, .timeout = 20)
+/* the kernel on every case of at least least_rows rows, against the documented order */
+static void check_kernel_order(int least_rows)
 {
     /* and wide rows: 2112 columns, so matmul.c takes the rows in blocks of 4 (a block's inputs
      * stay in L1); in groups up to half a row and a whole one. From 16 rows each tile of
-     * outputs is converted to floats first: 16, 17 and 70 rows (ROW_BLOCK is 64) */
-    int rows[] = {1, 2, 3, 4, 5, 9, 16, 17, 70}, cols[] = {16, 64, 96, 288, 2112}, groups[] = {2, 4, 16, 32, 64, 96, 1056, 2112};
+     * outputs may be converted to floats first (matmul.h): 16, 17 and 70 rows (ROW_BLOCK is 64) */
+    int rows[] = {1, 2, 3, 4, 5, 9, 15, 16, 17, 70}, cols[] = {16, 64, 96, 288, 2112}, groups[] = {2, 4, 16, 32, 64, 96, 1056, 2112};
     int outputs = 13, lanes = perfmodel_simd_float_lanes();
-    for (int r = 0; r < 9; r++)
+    for (int r = 0; r < 10; r++)
         for (int c = 0; c < 5; c++)
             for (int g = 0; g < 8; g++) {
                 int n = rows[r], k = cols[c], group = groups[g];
-                if (k % group) continue;
+                if (k % group || n < least_rows) continue;
                 TestMatrix m = make_matrix(outputs, k, group, 5 + c + g);
                 float *x = malloc((size_t)n * k * sizeof(float)), *out = malloc((size_t)n * outputs * sizeof(float));
                 fill_random(x, n * k, 1.0f, 9 + r);
@@ -132,6 +133,19 @@ Test(int4, kernel_sums_in_the_documented_order, .timeout = 20)
                     }
                 free(x), free(out), free_matrix(&m);
             }
+}
+
+/* Many rows take one of two paths, whichever this core runs faster (matmul.h): each of them */
+Test(int4, kernel_sums_in_the_documented_order, .timeout = 20)
+{
+    llama_matmul_set_many_rows(LLAMA_MANY_ROWS_IN_REGISTERS);
+    check_kernel_order(1);
+}
+
+Test(int4, dequantized_tiles_sum_in_the_documented_order, .timeout = 20)
+{
+    llama_matmul_set_many_rows(LLAMA_MANY_ROWS_DEQUANTIZED);
+    check_kernel_order(15);
 }
 
 /* The tolerance, derived: each output is a sum of cols products of exact weights (q - zero)

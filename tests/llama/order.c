@@ -106,28 +106,50 @@ Test(order, fp32_every_path_sums_in_the_documented_order, .timeout = 60)
     }
 }
 
-Test(order, int8_every_path_sums_in_the_documented_order, .timeout = 60)
+/* every INT8 case of at least least_rows rows */
+static void check_int8(int least_rows)
 {
     int cols[] = {16, 32, 48, 64, 96, 128, 288, 320};
     int groups[] = {8, 16, 24, 32, 64};
     int outputs[] = {1, 3, 4, 5, 8, 9, 12, 13, 17};
-    for (int r = 0; r < ROW_COUNTS; r++)
+    for (int r = 0; r < ROW_COUNTS; r++) {
+        if (row_counts[r] < least_rows) continue;
         for (int c = 0; c < 8; c++)
             for (int g = 0; g < 5; g++) {
                 if (cols[c] % groups[g]) continue;
                 for (int o = 0; o < 9; o++) check(row_counts[r], cols[c], outputs[o], 0, outputs[o], groups[g]);
             }
-    for (int r = 0; r < ROW_COUNTS; r++) {
         check(row_counts[r], 320, 29, 4, 20, 64);   /* a thread's share */
         check(row_counts[r], 288, 29, 12, 29, 32);
-    }
-    /* wide rows: 2112 columns, so matmul.c takes the rows in blocks of its smallest, 4 (a
-     * block's inputs stay in L1), with a last block of 1, 2 or 3 rows; in groups of 64 and 96,
-     * and of 1056 and 2112 (half a row, a whole one). 288 and 320 above: blocks of 20 and 16.
-     * From 32 rows a tile of outputs is converted to floats first, where 3 of its rows fit
-     * the buffer (12 288 floats): 4224 columns do not, and take the tiles of few rows. */
-    int wide_groups[] = {64, 96, 1056, 2112};
-    for (int r = 0; r < ROW_COUNTS; r++)
+        /* wide rows: 2112 columns, so matmul.c takes the rows in blocks of its smallest, 4 (a
+         * block's inputs stay in L1), with a last block of 1, 2 or 3 rows; in groups of 64 and
+         * 96, and of 1056 and 2112 (half a row, a whole one). 288 and 320 above: blocks of 20
+         * and 16. */
+        int wide_groups[] = {64, 96, 1056, 2112};
         for (int g = 0; g < 4; g++) check(row_counts[r], 2112, 7, 0, 7, wide_groups[g]);
+    }
+    /* From 32 rows a tile of outputs may be converted to floats first, where 3 of its rows
+     * fit the buffer (12 288 floats): 4224 columns do not, and take the tiles in registers */
     check(32, 4224, 5, 0, 5, 64), check(33, 4224, 5, 0, 5, 96);
+}
+
+/* Many rows take one of two paths, whichever this core runs faster (matmul.h): each of them */
+Test(order, int8_every_path_sums_in_the_documented_order, .timeout = 60)
+{
+    llama_matmul_set_many_rows(LLAMA_MANY_ROWS_IN_REGISTERS);
+    check_int8(1);
+}
+
+Test(order, int8_dequantized_tiles_sum_in_the_documented_order, .timeout = 60)
+{
+    llama_matmul_set_many_rows(LLAMA_MANY_ROWS_DEQUANTIZED);
+    check_int8(31);
+}
+
+Test(order, int8_which_many_rows_path_is_measured, .timeout = 10)
+{
+    double ratio = 0;
+    int dequantize = llama_matmul_dequantizes(WEIGHTS_INT8, &ratio);
+    cr_assert((dequantize == 1) == (ratio < 1) && isfinite(ratio) && ratio > 0.1 && ratio < 10,
+              "the buffer's time over the registers' %g, yet dequantize = %d", ratio, dequantize);
 }
