@@ -75,7 +75,7 @@ int llama_build_session(Session *s, const Transformer *t, int batch, int capacit
     s->transformer = t;
     s->threads = threads;
     /* which path a quantized matrix's many rows take is measured now, not in a timed step */
-    if (t->format != WEIGHTS_FP32) llama_matmul_dequantizes(t->format, NULL);
+    llama_matmul_dequantizes(t->format, MATMUL_MANY_ROWS, NULL);
     s->max_rows = llama_step_rows_of(batch, capacity);
     int kv_dim = llama_kv_dim_of(c);
     size_t rows = (size_t)s->max_rows;

@@ -509,17 +509,16 @@ ALWAYS_INLINE void tile_int4_any(float *out, int out_stride, const float *x, con
  * the same Xeon, medians of 5), at 16 and 32 rows, in INT8's tiles of 2 x 4 and INT4's of
  * 4 x 3: INT8 0.77-0.89, INT4 0.82-1.05; in tiles of 2 rows x 3 outputs, whose sums fit its
  * 16 vector registers, INT8 took 0.96-1.04 of that time and INT4 0.82-0.97.
- * On an AMD EPYC (Zen 5, AVX-512) the buffer did not pay. A step's matrices on 110M, one
+ * On an AMD EPYC (Zen 5, AVX-512) INT8's buffer did not pay. A step's matrices on 110M, one
  * thread, side by side (three runs): INT8 at 16 rows took 0.79-0.86 of the buffer's time in
  * registers (medians of 9), at 32 rows 0.80-0.97 (medians of 5); make bench's tokens/s fell
  * from batch 8 to 16, then, with the buffer from 32 rows, from 16 to 32 (x0.90-0.92). Most
  * likely the Xeon's conversions take the ports its FMAs need, and Zen 5's do not, so the
  * registers' extra conversions cost it little; whatever the cause, the engine measures
- * which of the two pays on the core it runs on (many_rows_dequantize, below): INT8 from 32
- * rows, where the Xeon's buffer gained and its 16 rows neither gained nor lost, INT4 (whose
- * unpacking costs more) from 16. On that EPYC the measurement chose the registers for INT8
- * (the buffer 1.10-1.17x their time, five processes) and either for INT4 (0.99-1.02x). */
-enum { INT8_DEQUANTIZE_FROM_ROWS = MATMUL_INT8_MANY_ROWS, INT4_DEQUANTIZE_FROM_ROWS = MATMUL_INT4_MANY_ROWS };
+ * which of the two pays on the core it runs on (many_rows_dequantize, below). On that EPYC
+ * the measurement chose the registers for INT8 (the buffer 1.26-1.29x their time at 16 rows,
+ * 1.15-1.17x at 32; four processes), and for INT4 the registers at 16 rows (0.96-1.06x) and
+ * the buffer at 32 (0.86-0.91x). */
 enum { DEQUANTIZED_FLOATS = 12 * 1024 };   /* the buffer: 48 KB, on the stack */
 
 /* rows [first, first + count) of a quantized matrix as floats, count x cols */
@@ -643,17 +642,23 @@ static __attribute__((noinline)) void matmul_int4_by(float *out, const float *x,
 
 /* ----------------------------------------------------------------------------------
  * Many rows: in registers or from the buffer, whichever this core runs faster. Measured
- * once a format, on a matrix of MEASURED_OUTPUTS x MEASURED_COLS (weights in L2) at the
- * rows from which the buffer is a choice: the best of MEASURED_ROUNDS of each, side by side.
- * Both paths give the same bits, so the choice moves the speed only. */
-enum { MEASURED_OUTPUTS = 48, MEASURED_COLS = 768, MEASURED_GROUP = 64, MEASURED_ROUNDS = 7 };
+ * once a format, for 16 to 31 rows at 16 and for more at 32, on a matrix of
+ * MEASURED_OUTPUTS x MEASURED_COLS (weights in L2): the best of MEASURED_ROUNDS of each, side
+ * by side. The buffer is taken where it wins by BUFFER_MARGIN, more than the measurement's
+ * noise: where the two tie in L2 the registers, which store nothing, did no worse streamed
+ * (on the Zen 5, INT4 at 16 rows: 0.99x in L2, and make bench's tokens/s fell from batch 8
+ * to 16 with the buffer, x0.95). Both paths give the same bits: the choice moves the speed
+ * only. */
+enum { MEASURED_OUTPUTS = 48, MEASURED_COLS = 768, MEASURED_GROUP = 64, MEASURED_ROUNDS = 7, ROW_CLASSES = 2 };
+static const double BUFFER_MARGIN = 0.95;
+static const int class_rows[ROW_CLASSES] = {MATMUL_MANY_ROWS, 2 * MATMUL_MANY_ROWS};
 
 static int many_rows_setting = LLAMA_MANY_ROWS_MEASURED;
 static struct {
     pthread_once_t once;
-    int dequantize;
-    double ratio;   /* the buffer's time over the registers' */
-} measured[2] = {{PTHREAD_ONCE_INIT, 0, 0}, {PTHREAD_ONCE_INIT, 0, 0}};
+    int dequantize[ROW_CLASSES];
+    double ratio[ROW_CLASSES];   /* the buffer's time over the registers' */
+} measured[2] = {{PTHREAD_ONCE_INIT, {0, 0}, {0, 0}}, {PTHREAD_ONCE_INIT, {0, 0}, {0, 0}}};
 
 static double seconds_now(void)
 {
@@ -664,28 +669,30 @@ static double seconds_now(void)
 
 static void measure_many_rows(WeightFormat format)
 {
-    int rows = format == WEIGHTS_INT4 ? INT4_DEQUANTIZE_FROM_ROWS : INT8_DEQUANTIZE_FROM_ROWS, index = format == WEIGHTS_INT4;
+    int most_rows = class_rows[ROW_CLASSES - 1], index = format == WEIGHTS_INT4;
     size_t values = (size_t)MEASURED_OUTPUTS * MEASURED_COLS, groups = values / MEASURED_GROUP;
-    float *x = malloc(sizeof(float) * (size_t)rows * MEASURED_COLS), *out = malloc(sizeof(float) * (size_t)rows * MEASURED_OUTPUTS);
-    float *scales = malloc(sizeof(float) * groups);
+    float *x = malloc(sizeof(float) * (size_t)most_rows * MEASURED_COLS);
+    float *out = malloc(sizeof(float) * (size_t)most_rows * MEASURED_OUTPUTS), *scales = malloc(sizeof(float) * groups);
     uint8_t *bytes = malloc(values), *zeros = malloc(groups);
     if (!x || !out || !scales || !bytes || !zeros) goto done;   /* no memory to measure in: the registers */
-    for (size_t i = 0; i < (size_t)rows * MEASURED_COLS; i++) x[i] = (float)(i % 7) * 0.25f - 0.75f;
+    for (size_t i = 0; i < (size_t)most_rows * MEASURED_COLS; i++) x[i] = (float)(i % 7) * 0.25f - 0.75f;
     for (size_t i = 0; i < values; i++) bytes[i] = (uint8_t)(i * 37);
     for (size_t g = 0; g < groups; g++) scales[g] = 0.01f, zeros[g] = 8;
     WeightMatrix m = {.rows = MEASURED_OUTPUTS, .cols = MEASURED_COLS, .format = format, .int8 = (const int8_t *)bytes,
                       .int4 = bytes, .scales = scales, .zeros = zeros, .group_size = MEASURED_GROUP};
-    double best[2] = {INFINITY, INFINITY};
-    for (int round = 0; round <= MEASURED_ROUNDS; round++)   /* round 0 brings both into the caches */
-        for (int dequantize = 0; dequantize < 2; dequantize++) {
-            double start = seconds_now();
-            if (format == WEIGHTS_INT4) matmul_int4_by(out, x, rows, &m, 0, MEASURED_OUTPUTS, dequantize);
-            else matmul_int8_by(out, x, rows, &m, 0, MEASURED_OUTPUTS, dequantize);
-            double seconds = seconds_now() - start;
-            if (round > 0 && seconds < best[dequantize]) best[dequantize] = seconds;
-        }
-    measured[index].ratio = best[1] / best[0];
-    measured[index].dequantize = best[1] < best[0];
+    for (int c = 0; c < ROW_CLASSES; c++) {
+        double best[2] = {INFINITY, INFINITY};
+        for (int round = 0; round <= MEASURED_ROUNDS; round++)   /* round 0 brings both into the caches */
+            for (int dequantize = 0; dequantize < 2; dequantize++) {
+                double start = seconds_now();
+                if (format == WEIGHTS_INT4) matmul_int4_by(out, x, class_rows[c], &m, 0, MEASURED_OUTPUTS, dequantize);
+                else matmul_int8_by(out, x, class_rows[c], &m, 0, MEASURED_OUTPUTS, dequantize);
+                double seconds = seconds_now() - start;
+                if (round > 0 && seconds < best[dequantize]) best[dequantize] = seconds;
+            }
+        measured[index].ratio[c] = best[1] / best[0];
+        measured[index].dequantize[c] = best[1] < BUFFER_MARGIN * best[0];
+    }
 done:
     free(x), free(out), free(scales), free(bytes), free(zeros);
 }
@@ -693,12 +700,14 @@ done:
 static void measure_int8(void) { measure_many_rows(WEIGHTS_INT8); }
 static void measure_int4(void) { measure_many_rows(WEIGHTS_INT4); }
 
-int llama_matmul_dequantizes(WeightFormat format, double *ratio)
+int llama_matmul_dequantizes(WeightFormat format, int rows, double *ratio)
 {
-    int index = format == WEIGHTS_INT4;
+    if (ratio) *ratio = 0;
+    if (format == WEIGHTS_FP32 || rows < MATMUL_MANY_ROWS) return 0;
+    int index = format == WEIGHTS_INT4, c = rows >= class_rows[1];
     pthread_once(&measured[index].once, index ? measure_int4 : measure_int8);
-    if (ratio) *ratio = measured[index].ratio;
-    return measured[index].dequantize;
+    if (ratio) *ratio = measured[index].ratio[c];
+    return measured[index].dequantize[c];
 }
 
 void llama_matmul_set_many_rows(int setting) { many_rows_setting = setting; }
@@ -706,10 +715,9 @@ void llama_matmul_set_many_rows(int setting) { many_rows_setting = setting; }
 /* whether `rows` rows of m take the buffer */
 static int many_rows_dequantize(const WeightMatrix *m, int rows)
 {
-    int from = m->format == WEIGHTS_INT4 ? INT4_DEQUANTIZE_FROM_ROWS : INT8_DEQUANTIZE_FROM_ROWS;
-    if (rows < from || (size_t)INT8_MANY_OUTPUTS * m->cols > DEQUANTIZED_FLOATS) return 0;
+    if (rows < MATMUL_MANY_ROWS || (size_t)INT8_MANY_OUTPUTS * m->cols > DEQUANTIZED_FLOATS) return 0;
     if (many_rows_setting != LLAMA_MANY_ROWS_MEASURED) return many_rows_setting == LLAMA_MANY_ROWS_DEQUANTIZED;
-    return llama_matmul_dequantizes(m->format, NULL);
+    return llama_matmul_dequantizes(m->format, rows, NULL);
 }
 
 static void matmul_int8(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last)

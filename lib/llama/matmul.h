@@ -18,17 +18,18 @@ void llama_matmul(float *out, const float *x, int rows, const WeightMatrix *w, i
  * and 8 outputs then stay whole inside a share). */
 #define MATMUL_OUTPUT_TILE 4
 
-/* INT8 from MATMUL_INT8_MANY_ROWS rows on and INT4 from MATMUL_INT4_MANY_ROWS take one of
- * two paths with the same bits: tiles that convert the weights in registers, or each tile of
- * outputs converted once into a buffer for all the rows (matmul.c). Which is faster depends
- * on the core, so the engine measures both, once a format, when it first needs to know (a
- * session of a quantized model asks when it is made): llama_matmul_dequantizes says which
- * won (1: the buffer) and, in *ratio when not NULL, the buffer's time over the registers'.
+/* From MATMUL_MANY_ROWS rows on, INT8 and INT4 take one of two paths with the same bits:
+ * tiles that convert the weights in registers, or each tile of outputs converted once into
+ * a buffer for all the rows (matmul.c). Which is faster depends on the core, so the engine
+ * measures both, once a format (at 16 rows for 16 to 31, at 32 for more), when it first
+ * needs to know (a session of a quantized model asks when it is made):
+ * llama_matmul_dequantizes says whether `rows` rows take the buffer and, in *ratio when not
+ * NULL, the buffer's measured time over the registers' (0 below MATMUL_MANY_ROWS).
  * llama_matmul_set_many_rows overrides the choice (the tests take each path); set it before
  * any thread multiplies. */
-enum { MATMUL_INT8_MANY_ROWS = 32, MATMUL_INT4_MANY_ROWS = 16 };
+enum { MATMUL_MANY_ROWS = 16 };
 enum { LLAMA_MANY_ROWS_MEASURED = -1, LLAMA_MANY_ROWS_IN_REGISTERS = 0, LLAMA_MANY_ROWS_DEQUANTIZED = 1 };
-int llama_matmul_dequantizes(WeightFormat format, double *ratio);
+int llama_matmul_dequantizes(WeightFormat format, int rows, double *ratio);
 void llama_matmul_set_many_rows(int setting);
 
 #endif

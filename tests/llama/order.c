@@ -128,9 +128,9 @@ static void check_int8(int least_rows)
         int wide_groups[] = {64, 96, 1056, 2112};
         for (int g = 0; g < 4; g++) check(row_counts[r], 2112, 7, 0, 7, wide_groups[g]);
     }
-    /* From 32 rows a tile of outputs may be converted to floats first, where 3 of its rows
+    /* From 16 rows a tile of outputs may be converted to floats first, where 3 of its rows
      * fit the buffer (12 288 floats): 4224 columns do not, and take the tiles in registers */
-    check(32, 4224, 5, 0, 5, 64), check(33, 4224, 5, 0, 5, 96);
+    check(16, 4224, 5, 0, 5, 64), check(33, 4224, 5, 0, 5, 96);
 }
 
 /* Many rows take one of two paths, whichever this core runs faster (matmul.h): each of them */
@@ -143,13 +143,24 @@ Test(order, int8_every_path_sums_in_the_documented_order, .timeout = 60)
 Test(order, int8_dequantized_tiles_sum_in_the_documented_order, .timeout = 60)
 {
     llama_matmul_set_many_rows(LLAMA_MANY_ROWS_DEQUANTIZED);
-    check_int8(31);
+    check_int8(MATMUL_MANY_ROWS);
 }
 
-Test(order, int8_which_many_rows_path_is_measured, .timeout = 10)
+Test(order, which_many_rows_path_is_measured, .timeout = 10)
 {
-    double ratio = 0;
-    int dequantize = llama_matmul_dequantizes(WEIGHTS_INT8, &ratio);
-    cr_assert((dequantize == 1) == (ratio < 1) && isfinite(ratio) && ratio > 0.1 && ratio < 10,
-              "the buffer's time over the registers' %g, yet dequantize = %d", ratio, dequantize);
+    WeightFormat formats[] = {WEIGHTS_INT8, WEIGHTS_INT4};
+    int rows[] = {1, 15, 16, 31, 32, 70};
+    for (int f = 0; f < 2; f++)
+        for (int r = 0; r < 6; r++) {
+            double ratio = -1;
+            int dequantize = llama_matmul_dequantizes(formats[f], rows[r], &ratio);
+            if (rows[r] < MATMUL_MANY_ROWS) {
+                cr_assert(dequantize == 0 && ratio == 0, "%d rows: dequantize %d, ratio %g", rows[r], dequantize, ratio);
+                continue;
+            }
+            cr_assert(isfinite(ratio) && ratio > 0.1 && ratio < 10 && (!dequantize || ratio < 1),
+                      "format %d, %d rows: the buffer's time over the registers' %g, yet dequantize = %d", formats[f],
+                      rows[r], ratio, dequantize);
+        }
+    cr_assert(llama_matmul_dequantizes(WEIGHTS_FP32, 64, NULL) == 0, "FP32 has no buffer");
 }
