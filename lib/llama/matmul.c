@@ -644,13 +644,12 @@ static __attribute__((noinline)) void matmul_int4_by(float *out, const float *x,
  * Many rows: in registers or from the buffer, whichever this core runs faster. Measured
  * once a format, for 16 to 31 rows at 16 and for more at 32, on a matrix of
  * MEASURED_OUTPUTS x MEASURED_COLS (weights in L2): the best of MEASURED_ROUNDS of each, side
- * by side. The buffer is taken where it wins by BUFFER_MARGIN, more than the measurement's
- * noise: where the two tie in L2 the registers, which store nothing, did no worse streamed
- * (on the Zen 5, INT4 at 16 rows: 0.99x in L2, and make bench's tokens/s fell from batch 8
- * to 16 with the buffer, x0.95). Both paths give the same bits: the choice moves the speed
- * only. */
+ * by side. The buffer is taken where it takes less than MATMUL_BUFFER_MARGIN of the
+ * registers' time, a margin beyond the measurement's noise: where the two tie in L2 the
+ * registers, which store nothing, did no worse streamed (on the Zen 5, INT4 at 16 rows:
+ * 0.99x in L2, and make bench's tokens/s fell from batch 8 to 16 with the buffer, x0.95).
+ * Both paths give the same bits: the choice moves the speed only. */
 enum { MEASURED_OUTPUTS = 48, MEASURED_COLS = 768, MEASURED_GROUP = 64, MEASURED_ROUNDS = 7, ROW_CLASSES = 2 };
-static const double BUFFER_MARGIN = 0.95;
 static const int class_rows[ROW_CLASSES] = {MATMUL_MANY_ROWS, 2 * MATMUL_MANY_ROWS};
 
 static int many_rows_setting = LLAMA_MANY_ROWS_MEASURED;
@@ -691,7 +690,7 @@ static void measure_many_rows(WeightFormat format)
                 if (round > 0 && seconds < best[dequantize]) best[dequantize] = seconds;
             }
         measured[index].ratio[c] = best[1] / best[0];
-        measured[index].dequantize[c] = best[1] < BUFFER_MARGIN * best[0];
+        measured[index].dequantize[c] = measured[index].ratio[c] < MATMUL_BUFFER_MARGIN;
     }
 done:
     free(x), free(out), free(scales), free(bytes), free(zeros);

@@ -28,6 +28,7 @@ void llama_matmul(float *out, const float *x, int rows, const WeightMatrix *w, i
  * llama_matmul_set_many_rows overrides the choice (the tests take each path); set it before
  * any thread multiplies. */
 enum { MATMUL_MANY_ROWS = 16 };
+#define MATMUL_BUFFER_MARGIN 0.95   /* the buffer is taken where it takes less than this of the registers' time */
 enum { LLAMA_MANY_ROWS_MEASURED = -1, LLAMA_MANY_ROWS_IN_REGISTERS = 0, LLAMA_MANY_ROWS_DEQUANTIZED = 1 };
 int llama_matmul_dequantizes(WeightFormat format, int rows, double *ratio);
 void llama_matmul_set_many_rows(int setting);

@@ -186,14 +186,12 @@ static void step_matrices(Session *s, int rows, const ProbeBuffers *b, int lengt
             {{&w->w1, &w->w3}, 2, rows, b->x, {b->out[0], b->out[1]}},
             {{&w->w2}, 1, rows, b->x, {b->out[0]}},
         };
-        for (int g = 0; g < 4; g++) {
-            llama_run_parallel(s->pool, multiply_group, &groups[g]);
-            if (g > 0) continue;
-            AttentionProbe attention = {b, &t->config, l, rows, length};
-            double start = seconds_of(CLOCK_MONOTONIC);
-            llama_run_parallel(s->pool, attend_probe, &attention);
-            *attention_s += seconds_of(CLOCK_MONOTONIC) - start;
-        }
+        AttentionProbe attention = {b, &t->config, l, rows, length};
+        llama_run_parallel(s->pool, multiply_group, &groups[0]);
+        double start = seconds_of(CLOCK_MONOTONIC);
+        llama_run_parallel(s->pool, attend_probe, &attention);
+        *attention_s += seconds_of(CLOCK_MONOTONIC) - start;
+        for (int g = 1; g < 4; g++) llama_run_parallel(s->pool, multiply_group, &groups[g]);
     }
     MatrixGroup classifier = {{&t->classifier}, 1, rows, b->x, {b->out[0]}};
     llama_run_parallel(s->pool, multiply_group, &classifier);
@@ -658,10 +656,10 @@ static void bench_shape(const char *shape, int rounds, int steps)
         snprintf(what, sizeof what, "a matrix of %d columns in L2: the kernels' ceiling; the FMA peak is %.0f", c.dim,
                  h.fp32_flops * 1e-9);
         print_rates(shape, name, "in_l2", in_l2, what);
-        double ratio;
         if (format_types[f] == DTYPE_FP32) continue;
         printf("%s_%s_many_rows:", shape, name);
         for (int rows = MATMUL_MANY_ROWS; rows <= 2 * MATMUL_MANY_ROWS; rows *= 2) {
+            double ratio;
             int dequantize = llama_matmul_dequantizes(t[f].format, rows, &ratio);
             printf("%s from %d rows, %s (the buffer %.2fx their time)", rows > MATMUL_MANY_ROWS ? ";" : "", rows,
                    dequantize ? "tiles converted once into a buffer" : "tiles converting in registers", ratio);
