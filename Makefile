@@ -33,6 +33,9 @@ build/lib/sim/%.S.o: lib/sim/%.S | build/lib/sim
 	$(BOOK_CC) -c $< -o $@
 build/lib/libsim.a: $(SIM_OBJECTS)
 	rm -f $@ && ar rcs $@ $^
+# Not in the archive: linked into each shared library of a lab's code (tools/build/build-lab).
+build/lib/sim-code-module.o: lib/sim/module/code_module.c lib/sim/sim.h build/config.mk | build/lib/sim
+	$(BOOK_CC) $(SIM_CFLAGS) -Ilib/sim -c $< -o $@
 build/tools/cu2sim: lib/sim/tools/cu2sim.c build/config.mk | build/tools
 	$(BOOK_CC) $(TOOL_CFLAGS) -o $@ $<
 
@@ -95,7 +98,7 @@ help:
 setup:
 	@tools/setup
 
-libs: build/lib/libsim.a build/lib/liblab.a build/tools/cu2sim build/tools/verdict
+libs: build/lib/libsim.a build/lib/sim-code-module.o build/lib/liblab.a build/tools/cu2sim build/tools/verdict
 
 check:
 	@tools/setup --quiet

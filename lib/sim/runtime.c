@@ -128,15 +128,35 @@ cudaError_t sim_launch_cooperative(const void *kernel)
 }
 
 /* The program's kernels, listed by lib/sim/tools/cu2sim: the linker gathers the entries of every
- * file into one section and names its ends (weak: a program may define no kernel at all). */
+ * file of a module into one section and names its ends (weak: a module may define no kernel). These
+ * are the main program's; a shared library of a lab's code adds its own (lib/sim/code_module.c). */
 extern const sim_listed_kernel __start_sim_kernels[] __attribute__((weak));
 extern const sim_listed_kernel __stop_sim_kernels[] __attribute__((weak));
 
-const sim_listed_kernel *sim_find_listed_kernel(const void *kernel)
+typedef struct kernel_list { const sim_listed_kernel *start, *stop; } kernel_list;
+static kernel_list added_lists[8];
+static int added_list_count;
+
+/* Called by a module's constructor, before main and before any thread, so without a lock. */
+void sim_add_kernel_list(const sim_listed_kernel *start, const sim_listed_kernel *stop)
 {
-    for (const sim_listed_kernel *k = __start_sim_kernels; k && k < __stop_sim_kernels; k++)
+    if (added_list_count == (int)(sizeof added_lists / sizeof *added_lists))
+        sim_fatal("more than %d shared libraries list kernels", added_list_count);
+    added_lists[added_list_count++] = (kernel_list){start, stop};
+}
+
+static const sim_listed_kernel *find_in(const sim_listed_kernel *start, const sim_listed_kernel *stop, const void *kernel)
+{
+    for (const sim_listed_kernel *k = start; k && k < stop; k++)
         if (k->address() == kernel) return k;
     return NULL;
+}
+
+const sim_listed_kernel *sim_find_listed_kernel(const void *kernel)
+{
+    const sim_listed_kernel *found = find_in(__start_sim_kernels, __stop_sim_kernels, kernel);
+    for (int i = 0; !found && i < added_list_count; i++) found = find_in(added_lists[i].start, added_lists[i].stop, kernel);
+    return found;
 }
 
 cudaError_t sim_unlisted_kernel(const void *kernel, const char *file, int line)

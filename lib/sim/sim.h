@@ -223,6 +223,8 @@ typedef struct sim_listed_kernel {
                           size_t shared_bytes, cudaStream_t stream);
 } sim_listed_kernel;
 const sim_listed_kernel *sim_find_listed_kernel(const void *kernel);   /* NULL if it is not listed */
+/* A shared library's own list (lib/sim/code_module.c): the main program's is found without it. */
+void sim_add_kernel_list(const sim_listed_kernel *start, const sim_listed_kernel *stop);
 cudaError_t sim_unlisted_kernel(const void *kernel, const char *file, int line);   /* says why, returns the error */
 
 /* Runs a whole grid; returns what the launch would return on a GPU, and records it for

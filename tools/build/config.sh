@@ -23,10 +23,18 @@ BOOK_NATIVE_CFLAGS="-std=c11 -O3 -g $BOOK_WARNINGS -D_GNU_SOURCE -pthread"
 # first (lib/sim/access.c) and every basic block report itself (SIMT efficiency); -O1 without
 # vectorisation keeps one CUDA access one CPU access. -gline-tables-only: the file and line of each
 # address, all the simulator's messages need (addr2line, inlined calls too), at 17 % less compile
-# time than full debug information (simcc -g gives that, for a debugger's view of variables).
-SIM_CU_FLAGS="-std=c++17 -O1 -fno-vectorize -fno-slp-vectorize -fstack-clash-protection \
+# time than full debug information (simcc -g gives that, for a debugger's view of variables). -fPIC:
+# a lab's edited files are linked into a shared library of their own (LAB_CODE_CFLAGS below), and a
+# .cu file compiles one way wherever it goes; -fno-plt: that library calls the simulator (in the
+# program) through its GOT, not a PLT stub as well; initial-exec: the library is loaded with the
+# program, so it reads the simulator's thread-local variables (threadIdx, blockIdx: lib/sim/sim.h) at
+# a fixed offset instead of through a call each time.
+SIM_CU_FLAGS="-std=c++17 -O1 -fno-vectorize -fno-slp-vectorize -fstack-clash-protection -fPIC -fno-plt -ftls-model=initial-exec \
 -fsanitize-coverage=bb,trace-pc-guard,trace-loads,trace-stores -mllvm -sanitizer-coverage-prune-blocks=0 \
 -gline-tables-only -Wall -Wno-unused-function -Wno-unused-variable -Wno-unused-parameter"
+# A lab's edited .c files on the simulator (tools/build/build-lab): they are linked into a shared
+# library that only the test workers load, never the test runner, which reports the verdicts.
+LAB_CODE_CFLAGS="-fPIC"
 # A .cu file on a real GPU (NVCC_ARCH overrides the architecture).
 NVCC_FLAGS="-O2 -lineinfo"
 

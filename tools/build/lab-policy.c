@@ -288,7 +288,7 @@ static name_set libraries_seen;
 
 static void collect_shared(name_set *set, const char *path);
 
-typedef struct needed_context { name_set *set; } needed_context;
+typedef struct needed_context { name_set *set; const char *skip; } needed_context;
 
 static void collect_needed(const image *im, const Elf64_Ehdr *eh, void *context)
 {
@@ -322,6 +322,7 @@ static void collect_needed(const image *im, const Elf64_Ehdr *eh, void *context)
             if (memchr(interp, 0, ph->p_filesz) && interp[0] == '/') collect_shared(n->set, interp);
         }
     for (int i = 0; i < count; i++) {
+        if (n->skip && strcmp(needed[i], n->skip) == 0) continue;   /* the learner's own library: judged by its objects */
         if (strchr(needed[i], '/')) { collect_shared(n->set, needed[i]); continue; }
         int found = 0;
         for (int d = 0; d < search_dir_count && !found; d++) {
@@ -351,7 +352,7 @@ static void collect_shared(name_set *set, const char *path)
     const char *kept = set_get(&libraries_seen, resolved)->name;
     collect_file(set, kept);
     image im = load(kept);
-    needed_context n = {set};
+    needed_context n = {set, NULL};
     each_elf(&im, collect_needed, &n);
     free(im.data);
 }
@@ -413,9 +414,6 @@ static void check_symbol(const char *name, int how, int type, void *context)
             }
         return;
     }
-    if (type == STT_GNU_IFUNC)
-        violation("%s: %s is an indirect function (its resolver would run while the program loads); "
-                  "write an ordinary function.", c->file, name);
     entry *sys = set_get(c->system, name);
     if (sys) {
         violation("%s: defines %s, a name %s already %s; that would replace the library's own everywhere in "
@@ -526,6 +524,47 @@ static int is_coverage_constructor(const image *im, const Elf64_Ehdr *eh, unsign
     }
 }
 
+/* What no lab's code calls, refused by name: each can rewrite the program's own code or tables
+ * (changing memory's protection, looking functions up by name to replace them, loading more code) or
+ * reach into another process. A test's worker runs the learner's code; with these it could make the
+ * test's own checks lie (the README's "what it does not guarantee"). */
+static const char *refused_calls[] = {
+    "dlopen", "dlmopen", "dlsym", "dlvsym", "dladdr", "dladdr1", "dlinfo", "dl_iterate_phdr", "_dl_find_object",
+    "mprotect", "pkey_mprotect", "mmap", "mmap64", "mremap", "munmap", "madvise", "syscall",
+    "process_vm_readv", "process_vm_writev", "ptrace", "prctl", "personality", "execve", "execv", "execvp",
+    "execvpe", "execl", "execlp", "execle", "fexecve", "system", "popen", "posix_spawn", "posix_spawnp",
+    "__libc_dlopen_mode", "__libc_dlsym"};
+
+/* Every symbol of an object, local ones too (each_symbol leaves those out): no indirect function of any
+ * binding, no definition of a name the linker gives a section's ends, no call refused above. */
+static void check_every_symbol(const image *im, const Elf64_Ehdr *eh, const check_context *c)
+{
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        const Elf64_Shdr *sh = section(im, eh, i);
+        if (!sh || sh->sh_type != SHT_SYMTAB || sh->sh_entsize != sizeof(Elf64_Sym)) continue;
+        if (!in_bounds(im, sh->sh_offset, sh->sh_size)) fatal("%s: a symbol table runs past the end of the file", im->path);
+        const Elf64_Shdr *strtab = section(im, eh, sh->sh_link);
+        for (size_t k = 1; k < sh->sh_size / sizeof(Elf64_Sym); k++) {
+            const Elf64_Sym *sym = (const Elf64_Sym *)(im->data + sh->sh_offset) + k;
+            const char *name = string_at(im, strtab, sym->st_name);
+            if (!name) continue;
+            if (ELF64_ST_TYPE(sym->st_info) == STT_GNU_IFUNC)
+                violation("%s: %s is an indirect function (its resolver would run while the program loads); "
+                          "write an ordinary function.", c->file, *name ? name : "a nameless symbol");
+            if (sym->st_shndx != SHN_UNDEF && (strncmp(name, "__start_", 8) == 0 || strncmp(name, "__stop_", 7) == 0))
+                violation("%s: defines %s, a name the linker gives to the ends of a section; the book's code "
+                          "relies on the linker's. Rename it.", c->file, unversioned(name));
+            if (sym->st_shndx != SHN_UNDEF) continue;
+            const char *called = unversioned(name);
+            for (size_t r = 0; r < sizeof refused_calls / sizeof *refused_calls; r++)
+                if (strcmp(called, refused_calls[r]) == 0)
+                    violation("%s: calls %s, which no lab needs: it can change the program's own code, memory or "
+                              "loaded libraries, or start or reach other programs, so the grader refuses it.",
+                              c->file, called);
+        }
+    }
+}
+
 static void check_object(const image *im, const Elf64_Ehdr *eh, void *context)
 {
     check_context *c = context;
@@ -554,37 +593,65 @@ static void check_object(const image *im, const Elf64_Ehdr *eh, void *context)
                       "remove the attribute or assembly that puts it there.", c->file, name);
     }
     each_symbol(im, eh, SHT_SYMTAB, check_symbol, context);
+    check_every_symbol(im, eh, c);
 }
 
 /* ---------------------------------------------------------------------------------
  * main */
 
+/* The learner's library as linked (tools/build/build-lab's liblab-code.so): nothing in it may run while it
+ * loads but what the objects were judged to hold, so no relocation that calls an indirect function's
+ * resolver, whatever object or library it came from. */
+static void check_code_library(const image *im, const Elf64_Ehdr *eh, void *context)
+{
+    (void)context;
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        const Elf64_Shdr *sh = section(im, eh, i);
+        if (!sh || sh->sh_type != SHT_RELA || sh->sh_entsize != sizeof(Elf64_Rela)) continue;
+        if (!in_bounds(im, sh->sh_offset, sh->sh_size)) fatal("%s: a relocation table runs past the end of the file", im->path);
+        for (size_t k = 0; k < sh->sh_size / sizeof(Elf64_Rela); k++) {
+            const Elf64_Rela *r = (const Elf64_Rela *)(im->data + sh->sh_offset) + k;
+            if (ELF64_R_TYPE(r->r_info) == R_X86_64_IRELATIVE) {
+                violation("your code: the library linked from it calls an indirect function's resolver while it "
+                          "loads; write ordinary functions.");
+                return;
+            }
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
-    const char *program = NULL;
+    const char *program = NULL, *code = NULL;
     const char *edited[64];
     const char *book_files[256], *system_files[256];
     int edited_count = 0, book_count = 0, system_count = 0, mode = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--program") == 0 && i + 1 < argc) program = argv[++i];
+        else if (strcmp(argv[i], "--code") == 0 && i + 1 < argc) code = argv[++i];
         else if (strcmp(argv[i], "--edited") == 0) mode = 1;
         else if (strcmp(argv[i], "--book") == 0) mode = 2;
         else if (strcmp(argv[i], "--system") == 0) mode = 3;
         else if (mode == 1 && edited_count < 64) edited[edited_count++] = argv[i];
         else if (mode == 2 && book_count < 256) book_files[book_count++] = argv[i];
         else if (mode == 3 && system_count < 256) system_files[system_count++] = argv[i];
-        else fatal("usage: lab-policy --program TESTS --edited OBJ... --book OBJ|LIB... --system OBJ|LIB...");
+        else fatal("usage: lab-policy --program TESTS --code CODE.so --edited OBJ... --book OBJ|LIB... --system OBJ|LIB...");
     }
-    if (!program || !edited_count) fatal("usage: lab-policy --program TESTS --edited OBJ... --book OBJ|LIB... --system OBJ|LIB...");
+    if (!program || !code || !edited_count)
+        fatal("usage: lab-policy --program TESTS --code CODE.so --edited OBJ... --book OBJ|LIB... --system OBJ|LIB...");
 
     name_set book = {0}, system = {0};
     for (int i = 0; i < book_count; i++) collect_file(&book, book_files[i]);
     for (int i = 0; i < system_count; i++) collect_file(&system, system_files[i]);
     read_ld_so_conf();
-    image prog = load(program);
-    needed_context n = {&system};
+    /* the libraries the program and the learner's library load, but the learner's library itself */
+    image prog = load(program), lib = load(code);
+    needed_context n = {&system, base_name(code)};
     each_elf(&prog, collect_needed, &n);
+    each_elf(&lib, collect_needed, &n);
+    each_elf(&lib, check_code_library, NULL);
     free(prog.data);
+    free(lib.data);
     if (!set_get(&system, "malloc")) fatal("found no C library behind %s; cannot check against it", program);
 
     for (int i = 0; i < edited_count; i++) {

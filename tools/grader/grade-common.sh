@@ -69,7 +69,7 @@ sandboxed() {
     local prefix=$1 uid=$2
     shift 2
     # OPENBLAS_NUM_THREADS: as tools/common.sh says, one OpenBLAS thread, not one spinning a core
-    local args=(--mode "$isolation" --log "$prefix.log" --status "$prefix.status" --memory "$memory_mb"
+    local args=(--mode "$isolation" --log "$prefix.log" --status "$prefix.status" --memory "$memory_mb" --cpus "$cpus_per_job"
                 --procs "$procs" --file-size "$file_size_mb" --open-files 512 --tmpfs-size "$tmpfs_mb"
                 --setenv OPENBLAS_NUM_THREADS=1)
     ((uid >= 0)) && args+=(--uid "$uid")
@@ -109,7 +109,7 @@ sanitized() { head -c "${2:-20000}" "$1" 2>/dev/null | LC_ALL=C tr -d '\000-\010
 
 # run_test BINARY NAME PREFIX UID: one test, alone, in its own sandbox (with the fallback isolation,
 # grade-sandbox gives each step a /tmp folder of its own as TMPDIR). The report comes back on the pipe
-# grade-sandbox hands the runner as fd 3 (LAB_REPORT=/dev/fd/3, tests/lib/report.c).
+# grade-sandbox hands the runner as fd 3 (LAB_REPORT_FD=3, tests/lib/report.c).
 # Criterion listens on /tmp/criterion_PID.sock. One killed elsewhere on this machine leaves its file
 # behind, and when the fallback's shared /tmp holds one for the pid a test then gets, the job's user
 # may not replace it: the test ends with "Could not initialize the message server". Files of
@@ -128,7 +128,7 @@ run_test() {
     local binary=$1 name=$2 prefix=$3 uid=$4
     [[ $isolation == fallback ]] && clear_stale_criterion_sockets
     keep_shared_tmp=1 sandboxed "$prefix" "$uid" --wall "$test_wall_seconds" --cpu "$test_seconds" --report "$prefix.report" \
-        --ro "$book" --ro "$(dirname "$binary")" --chdir "$book" --setenv LAB_REPORT=/dev/fd/3 \
+        --ro "$book" --ro "$(dirname "$binary")" --chdir "$book" --setenv LAB_REPORT_FD=3 \
         --setenv LAB_DATA_DIR="$book/data" -- "$binary" "--filter=$name" -j1
 }
 
@@ -147,7 +147,7 @@ run_tests_at_once() {
     ((wall <= test_wall_seconds)) || wall=$test_wall_seconds
     [[ $isolation == fallback ]] && clear_stale_criterion_sockets
     keep_shared_tmp=1 sandboxed "$prefix" "$uid" --wall "$wall" --cpu "$test_seconds" --report "$prefix.report" \
-        --ro "$book" --ro "$(dirname "$binary")" --chdir "$book" --setenv LAB_REPORT=/dev/fd/3 \
+        --ro "$book" --ro "$(dirname "$binary")" --chdir "$book" --setenv LAB_REPORT_FD=3 \
         --setenv LAB_DATA_DIR="$book/data" -- "$binary" -j1
 }
 
@@ -160,6 +160,23 @@ runner_line() {
         rest=${candidate#*$'\t'}
         if [[ $rest != "$candidate" && ${rest%%$'\t'*} == "$1" ]]; then printf '%s\n' "$candidate"; return 0; fi
     done < "$2.report"
+}
+
+# report_tampering PREFIX REFERENCE [NAME]: what is wrong with PREFIX.report, or nothing. The runner
+# writes one line for each test of the program (REFERENCE: name TAB ...), and, run for test NAME alone,
+# says "skipped" of every other. Its process holds none of the submission's code
+# (tools/build/build-lab), so a report that names a test twice, or one it was not asked to run, was
+# written by something else: the day then scores 0 (grade-one).
+report_tampering() {
+    local report=$1.report reference=$2 only=${3:-}
+    [[ -f $report ]] || return 0
+    LC_ALL=C awk -F'\t' -v only="$only" '
+        FNR == NR { known[$1] = 1; next }
+        { name = $2; if (name in seen) { print "it names " substr(name, 1, 100) " twice"; exit }
+          seen[name] = 1
+          if (!(name in known)) { print "it names a test that does not exist (" substr(name, 1, 100) ")"; exit }
+          if (only != "" && name != only && $1 != "skipped") { print "it gives a verdict for " name ", which was not run there"; exit } }
+    ' "$reference" "$report" | LC_ALL=C tr -d '\000-\037\177'
 }
 
 # verdict_at_once NAME PREFIX: the runner's line for test NAME in run_tests_at_once's report when it

@@ -38,6 +38,8 @@
  *   --ro PATH  --rw PATH     bwrap: bind PATH at the same place, read-only or writable; fallback
  *                            with Landlock: a folder the step may read, or read and write
  *   --wall S --cpu S --memory MB --procs N --file-size MB --open-files N --tmpfs-size MB
+ *   --cpus N                 (as root, with a cpu cgroup) at most N cores' worth of CPU time for the
+ *                            step's processes together, and an equal weight with every other step
  *   --output-limit BYTES     stop the command once it has printed this much (default 8 MiB)
  *   --log FILE               the first --log-keep BYTES (default 64 KiB) of its stdout and stderr
  *   --report FILE            give it a pipe as fd 3; what arrives there (at most 1 MiB) goes to FILE
@@ -46,7 +48,8 @@
  *                            code=N signal=N wall_ms=N cpu_ms=N isolation=bwrap|fallback
  *                            memory=cgroup|per-process oom=N
  *                            landlock=abiN|none|unused (fallback: the Landlock ABI applied, or none
- *                            where the kernel has none or GRADE_LANDLOCK=off; bwrap: namespaces) */
+ *                            where the kernel has none or GRADE_LANDLOCK=off; bwrap: namespaces)
+ *                            cpus=cgroup|shared (whether --cpus holds: a cpu cgroup) */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -83,7 +86,7 @@ typedef struct options {
     const char *chdir, *tmp, *log, *report, *status;
     const char *ro[64], *rw[64], *env[64];
     int ro_count, rw_count, env_count;
-    long wall_s, cpu_s, memory_mb, procs, file_size_mb, open_files, tmpfs_mb, log_keep;
+    long wall_s, cpu_s, memory_mb, procs, file_size_mb, open_files, tmpfs_mb, log_keep, cpus;
     long long output_limit;
     char **command;
 } options;
@@ -132,6 +135,7 @@ static options parse(int argc, char **argv)
         else if (strcmp(a, "--wall") == 0) o.wall_s = number(v, a);
         else if (strcmp(a, "--cpu") == 0) o.cpu_s = number(v, a);
         else if (strcmp(a, "--memory") == 0) o.memory_mb = number(v, a);
+        else if (strcmp(a, "--cpus") == 0) o.cpus = number(v, a);
         else if (strcmp(a, "--procs") == 0) o.procs = number(v, a);
         else if (strcmp(a, "--file-size") == 0) o.file_size_mb = number(v, a);
         else if (strcmp(a, "--open-files") == 0) o.open_files = number(v, a);
@@ -412,6 +416,60 @@ static long cgroup_ooms(long memory_mb)
     return peak >= (((long long)memory_mb << 20) - (1 << 20)) ? 1 + (long)read_number("memory.failcnt", "%lld") : 0;
 }
 
+/* The step's CPU cgroup: at most --cpus cores' worth of time for all its processes together, however
+ * many it starts, and the same weight as every other step (each a cgroup of its own, side by side),
+ * so that a step that starts many busy processes slows no other job's tests. cgroup v2: the memory
+ * cgroup's own folder, where the cpu controller is enabled; v1: one beside it in the cpu hierarchy. */
+static char cpu_cgroup_dir[512];
+
+static int cpu_cgroup_create(long cpus)
+{
+    char path_v1[400] = "", line[512];
+    if (cpus <= 0 || geteuid() != 0) return -1;
+    if (cgroup_v2) {
+        if (!*cgroup_dir) return -1;
+        char quota[64];
+        snprintf(quota, sizeof quota, "%ld 100000", cpus * 100000);
+        return write_text(cgroup_dir, "cpu.max", quota) == 0 ? 0 : -1;   /* -1 where cpu is not enabled */
+    }
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    while (f && fgets(line, sizeof line, f)) {   /* "N:cpu,cpuacct:/path" or "N:cpu:/path" */
+        line[strcspn(line, "\n")] = 0;
+        char *controllers = strchr(line, ':'), *path = controllers ? strchr(controllers + 1, ':') : NULL;
+        if (!path) continue;
+        *path++ = 0, controllers++;
+        char list[128];
+        snprintf(list, sizeof list, ",%s,", controllers);
+        if (!strstr(list, ",cpu,")) continue;
+        struct stat st;
+        snprintf(path_v1, sizeof path_v1, "/sys/fs/cgroup/%s%s", controllers, path);
+        if (stat(path_v1, &st) != 0) snprintf(path_v1, sizeof path_v1, "/sys/fs/cgroup/cpu%s", path);
+        break;
+    }
+    if (f) fclose(f);
+    if (!*path_v1) return -1;
+    snprintf(cpu_cgroup_dir, sizeof cpu_cgroup_dir, "%s/grade-sandbox-%d", path_v1, (int)getpid());
+    char quota[32];
+    snprintf(quota, sizeof quota, "%ld", cpus * 100000);
+    if (mkdir(cpu_cgroup_dir, 0700) != 0) { cpu_cgroup_dir[0] = 0; return -1; }
+    if (write_text(cpu_cgroup_dir, "cpu.cfs_period_us", "100000") != 0 || write_text(cpu_cgroup_dir, "cpu.cfs_quota_us", quota) != 0) {
+        rmdir(cpu_cgroup_dir);
+        cpu_cgroup_dir[0] = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* Removes the v1 cpu cgroup once its processes are gone (cgroup_remove has killed them all). */
+static void cpu_cgroup_remove(void)
+{
+    for (int round = 0; *cpu_cgroup_dir && round < 200; round++) {
+        if (rmdir(cpu_cgroup_dir) == 0) return;
+        while (waitpid(-1, NULL, WNOHANG) > 0) {}
+        usleep(5000);
+    }
+}
+
 /* Kills every process left in the cgroup and removes it. */
 static void cgroup_remove(void)
 {
@@ -588,6 +646,11 @@ static void start(const options *o, int output_fd, int report_fd, int landlock)
         snprintf(self, sizeof self, "%d", (int)getpid());
         if (write_text(cgroup_dir, "cgroup.procs", self) != 0) child_fail("joining the step's memory cgroup");
     }
+    if (*cpu_cgroup_dir) {
+        char self[32];
+        snprintf(self, sizeof self, "%d", (int)getpid());
+        if (write_text(cpu_cgroup_dir, "cgroup.procs", self) != 0) child_fail("joining the step's cpu cgroup");
+    }
     /* a session of its own: no controlling terminal to inject keystrokes into, one group to kill */
     setsid();
     int null = open("/dev/null", O_RDONLY);
@@ -634,8 +697,11 @@ static void start(const options *o, int output_fd, int report_fd, int landlock)
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail("no_new_privs");
 
     if (o->bwrap) {
+        /* bwrap is pid 1 of the sandbox, and a test can read its environment (/proc/1/environ): it gets
+         * none of the grader's, only what finds it (--clearenv then gives the command only --setenv's) */
+        static char *bwrap_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", NULL};
         char **args = bwrap_arguments(o, seccomp_fd);
-        execvp("bwrap", args);
+        execvpe("bwrap", args, bwrap_env);
         child_fail("starting bwrap");
     }
 
@@ -728,6 +794,7 @@ int main(int argc, char **argv)
     sigaction(SIGHUP, &on_signal, NULL);
 
     int memory_cgroup = cgroup_create(o.memory_mb) == 0;
+    int cpu_cgroup = cpu_cgroup_create(o.cpus) == 0;
     int landlock = o.bwrap ? 0 : landlock_abi();
     if (!o.bwrap && !o.tmp) o.tmp = private_tmp_create(o.uid);
     long long started = now_ms();
@@ -770,6 +837,7 @@ int main(int argc, char **argv)
         if (interrupted) {
             kill_everything(&o, pid);
             cgroup_remove();
+            cpu_cgroup_remove();
             private_tmp_remove();
             signal((int)interrupted, SIG_DFL);
             raise((int)interrupted);
@@ -809,6 +877,7 @@ int main(int argc, char **argv)
     if (ended >= 0) close(ended);
     long ooms = memory_cgroup ? cgroup_ooms(o.memory_mb) : 0;
     cgroup_remove();
+    cpu_cgroup_remove();
     private_tmp_remove();
     long long wall = now_ms() - started;
     struct rusage usage;
@@ -846,9 +915,9 @@ int main(int argc, char **argv)
     char line[256], landlock_text[16] = "unused";
     if (!o.bwrap) snprintf(landlock_text, sizeof landlock_text, landlock ? "abi%d" : "none", landlock);
     int n = snprintf(line, sizeof line,
-                     "result=%s code=%d signal=%d wall_ms=%lld cpu_ms=%lld isolation=%s memory=%s oom=%ld landlock=%s\n",
+                     "result=%s code=%d signal=%d wall_ms=%lld cpu_ms=%lld isolation=%s memory=%s oom=%ld landlock=%s cpus=%s\n",
                      result, code, sig, wall, cpu, o.bwrap ? "bwrap" : "fallback", memory_cgroup ? "cgroup" : "per-process",
-                     ooms, landlock_text);
+                     ooms, landlock_text, cpu_cgroup ? "cgroup" : "shared");
     if (write_file(o.log, log, log_length) || (o.report && write_file(o.report, report_data, report_length)) ||
         write_file(o.status, line, (size_t)n))
         return 2;

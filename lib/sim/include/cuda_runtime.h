@@ -121,18 +121,22 @@ static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {
 /* ---------------------------------------------------------------------------------
  * Built-in variables: the running CUDA thread's, kept in thread-local variables */
 
-/* On x86-64 they are read with one instruction each from thread-local storage, out of
- * sight of the access checks: they are special registers on a GPU, not memory, and they
- * never change during a thread's life, so the compiler may read them once. */
+/* On x86-64 they are read from thread-local storage by instructions of their own, out of sight
+ * of the access checks: they are special registers on a GPU, not memory, and they never change
+ * during a thread's life, so the compiler may read them once. The variables are the main
+ * program's (lib/sim), and a .cu file may be linked into a shared library loaded with it (a lab's
+ * code: tools/build/build-lab), so their place is taken from the GOT (the initial-exec model). */
 #if defined(__x86_64__)
 namespace sim {
 template <int OFFSET> static inline __attribute__((always_inline)) uint3 builtin()
 {
     uint3 v;
-    __asm__("movl %%fs:sim_builtins@tpoff+%c3, %0\n\t"
-            "movl %%fs:sim_builtins@tpoff+%c4, %1\n\t"
-            "movl %%fs:sim_builtins@tpoff+%c5, %2"
-            : "=r"(v.x), "=r"(v.y), "=r"(v.z)
+    unsigned long tls_offset;
+    __asm__("movq sim_builtins@gottpoff(%%rip), %3\n\t"
+            "movl %%fs:%c4(%3), %0\n\t"
+            "movl %%fs:%c5(%3), %1\n\t"
+            "movl %%fs:%c6(%3), %2"
+            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(tls_offset)
             : "i"(OFFSET), "i"(OFFSET + 4), "i"(OFFSET + 8));
     return v;
 }
