@@ -85,7 +85,7 @@ sandboxed() {
 clean_shared_tmp() {
     local uid=$1 kind id
     [[ $isolation == fallback ]] && ((uid >= 0)) || return 0
-    find /tmp /dev/shm /var/tmp -xdev -mindepth 1 -maxdepth 3 \( -path "$GRADE_TMP" -prune \) -o \
+    find /tmp /dev/shm /var/tmp -xdev -mindepth 1 -maxdepth 3 \( -path "${GRADE_TMP:-/nonexistent}" -prune \) -o \
         \( -user "$uid" -prune -exec rm -rf {} + \) 2>/dev/null
     for kind in m q s; do
         for id in $(ipcs -"$kind" 2>/dev/null | awk -v u="$uid" '$3 == u { print $2 }'); do ipcrm -"$kind" "$id" 2>/dev/null; done

@@ -106,9 +106,24 @@ static const char *points_text(double value) { return points_with(value, 2); }
 static const char *points_precise(double value) { return points_with(value, 4); }
 
 /* Writes text for a person: control characters (terminal escapes) become '?', tabs and newlines stay. */
+/* The code point of a bidirectional control at s (UTF-8: U+061C, U+200E, U+200F, U+202A-U+202E,
+ * U+2066-U+2069), or 0: in a name or a program's output one would reorder the rest of the line in a
+ * viewer, so it is written as <U+XXXX>, seen but not obeyed. */
+static unsigned bidi_control(const unsigned char *s)
+{
+    if (s[0] == 0xd8 && s[1] == 0x9c) return 0x061c;
+    if (s[0] != 0xe2 || (s[1] != 0x80 && s[1] != 0x81) || !s[2]) return 0;
+    unsigned c = 0x2000 + ((s[1] & 0x3f) << 6) + (s[2] & 0x3f);
+    return c == 0x200e || c == 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) ? c : 0;
+}
+
 static void put_text(FILE *out, const char *s)
 {
-    for (; *s; s++) fputc(((unsigned char)*s < 32 && *s != '\n' && *s != '\t') || *s == 127 ? '?' : *s, out);
+    for (; *s; s++) {
+        unsigned bidi = bidi_control((const unsigned char *)s);
+        if (bidi) { fprintf(out, "<U+%04X>", bidi); s += bidi == 0x061c ? 1 : 2; continue; }
+        fputc(((unsigned char)*s < 32 && *s != '\n' && *s != '\t') || *s == 127 ? '?' : *s, out);
+    }
 }
 
 /* Writes s as a JSON string: valid UTF-8 out whatever came in (bad bytes become U+FFFD). */

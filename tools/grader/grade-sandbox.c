@@ -33,8 +33,9 @@
  *
  * Options:
  *   --mode bwrap|fallback   --uid N   --chdir DIR   --setenv NAME=VALUE
- *   --tmp DIR                (fallback) TMPDIR and HOME; without it, a fresh folder under /tmp that
- *                            is the job's user's alone, removed after the step
+ *   --tmp DIR                (fallback) TMPDIR and HOME; without it, a fresh folder that is the job's
+ *                            user's alone, removed after the step: under /dev/shm where the step has a
+ *                            memory cgroup (its files then count toward --memory), else under /tmp
  *   --ro PATH  --rw PATH     bwrap: bind PATH at the same place, read-only or writable; fallback
  *                            with Landlock: a folder the step may read, or read and write
  *   --wall S --cpu S --memory MB --procs N --file-size MB --open-files N --tmpfs-size MB
@@ -331,6 +332,9 @@ static char **bwrap_arguments(const options *o, int seccomp_fd)
         *eq = 0;
         ADD("--setenv", copy, eq + 1);
     }
+    /* bwrap builds / as a tmpfs with no size: read-only once everything is in place, so the step writes
+     * only where it is given a folder (--rw) and in /tmp and /dev/shm, which are sized */
+    ADD("--remount-ro", "/");
     if (o->chdir) ADD("--chdir", (char *)o->chdir);
     if (seccomp_fd >= 0) ADD("--seccomp", fd_text);
     ADD("--");
@@ -493,9 +497,11 @@ static void cgroup_remove(void)
 
 static char private_tmp[64];
 
-static const char *private_tmp_create(long uid)
+static const char *private_tmp_create(long uid, int in_memory)
 {
-    snprintf(private_tmp, sizeof private_tmp, "/tmp/grade-sandbox-XXXXXX");
+    /* in /dev/shm where the step has a memory cgroup: what it writes there is memory the cgroup
+     * counts, so files in its temporary folder count toward --memory, as in bwrap's /tmp */
+    snprintf(private_tmp, sizeof private_tmp, in_memory ? "/dev/shm/grade-sandbox-XXXXXX" : "/tmp/grade-sandbox-XXXXXX");
     if (!mkdtemp(private_tmp)) { perror("grade-sandbox: mkdtemp"); exit(2); }
     if (uid >= 0 && geteuid() == 0 && chown(private_tmp, (uid_t)uid, (gid_t)uid) != 0) {
         perror("grade-sandbox: chown");
@@ -796,7 +802,7 @@ int main(int argc, char **argv)
     int memory_cgroup = cgroup_create(o.memory_mb) == 0;
     int cpu_cgroup = cpu_cgroup_create(o.cpus) == 0;
     int landlock = o.bwrap ? 0 : landlock_abi();
-    if (!o.bwrap && !o.tmp) o.tmp = private_tmp_create(o.uid);
+    if (!o.bwrap && !o.tmp) o.tmp = private_tmp_create(o.uid, memory_cgroup);
     long long started = now_ms();
     pid_t pid = fork();
     if (pid < 0) { perror("fork"); return 2; }
