@@ -20,7 +20,9 @@
                     "(looping over elements inside a kernel is day 02's grid-stride loop), and launches no block " \
                     "that has no element at all. Compare the blocks x threads you launch with n."
 
-/* Values whose sums and products are exact in float, so the expected result is exact. */
+/* Values whose sums and products are exact in float, so the expected result is exact. Each check
+ * computes what it expects after the code under test has returned, from these formulas, not from the
+ * arrays that code was given: while it runs there is no answer in memory to copy. */
 static float value(int i, int salt) { return (float)((i * 7 + salt) % 1001) - 500.0f; }
 
 /* One element per thread (the rule of today's lab): on the simulator, which counts the launches, the
@@ -39,12 +41,13 @@ static void check_launch_shape(const char *kernel, int n, gpu_run run)
 
 static void check_vector_add(int n)
 {
-    float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n);
-    float *c = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
-    for (int i = 0; i < n; i++) a[i] = value(i, 1), b[i] = value(i, 2), want[i] = a[i] + b[i];
+    float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n), *c = malloc(sizeof(float) * n);
+    for (int i = 0; i < n; i++) a[i] = value(i, 1), b[i] = value(i, 2);
     lab_poison(c, sizeof(float) * n);
     gpu_run run = gpu_vector_add(a, b, c, n);
     cr_assert(run.error == NULL, "n = %d: the run ended with the CUDA error \"%s\"", n, run.error);
+    float *want = malloc(sizeof(float) * n);
+    for (int i = 0; i < n; i++) want[i] = value(i, 1) + value(i, 2);
     comparison result = lab_compare_floats("c", c, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "n = %d: %s", n, result.message);
     cr_assert(run.written_past_end == 0, "n = %d: the kernel wrote %lld elements at or past c[%d], "
@@ -68,10 +71,12 @@ Test(vector_add, no_write_past_end, .timeout = 20, .description = HINT_BOUNDS)
 
 static void check_saxpy(int n, float alpha)
 {
-    float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
-    for (int i = 0; i < n; i++) x[i] = value(i, 3), y[i] = value(i, 4), want[i] = alpha * x[i] + y[i];
+    float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
+    for (int i = 0; i < n; i++) x[i] = value(i, 3), y[i] = value(i, 4);
     gpu_run run = gpu_saxpy(alpha, x, y, n);
     cr_assert(run.error == NULL, "n = %d: the run ended with the CUDA error \"%s\"", n, run.error);
+    float *want = malloc(sizeof(float) * n);
+    for (int i = 0; i < n; i++) want[i] = alpha * value(i, 3) + value(i, 4);
     comparison result = lab_compare_floats("y", y, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "n = %d, alpha = %g: %s", n, alpha, result.message);
     cr_assert(run.written_past_end == 0, "n = %d: the kernel wrote %lld elements at or past y[%d]", n,
@@ -103,7 +108,7 @@ Test(flops, matmul, .timeout = 5,
      .description = "Count the outputs of C, then what each output costs (a multiply and an add are two FLOPs, as "
                     "datasheets count them). Large shapes need more than 32 bits on the way.")
 {
-    struct { long long m, n, k, want; } cases[] = {
+    static const struct { long long m, n, k, want; } cases[] = {   /* not on the stack (value above says why) */
         {1, 1, 1, 2}, {2, 3, 4, 48}, {1, 4096, 11008, 90177536}, {4096, 4096, 4096, 137438953472LL},
     };
     for (int i = 0; i < 4; i++) {
@@ -140,16 +145,17 @@ static long long guard_changed(const float *p, size_t n)
 static void check_matmul(int n)
 {
     size_t nn = (size_t)n * n;
-    float *a = guarded(nn), *b = guarded(nn), *c = guarded(nn), *want = malloc(sizeof(float) * nn);
+    float *a = guarded(nn), *b = guarded(nn), *c = guarded(nn);
     for (int i = 0; i < n * n; i++) a[i] = value(i, 5) / 500.0f, b[i] = value(i, 6) / 250.0f;
+    lab_poison(c, sizeof(float) * nn);
+    matmul_naive(a, b, c, n);
+    float *want = malloc(sizeof(float) * nn);
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             double sum = 0;
-            for (int p = 0; p < n; p++) sum += (double)a[i * n + p] * b[p * n + j];
+            for (int p = 0; p < n; p++) sum += (double)(value(i * n + p, 5) / 500.0f) * (value(p * n + j, 6) / 250.0f);
             want[i * n + j] = (float)sum;
         }
-    lab_poison(c, sizeof(float) * nn);
-    matmul_naive(a, b, c, n);
     long long past_end = guard_changed(c, nn);
     cr_assert(past_end == 0, "n = %d: matmul_naive wrote %lld floats at or past c[%d * %d], outside the matrix: "
               "does a loop run one step too far?", n, past_end, n, n);

@@ -25,6 +25,9 @@ typedef struct diagnosis {
 
 enum { MAX_DIAGNOSES = 6 };
 
+/* Every case's expected counts are static const: in the test program's data, never in the test's own
+ * stack frame, where the code under test could read them off its caller's locals and return them
+ * (tests/grader/forgeries/reads-expected-values.patch). */
 typedef struct expected {
     double value;
     const char *idea;                         /* what the count is made of, without the formula */
@@ -86,7 +89,7 @@ Test(dtype_bytes, each_type, .timeout = 10,
      .description = "The size of one element: a float is 32 bits, FP16 and BF16 16, FP8 and INT8 8, INT4 4 bits — "
                     "half a byte, which only a double (or float) return value can hold.")
 {
-    const double want[DTYPE_COUNT] = {4, 2, 2, 1, 1, 0.5};
+    static const double want[DTYPE_COUNT] = {4, 2, 2, 1, 1, 0.5};
     for (int t = 0; t < DTYPE_COUNT; t++)
         cr_assert(dtype_bytes((dtype)t) == want[t], "dtype_bytes(%s) = %g, want %g%s", dtype_name((dtype)t),
                   dtype_bytes((dtype)t), want[t],
@@ -112,8 +115,8 @@ Test(elementwise, vector_add, .timeout = 10,
      .description = "c = a + b over n elements: one addition each; two tensors read, one written.")
 {
     /* n = 1000 FP32: 1000 additions; 3 x 1000 elements x 4 bytes = 12000 */
-    expected flops = {1000, "One addition per element.", {{0}}};
-    expected bytes = {12000, BYTES_ONCE, {{8000, "that is the inputs only: the output c is written, and counts too"},
+    static const expected flops = {1000, "One addition per element.", {{0}}};
+    static const expected bytes = {12000, BYTES_ONCE, {{8000, "that is the inputs only: the output c is written, and counts too"},
                                           {4000, "that is one tensor: a and b are read, c is written"}}};
     expect_cost("elementwise_cost(1000, 2, 1, FP32)", elementwise_cost(1000, 2, 1, DTYPE_FP32), &flops, &bytes);
     expect_intensity("elementwise_cost(1000, 2, 1, FP32)", elementwise_cost(1000, 2, 1, DTYPE_FP32), 1.0 / 12,
@@ -125,17 +128,17 @@ Test(elementwise, inputs_flops_and_types, .timeout = 10,
                     "the element size of `type`.")
 {
     /* SiLU(g) x u over 11008 FP16 elements: 4 x 11008 = 44032 FLOPs; 3 x 11008 x 2 = 66048 bytes */
-    expected flops = {44032, "flops_per_element for each of the n elements.", {{11008, "that is one FLOP per "
+    static const expected flops = {44032, "flops_per_element for each of the n elements.", {{11008, "that is one FLOP per "
                       "element: use flops_per_element"}}};
-    expected bytes = {66048, BYTES_ONCE, {{44032, "that is the inputs only: the output is written, and counts too"}}};
+    static const expected bytes = {66048, BYTES_ONCE, {{44032, "that is the inputs only: the output is written, and counts too"}}};
     expect_cost("elementwise_cost(11008, 2, 4, FP16)", elementwise_cost(11008, 2, 4, DTYPE_FP16), &flops, &bytes);
     /* ReLU over 7 INT8 elements, 1 FLOP each: 7 FLOPs; 2 x 7 x 1 = 14 bytes */
-    expected relu_flops = {7, "flops_per_element for each of the n elements.", {{0}}};
-    expected relu_bytes = {14, BYTES_ONCE, {{7, "that is the input only: the output is written, and counts too"}}};
+    static const expected relu_flops = {7, "flops_per_element for each of the n elements.", {{0}}};
+    static const expected relu_bytes = {14, BYTES_ONCE, {{7, "that is the input only: the output is written, and counts too"}}};
     expect_cost("elementwise_cost(7, 1, 1, INT8)", elementwise_cost(7, 1, 1, DTYPE_INT8), &relu_flops, &relu_bytes);
     /* three INT4 inputs, 2 FLOPs, 5 elements: 10 FLOPs; 4 x 5 x 0.5 = 10 bytes */
-    expected fma_flops = {10, "flops_per_element for each of the n elements.", {{0}}};
-    expected fma_bytes = {10, BYTES_ONCE, {{7.5, "that is the inputs only: the output is written, and counts too"}}};
+    static const expected fma_flops = {10, "flops_per_element for each of the n elements.", {{0}}};
+    static const expected fma_bytes = {10, BYTES_ONCE, {{7.5, "that is the inputs only: the output is written, and counts too"}}};
     expect_cost("elementwise_cost(5, 3, 2, INT4)", elementwise_cost(5, 3, 2, DTYPE_INT4), &fma_flops, &fma_bytes);
 }
 
@@ -144,13 +147,13 @@ Test(reduction, sum, .timeout = 10,
                     "writes one number.")
 {
     /* n = 1024 FP32: 1023 additions; (1024 + 1) x 4 = 4100 bytes */
-    expected flops = {1023, "n numbers are summed by one addition fewer.", {{1024, "one addition too many: summing "
+    static const expected flops = {1023, "n numbers are summed by one addition fewer.", {{1024, "one addition too many: summing "
                       "two numbers takes one"}}};
-    expected bytes = {4100, BYTES_ONCE, {{4096, "the sum itself is written, and counts too"}}};
+    static const expected bytes = {4100, BYTES_ONCE, {{4096, "the sum itself is written, and counts too"}}};
     expect_cost("reduction_cost(1024, FP32)", reduction_cost(1024, DTYPE_FP32), &flops, &bytes);
     /* n = 4096 BF16: 4095 additions; 4097 x 2 = 8194 bytes */
-    expected bf16_flops = {4095, "n numbers are summed by one addition fewer.", {{0}}};
-    expected bf16_bytes = {8194, BYTES_ONCE, {{8192, "the sum itself is written, and counts too"}}};
+    static const expected bf16_flops = {4095, "n numbers are summed by one addition fewer.", {{0}}};
+    static const expected bf16_bytes = {8194, BYTES_ONCE, {{8192, "the sum itself is written, and counts too"}}};
     expect_cost("reduction_cost(4096, BF16)", reduction_cost(4096, DTYPE_BF16), &bf16_flops, &bf16_bytes);
 }
 
@@ -180,8 +183,8 @@ Test(gemv, hand_counted, .timeout = 10,
      .description = "y = W x, W n x k: n dot products of length k; reads W and x, writes y.")
 {
     /* n = 3, k = 5, FP32: 2 x 3 x 5 = 30 FLOPs; W 15 + x 5 + y 3 = 23 elements = 92 bytes */
-    expected flops = {30, FLOPS_DOT, {{15, "half of it: a multiply-add is two FLOPs"}}};
-    expected bytes = {92, BYTES_MATRICES, {{60, "that is W alone: x is read and y written too"},
+    static const expected flops = {30, FLOPS_DOT, {{15, "half of it: a multiply-add is two FLOPs"}}};
+    static const expected bytes = {92, BYTES_MATRICES, {{60, "that is W alone: x is read and y written too"},
                                            {80, "W and x: y is written, and counts too"},
                                            {72, "W and y: the vector x is read too"}}};
     expect_cost("gemv_cost(3, 5, FP32)", gemv_cost(3, 5, DTYPE_FP32), &flops, &bytes);
@@ -196,16 +199,16 @@ Test(gemv, llama2_7b_decode, .timeout = 10,
               "intermediate %lld; these hand counts assume 4096 and 11008", s.hidden, s.intermediate);
     /* the Q projection: n = k = 4096, FP16: 2 x 4096^2 = 33554432 FLOPs;
      * (4096^2 + 4096 + 4096) x 2 = 33570816 bytes: 0.99951 FLOP/B */
-    expected flops = {33554432, FLOPS_DOT, {{16777216, "half of it: a multiply-add is two FLOPs"}}};
-    expected bytes = {33570816, BYTES_MATRICES, {{33554432, "that is W alone: x is read and y written too"},
+    static const expected flops = {33554432, FLOPS_DOT, {{16777216, "half of it: a multiply-add is two FLOPs"}}};
+    static const expected bytes = {33570816, BYTES_MATRICES, {{33554432, "that is W alone: x is read and y written too"},
                                                  {67141632, "twice the FP16 bytes: is FP16 counted as 4 bytes?"}}};
     expect_cost("gemv_cost(4096, 4096, FP16)", gemv_cost(s.hidden, s.hidden, DTYPE_FP16), &flops, &bytes);
     expect_intensity("gemv_cost(4096, 4096, FP16)", gemv_cost(s.hidden, s.hidden, DTYPE_FP16), 0.99, 1.0,
                      "decode is about 1 FLOP per byte in FP16");
     /* the gate projection: n = 11008, k = 4096: 2 x 11008 x 4096 = 90177536 FLOPs;
      * (11008 x 4096 + 4096 + 11008) x 2 = 90207744 bytes */
-    expected gate_flops = {90177536, FLOPS_DOT, {{45088768, "half of it: a multiply-add is two FLOPs"}}};
-    expected gate_bytes = {90207744, BYTES_MATRICES, {{90177536, "that is W alone: x is read and y written too"}}};
+    static const expected gate_flops = {90177536, FLOPS_DOT, {{45088768, "half of it: a multiply-add is two FLOPs"}}};
+    static const expected gate_bytes = {90207744, BYTES_MATRICES, {{90177536, "that is W alone: x is read and y written too"}}};
     expect_cost("gemv_cost(11008, 4096, FP16)", gemv_cost(s.intermediate, s.hidden, DTYPE_FP16), &gate_flops,
                 &gate_bytes);
 }
@@ -214,13 +217,13 @@ Test(gemm, hand_counted, .timeout = 10,
      .description = "C = A B, A m x k, B k x n: m x n dot products of length k; reads A and B, writes C.")
 {
     /* m = 2, n = 3, k = 5, FP32: 2 x 2 x 3 x 5 = 60 FLOPs; A 10 + B 15 + C 6 = 31 elements = 124 bytes */
-    expected flops = {60, FLOPS_DOT, {{30, "half of it: a multiply-add is two FLOPs"}}};
-    expected bytes = {124, BYTES_MATRICES, {{100, "A and B: C is written, and counts too"},
+    static const expected flops = {60, FLOPS_DOT, {{30, "half of it: a multiply-add is two FLOPs"}}};
+    static const expected bytes = {124, BYTES_MATRICES, {{100, "A and B: C is written, and counts too"},
                                             {60, "that is B alone: A is read and C written too"}}};
     expect_cost("gemm_cost(2, 3, 5, FP32)", gemm_cost(2, 3, 5, DTYPE_FP32), &flops, &bytes);
     /* m = 7, n = 1, k = 9, BF16: 2 x 7 x 1 x 9 = 126 FLOPs; A 63 + B 9 + C 7 = 79 elements = 158 bytes */
-    expected flops_2 = {126, FLOPS_DOT, {{63, "half of it: a multiply-add is two FLOPs"}}};
-    expected bytes_2 = {158, BYTES_MATRICES, {{144, "A and B: C is written, and counts too"}}};
+    static const expected flops_2 = {126, FLOPS_DOT, {{63, "half of it: a multiply-add is two FLOPs"}}};
+    static const expected bytes_2 = {158, BYTES_MATRICES, {{144, "A and B: C is written, and counts too"}}};
     expect_cost("gemm_cost(7, 1, 9, BF16)", gemm_cost(7, 1, 9, DTYPE_BF16), &flops_2, &bytes_2);
 }
 
@@ -248,8 +251,8 @@ Test(gemm, llama2_7b_prefill, .timeout = 10,
     shape s = model("Llama-2-7B");
     /* the Q projection: m = 2048, n = k = 4096, FP16: 2 x 2048 x 4096^2 = 68719476736 FLOPs;
      * (2048 x 4096 + 4096^2 + 2048 x 4096) x 2 = 67108864 bytes: exactly 1024 FLOP/B */
-    expected flops = {68719476736.0, FLOPS_DOT, {{34359738368.0, "half of it: a multiply-add is two FLOPs"}}};
-    expected bytes = {67108864, BYTES_MATRICES, {{50331648, "A and B: C is written, and counts too"},
+    static const expected flops = {68719476736.0, FLOPS_DOT, {{34359738368.0, "half of it: a multiply-add is two FLOPs"}}};
+    static const expected bytes = {67108864, BYTES_MATRICES, {{50331648, "A and B: C is written, and counts too"},
                                                  {33554432, "that is the weights alone: the activations A are "
                                                             "read and C written too"}}};
     expect_cost("gemm_cost(2048, 4096, 4096, FP16)", gemm_cost(2048, s.hidden, s.hidden, DTYPE_FP16), &flops, &bytes);
@@ -257,8 +260,8 @@ Test(gemm, llama2_7b_prefill, .timeout = 10,
                      "1024 exactly (the chapter works it out)");
     /* the gate projection: m = 2048, n = 11008, k = 4096: 2 x 2048 x 11008 x 4096 = 184683593728 FLOPs;
      * (2048 x 4096 + 4096 x 11008 + 2048 x 11008) x 2 = 152043520 bytes: 1214.68 FLOP/B */
-    expected gate_flops = {184683593728.0, FLOPS_DOT, {{92341796864.0, "half of it: a multiply-add is two FLOPs"}}};
-    expected gate_bytes = {152043520, BYTES_MATRICES, {{106954752, "A and B: C is written, and counts too"}}};
+    static const expected gate_flops = {184683593728.0, FLOPS_DOT, {{92341796864.0, "half of it: a multiply-add is two FLOPs"}}};
+    static const expected gate_bytes = {152043520, BYTES_MATRICES, {{106954752, "A and B: C is written, and counts too"}}};
     expect_cost("gemm_cost(2048, 11008, 4096, FP16)", gemm_cost(2048, s.intermediate, s.hidden, DTYPE_FP16),
                 &gate_flops, &gate_bytes);
     expect_intensity("gemm_cost(2048, 11008, 4096, FP16)", gemm_cost(2048, s.intermediate, s.hidden, DTYPE_FP16),
@@ -274,14 +277,14 @@ Test(gemm, counts_past_what_an_int_holds, .timeout = 10,
               "intermediate %lld; this hand count assumes 8192 and 28672", s.hidden, s.intermediate);
     /* m = 8192, n = 28672, k = 8192, FP16: 2 x 8192 x 28672 x 8192 = 3848290697216 FLOPs;
      * (8192 x 8192 + 8192 x 28672 + 8192 x 28672) x 2 = 1073741824 bytes */
-    expected flops = {3848290697216.0, FLOPS_DOT " Here the product of the sizes passes 2^31.", {{0}}};
-    expected bytes = {1073741824, BYTES_MATRICES, {{0}}};
+    static const expected flops = {3848290697216.0, FLOPS_DOT " Here the product of the sizes passes 2^31.", {{0}}};
+    static const expected bytes = {1073741824, BYTES_MATRICES, {{0}}};
     expect_cost("gemm_cost(8192, 28672, 8192, FP16)", gemm_cost(8192, s.intermediate, s.hidden, DTYPE_FP16), &flops,
                 &bytes);
     /* and a GEMV whose weight matrix alone has 2^32 + 2^16 elements: n = 65537, k = 65536, INT4:
      * 2 x 65537 x 65536 = 8590065664 FLOPs; (65537 x 65536 + 65536 + 65537) x 0.5 = 2147581952.5 bytes */
-    expected v_flops = {8590065664.0, FLOPS_DOT " Here the product of the sizes passes 2^32.", {{0}}};
-    expected v_bytes = {2147581952.5, BYTES_MATRICES, {{0}}};
+    static const expected v_flops = {8590065664.0, FLOPS_DOT " Here the product of the sizes passes 2^32.", {{0}}};
+    static const expected v_bytes = {2147581952.5, BYTES_MATRICES, {{0}}};
     expect_cost("gemv_cost(65537, 65536, INT4)", gemv_cost(65537, 65536, DTYPE_INT4), &v_flops, &v_bytes);
 }
 
@@ -293,16 +296,16 @@ Test(softmax, hand_counted, .timeout = 10,
                     "subtract, exp, sum, divide).")
 {
     /* 32 rows of 2048, FP16: 5 x 65536 = 327680 FLOPs; 2 x 65536 x 2 = 262144 bytes */
-    expected flops = {327680, "5 FLOPs for each element of each row.", {{65536, "one FLOP per element: lab.h counts "
+    static const expected flops = {327680, "5 FLOPs for each element of each row.", {{65536, "one FLOP per element: lab.h counts "
                       "five"}, {262144, "four per element: lab.h counts the comparison for the max as well"}}};
-    expected bytes = {262144, "Bytes: the input read once and the output written once; the max and the sum stay on "
+    static const expected bytes = {262144, "Bytes: the input read once and the output written once; the max and the sum stay on "
                       "the chip.", {{131072, "that is the input only: the output is written, and counts too"},
                                     {393216, "the input counted twice (a pass for the max, a pass for the sum): the "
                                              "compulsory traffic reads it once"}}};
     expect_cost("softmax_cost(32, 2048, FP16)", softmax_cost(32, 2048, DTYPE_FP16), &flops, &bytes);
     /* 3 rows of 5, FP32: 75 FLOPs; 2 x 15 x 4 = 120 bytes */
-    expected small_flops = {75, "5 FLOPs for each element of each row.", {{0}}};
-    expected small_bytes = {120, BYTES_ONCE, {{60, "that is the input only: the output is written, and counts too"}}};
+    static const expected small_flops = {75, "5 FLOPs for each element of each row.", {{0}}};
+    static const expected small_bytes = {120, BYTES_ONCE, {{60, "that is the input only: the output is written, and counts too"}}};
     expect_cost("softmax_cost(3, 5, FP32)", softmax_cost(3, 5, DTYPE_FP32), &small_flops, &small_bytes);
 }
 
@@ -313,14 +316,14 @@ Test(rmsnorm, hand_counted, .timeout = 10,
      .description = "RMSNorm: 4 FLOPs per element, 3 per row; reads x and the weight vector, writes y.")
 {
     /* 3 rows of 8, FP32: 4 x 24 + 3 x 3 = 105 FLOPs; (24 + 24 + 8) x 4 = 224 bytes */
-    expected flops = {105, NORM_FLOPS, {{96, "the per-element FLOPs alone: each row also needs 3 (mean, + eps, "
+    static const expected flops = {105, NORM_FLOPS, {{96, "the per-element FLOPs alone: each row also needs 3 (mean, + eps, "
                       "rsqrt)"}}};
-    expected bytes = {224, NORM_BYTES, {{192, "x and y: the weight vector is read too"},
+    static const expected bytes = {224, NORM_BYTES, {{192, "x and y: the weight vector is read too"},
                                         {288, "the weight vector counted once per row: it is read once, and shared"}}};
     expect_cost("rmsnorm_cost(3, 8, FP32)", rmsnorm_cost(3, 8, DTYPE_FP32), &flops, &bytes);
     /* Llama-2-7B, decode: 1 row of 4096, FP16: 4 x 4096 + 3 = 16387 FLOPs; (4096 x 3) x 2 = 24576 bytes */
-    expected decode_flops = {16387, NORM_FLOPS, {{16384, "the per-element FLOPs alone: the row also needs 3"}}};
-    expected decode_bytes = {24576, NORM_BYTES, {{16384, "x and y: the weight vector is read too"}}};
+    static const expected decode_flops = {16387, NORM_FLOPS, {{16384, "the per-element FLOPs alone: the row also needs 3"}}};
+    static const expected decode_bytes = {24576, NORM_BYTES, {{16384, "x and y: the weight vector is read too"}}};
     expect_cost("rmsnorm_cost(1, 4096, FP16)", rmsnorm_cost(1, 4096, DTYPE_FP16), &decode_flops, &decode_bytes);
 }
 
@@ -328,16 +331,16 @@ Test(layernorm, hand_counted, .timeout = 10,
      .description = "LayerNorm: 7 FLOPs per element, 4 per row; reads x, gamma and beta, writes y.")
 {
     /* 3 rows of 8, FP32: 7 x 24 + 4 x 3 = 180 FLOPs; (24 + 24 + 8 + 8) x 4 = 256 bytes */
-    expected flops = {180, NORM_FLOPS, {{168, "the per-element FLOPs alone: each row also needs 4"},
+    static const expected flops = {180, NORM_FLOPS, {{168, "the per-element FLOPs alone: each row also needs 4"},
                                         {177, "3 per row is RMSNorm's count: LayerNorm also divides for the mean"}}};
-    expected bytes = {256, NORM_BYTES, {{224, "one weight vector: LayerNorm reads two, gamma and beta"},
+    static const expected bytes = {256, NORM_BYTES, {{224, "one weight vector: LayerNorm reads two, gamma and beta"},
                                         {192, "x and y: gamma and beta are read too"},
                                         {384, "gamma and beta counted once per row: they are read once, and shared"}}};
     expect_cost("layernorm_cost(3, 8, FP32)", layernorm_cost(3, 8, DTYPE_FP32), &flops, &bytes);
     /* 2048 rows of 4096, BF16: 7 x 8388608 + 4 x 2048 = 58728448 FLOPs;
      * (2 x 8388608 + 2 x 4096) x 2 = 33570816 bytes */
-    expected big_flops = {58728448, NORM_FLOPS, {{58720256, "the per-element FLOPs alone: each row also needs 4"}}};
-    expected big_bytes = {33570816, NORM_BYTES, {{33554432, "x and y: gamma and beta are read too"}}};
+    static const expected big_flops = {58728448, NORM_FLOPS, {{58720256, "the per-element FLOPs alone: each row also needs 4"}}};
+    static const expected big_bytes = {33570816, NORM_BYTES, {{33554432, "x and y: gamma and beta are read too"}}};
     expect_cost("layernorm_cost(2048, 4096, BF16)", layernorm_cost(2048, 4096, DTYPE_BF16), &big_flops, &big_bytes);
 }
 
@@ -353,9 +356,9 @@ Test(attention, scores_hand_counted, .timeout = 10,
 {
     /* queries 3, keys 5, 2 heads (2 KV heads), head_dim 4, FP32: 2 x 2 x 3 x 5 x 4 = 240 FLOPs;
      * Q 2x3x4 = 24, K 2x5x4 = 40, S 2x3x5 = 30: 94 elements = 376 bytes */
-    expected flops = {240, ATTENTION_FLOPS, {{120, "half of it: the two FLOPs of a multiply-add, or one of the two "
+    static const expected flops = {240, ATTENTION_FLOPS, {{120, "half of it: the two FLOPs of a multiply-add, or one of the two "
                                                     "heads, is missing"}}};
-    expected bytes = {376, SCORES_BYTES, {{256, "Q and K: the scores S are written, and count too"},
+    static const expected bytes = {376, SCORES_BYTES, {{256, "Q and K: the scores S are written, and count too"},
                                           {188, "one head's bytes: every head has its own Q, K and S"}}};
     expect_cost("attention_scores_cost(3, 5, 2, 2, 4, FP32)", attention_scores_cost(3, 5, 2, 2, 4, DTYPE_FP32), &flops,
                 &bytes);
@@ -366,12 +369,12 @@ Test(attention, values_hand_counted, .timeout = 10,
 {
     /* the same shape: 240 FLOPs; P 2x3x5 = 30, V 2x5x4 = 40, O 2x3x4 = 24: 94 elements = 376 bytes;
      * and with 4 query heads sharing 2 KV heads: 480 FLOPs; P 60 + V 40 + O 48 = 148 elements = 592 bytes */
-    expected flops = {240, ATTENTION_FLOPS, {{120, "half of it: a multiply-add is two FLOPs"}}};
-    expected bytes = {376, VALUES_BYTES, {{280, "P and V: the output O is written, and counts too"}}};
+    static const expected flops = {240, ATTENTION_FLOPS, {{120, "half of it: a multiply-add is two FLOPs"}}};
+    static const expected bytes = {376, VALUES_BYTES, {{280, "P and V: the output O is written, and counts too"}}};
     expect_cost("attention_values_cost(3, 5, 2, 2, 4, FP32)", attention_values_cost(3, 5, 2, 2, 4, DTYPE_FP32), &flops,
                 &bytes);
-    expected gqa_flops = {480, ATTENTION_FLOPS, {{240, "per KV head: every query head does its own product"}}};
-    expected gqa_bytes = {592, VALUES_BYTES, {{752, "V counted per query head: the 4 query heads share 2 V heads"}}};
+    static const expected gqa_flops = {480, ATTENTION_FLOPS, {{240, "per KV head: every query head does its own product"}}};
+    static const expected gqa_bytes = {592, VALUES_BYTES, {{752, "V counted per query head: the 4 query heads share 2 V heads"}}};
     expect_cost("attention_values_cost(3, 5, 4, 2, 4, FP32)", attention_values_cost(3, 5, 4, 2, 4, DTYPE_FP32),
                 &gqa_flops, &gqa_bytes);
 }
@@ -385,8 +388,8 @@ Test(attention, llama2_7b_decode, .timeout = 10,
               "%d KV heads of %d; these hand counts assume 32, 32 and 128", s.heads, s.kv_heads, s.head_dim);
     /* 1 query, 2048 keys, 32 heads of 128, FP16: 2 x 32 x 2048 x 128 = 16777216 FLOPs;
      * Q 32 x 128 = 4096, K 32 x 2048 x 128 = 8388608, S 32 x 2048 = 65536: 8458240 elements = 16916480 bytes */
-    expected flops = {16777216, ATTENTION_FLOPS, {{8388608, "half of it: a multiply-add is two FLOPs"}}};
-    expected bytes = {16916480, SCORES_BYTES, {{16785408, "Q and K: the scores S are written, and count too"}}};
+    static const expected flops = {16777216, ATTENTION_FLOPS, {{8388608, "half of it: a multiply-add is two FLOPs"}}};
+    static const expected bytes = {16916480, SCORES_BYTES, {{16785408, "Q and K: the scores S are written, and count too"}}};
     op_cost scores = attention_scores_cost(1, 2048, s.heads, s.kv_heads, s.head_dim, DTYPE_FP16);
     expect_cost("attention_scores_cost(1, 2048, 32, 32, 128, FP16)", scores, &flops, &bytes);
     expect_intensity("attention_scores_cost(1, 2048, 32, 32, 128, FP16)", scores, 0.95, 1.0,
@@ -405,15 +408,15 @@ Test(attention, grouped_query_llama2_70b, .timeout = 10,
               "%d KV heads of %d; these hand counts assume 64, 8 and 128", s.heads, s.kv_heads, s.head_dim);
     /* 1 query, 4096 keys, FP16: 2 x 64 x 4096 x 128 = 67108864 FLOPs;
      * Q 64 x 128 = 8192, K 8 x 4096 x 128 = 4194304, S 64 x 4096 = 262144: 4464640 elements = 8929280 bytes */
-    expected flops = {67108864, ATTENTION_FLOPS, {{8388608, "per KV head: every query head does its own product"}}};
-    expected bytes = {8929280, SCORES_BYTES, {{67649536, "K counted once per query head: 64 query heads share 8 K "
+    static const expected flops = {67108864, ATTENTION_FLOPS, {{8388608, "per KV head: every query head does its own product"}}};
+    static const expected bytes = {8929280, SCORES_BYTES, {{67649536, "K counted once per query head: 64 query heads share 8 K "
                                                          "heads, stored once each"}}};
     op_cost scores = attention_scores_cost(1, 4096, s.heads, s.kv_heads, s.head_dim, DTYPE_FP16);
     expect_cost("attention_scores_cost(1, 4096, 64, 8, 128, FP16)", scores, &flops, &bytes);
     expect_intensity("attention_scores_cost(1, 4096, 64, 8, 128, FP16)", scores, 7, 8,
                      "8 query heads share each key: 8 times the intensity of multi-head attention, nearly");
     /* P V: P 262144 + V 4194304 + O 8192: the same 8929280 bytes */
-    expected v_bytes = {8929280, VALUES_BYTES, {{67649536, "V counted once per query head: 64 query heads share 8 V "
+    static const expected v_bytes = {8929280, VALUES_BYTES, {{67649536, "V counted once per query head: 64 query heads share 8 V "
                                                            "heads, stored once each"}}};
     expect_cost("attention_values_cost(1, 4096, 64, 8, 128, FP16)",
                 attention_values_cost(1, 4096, s.heads, s.kv_heads, s.head_dim, DTYPE_FP16), &flops, &v_bytes);

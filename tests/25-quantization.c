@@ -123,6 +123,22 @@ static void reference_gemv(const float *w, const float *x, double *y, double *ma
     }
 }
 
+/* A GEMV's expected y is computed after the code under test has returned, from its inputs, which it must
+ * have left as they were (fingerprint, before and after): while it runs there is no answer in memory to
+ * copy, and an answer made by changing the inputs is caught. */
+static uint64_t fingerprint(const void *data, size_t bytes, uint64_t h)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static void expect_inputs_unchanged(const char *what, uint64_t before, uint64_t after)
+{
+    cr_assert(before == after, "%s changed its inputs (the quantized values, the scales, the zero points or x): a "
+              "GEMV only reads them", what);
+}
+
 static void expect_gemv(const char *what, const float *got, const double *want, const double *magnitude, int rows,
                         int cols, const char *idea)
 {
@@ -145,10 +161,13 @@ Test(int8, gemv_matches_the_dequantized_matrix, .timeout = 20,
         fill(w, rows, cols, 5u * (unsigned)s);
         for (int j = 0; j < cols; j++) x[j] = 3 * noise(1000u + (unsigned)j) + 1;
         quantize_int8_per_channel(w, rows, cols, q, scales);
+        for (int r = 0; r < rows; r++) y[r] = NAN;
+        uint64_t inputs = fingerprint(x, cols * sizeof(float), fingerprint(scales, rows * sizeof(float), fingerprint(q, n, 1)));
+        gemv_int8(q, scales, x, y, rows, cols);
+        expect_inputs_unchanged("gemv_int8", inputs,
+                                fingerprint(x, cols * sizeof(float), fingerprint(scales, rows * sizeof(float), fingerprint(q, n, 1))));
         dequantize_int8(q, scales, rows, cols, back);
         reference_gemv(back, x, want, magnitude, rows, cols);
-        for (int r = 0; r < rows; r++) y[r] = NAN;
-        gemv_int8(q, scales, x, y, rows, cols);
         expect_gemv("gemv_int8", y, want, magnitude, rows, cols,
                     "Sum q x x in float over the whole row (the tail past the last 16 too), then multiply by the scale.");
         free(w), free(back), free(scales), free(x), free(y), free(want), free(magnitude), free(q);
@@ -241,7 +260,7 @@ Test(int4, zero_point_by_hand, .timeout = 10,
               scale == -1 ? " (never written: is quantize_int4_groups written yet?)" : "");
     cr_assert(zero == 5, "zero point = %d, want round(-lo / scale) = round(1.5 / 0.3) = 5%s", zero,
               zero == 0 ? " (0: is the sign of -lo right? lo is negative, the zero point positive)" : "");
-    const int want[] = {0, 5, 15, 8};
+    static const int want[] = {0, 5, 15, 8};
     for (int j = 0; j < 4; j++)
         cr_assert(int4_value(packed, 4, 0, j) == want[j], "element %d (%g) is stored as %d, want %d = clamp(round(w / "
                   "scale) + zero, 0, 15)", j, w[j], int4_value(packed, 4, 0, j), want[j]);
@@ -276,7 +295,7 @@ Test(int4, groups_stay_in_their_row, .timeout = 10,
     uint8_t packed[6], zeros[4];
     float scales[4] = {NAN, NAN, NAN, NAN};
     quantize_int4_groups(w, 2, 6, 4, packed, scales, zeros);
-    const float want[] = {1.0f / 15, 0.2f / 15, 100.0f / 15, 6.0f / 15};
+    static const float want[] = {1.0f / 15, 0.2f / 15, 100.0f / 15, 6.0f / 15};
     for (int g = 0; g < 4; g++)
         cr_assert(fabsf(scales[g] - want[g]) <= 1e-5f * want[g] + 1e-9f, "scale of row %d, group %d = %g, want %g (groups "
                   "counted within a row: element j of row r is in group r x groups_per_row + j / group_size)", g / 2,
@@ -356,12 +375,17 @@ Test(int4, gemv_matches_the_dequantized_matrix, .timeout = 20,
         fill(w, rows, cols, 11u * (unsigned)s);
         for (int j = 0; j < cols; j++) x[j] = 3 * noise(500u + (unsigned)j) - 1;
         quantize_int4_groups(w, rows, cols, group, packed, scales, zeros);
-        dequantize_int4(packed, scales, zeros, rows, cols, group, back);
-        reference_gemv(back, x, want, magnitude, rows, cols);
         for (int r = 0; r < rows; r++) y[r] = NAN;
+        size_t groups = (size_t)rows * ((cols + group - 1) / group), packed_bytes = (size_t)rows * ((cols + 1) / 2);
+        uint64_t inputs = fingerprint(x, cols * sizeof(float), fingerprint(scales, groups * sizeof(float),
+                          fingerprint(zeros, groups, fingerprint(packed, packed_bytes, 1))));
         gemv_int4(packed, scales, zeros, x, y, rows, cols, group);
         char what[64];
         snprintf(what, sizeof what, "gemv_int4 in groups of %d", group);
+        expect_inputs_unchanged(what, inputs, fingerprint(x, cols * sizeof(float), fingerprint(scales, groups * sizeof(float),
+                                fingerprint(zeros, groups, fingerprint(packed, packed_bytes, 1)))));
+        dequantize_int4(packed, scales, zeros, rows, cols, group, back);
+        reference_gemv(back, x, want, magnitude, rows, cols);
         expect_gemv(what, y, want, magnitude, rows, cols, "Each group: sum (q - zero) x x over its elements of the row, "
                     "times its scale; q - zero in a signed type.");
         free(w), free(back), free(scales), free(x), free(y), free(want), free(magnitude), free(packed), free(zeros);

@@ -4,8 +4,8 @@
 # grader's limits, as an unprivileged user of their own when this runs as root. Sets isolation and
 # isolation_text for the verdict.
 #
-# Only the files lab.conf names are taken, copied into a folder of the checker's own ($out/src). The
-# steps may write one folder, $work; what tools/check reads back comes from the sandbox's own files
+# Only the files lab.conf names are taken, copied into a folder of the checker's own. The steps may
+# write one folder, a temporary $work; what tools/check reads back comes from the sandbox's own files
 # ($out/sandbox: the report from the runner's pipe, each step's capped output and status) or, for the
 # lab's results.csv, is checked to be a regular file inside $work before it is copied out.
 
@@ -25,8 +25,15 @@ elif ((EUID == 0)); then isolation=fallback
 else die "SRC=$src is someone else's code, which make check runs only inside the grader's sandbox, and
 bubblewrap does not work here (tools/setup --grade installs it); without it, only root can keep that code
 away from your files. Check it as root, or install bubblewrap."; fi
-sandbox_folder=$out/sandbox staged=$out/src
-rm -rf "$sandbox_folder" "$staged" && mkdir -p -m 700 "$sandbox_folder" && mkdir -p "$staged"
+# What the steps read and write is staged in a folder every user may pass through: the job's user
+# must reach it, wherever the caller keeps the book and its results (a home folder closed to others).
+sandbox_folder=$out/sandbox
+rm -rf "$sandbox_folder" "$out/src" && mkdir -p -m 700 "$sandbox_folder"
+stage=$(mktemp -d "${TMPDIR:-/tmp}/check-sandboxed.XXXXXX") || die "cannot make a temporary folder"
+trap 'rm -rf "$stage"' EXIT
+chmod 711 "$stage"
+GRADE_TMP=$stage   # what clean_shared_tmp (the fallback's cleaning of the shared /tmp) must leave alone
+staged=$stage/src work=$stage/work
 "$sandbox_tool" --mode "$isolation" "${as_user[@]}" --status "$sandbox_folder/probe.status" --log /dev/null -- /bin/true > /dev/null 2>&1
 landlock=$(status_field "$sandbox_folder/probe.status" landlock)
 case $isolation:$landlock in
@@ -37,12 +44,32 @@ esac
 ((uid >= 0)) && isolation_text+=", as user $uid"
 isolation_text+="; limits: 120 s of CPU a test, 2048 MiB of memory, 64 processes"
 
+# The book as the steps see it: this one where the job's user may read it, else a snapshot of what
+# building and testing need, as the grader makes (then without the object cache: every file compiles).
+readable_by_the_job() {
+    ((uid < 0)) && return 0   # not root: the steps run as the caller, who reads the book
+    "$sandbox_tool" --mode fallback --uid "$uid" --ro "$root" --log /dev/null --status "$stage/readable.status" \
+        -- /bin/sh -c 'test -r "$1/Makefile" && test -r "$1/build/lib/libsim.a" && test -x "$1/tools/build/build-lab"' sh "$root" \
+        > /dev/null 2>&1
+    [[ $(status_field "$stage/readable.status" result) == exited && $(status_field "$stage/readable.status" code) == 0 ]]
+}
+book=$root
+if ! readable_by_the_job; then
+    book=$stage/book
+    mkdir -p "$book/tests" "$book/build"
+    for part in Makefile tools lib labs data tests/lib "tests/$day.c" build/config.mk build/lib build/tools; do
+        [[ -e $root/$part ]] && cp -a "$root/$part" "$book/$part"
+    done
+    chmod -R a+rX,go-w "$book"
+fi
+
 from=$(source_dir "$src" "$day")
+mkdir -p "$staged"
 for file in $(edited_files "$day"); do
     [[ -f $from/$file && ! -L $from/$file ]] && cp -- "$from/$file" "$staged/$file"
 done
 chmod -R a+rX,go-w "$staged"
-rm -rf "$work" && mkdir -p "$work/results" && chmod -R 700 "$work"
+mkdir -p "$work/results" && chmod -R 700 "$work"
 ((uid >= 0)) && chown -R "$uid:$uid" "$work"
 report=$sandbox_folder/report.tsv
 
@@ -51,7 +78,7 @@ in_sandbox() {   # NAME WALL CPU [grade-sandbox options] -- COMMAND...
     shift 3
     "$sandbox_tool" --mode "$isolation" "${as_user[@]}" --wall "$wall" --cpu "$cpu" --memory 2048 --procs 64 \
         --file-size 64 --open-files 512 --tmpfs-size 512 --cpus "$(nproc)" --log "$sandbox_folder/$name.log" \
-        --status "$sandbox_folder/$name.status" --setenv OPENBLAS_NUM_THREADS=1 --ro "$root" "$@"
+        --status "$sandbox_folder/$name.status" --setenv OPENBLAS_NUM_THREADS=1 --ro "$book" "$@"
     clean_shared_tmp "$uid"
 }
 # the step's output as tools/check prints it: what the sandbox kept (64 KiB), no control characters
@@ -70,18 +97,18 @@ step_status() {
 }
 
 build_step() {
-    in_sandbox build 300 300 --ro "$staged" --rw "$work" --chdir "$root" --setenv LAB_CACHE="$root/build/cache/objects" \
-        --setenv LAB_CACHE_BOOK_ONLY=1 --setenv SIMCC_LIBS_BUILT="$root" -- "$root/tools/build/build-lab" "$day" "$staged" sim "$work"
+    in_sandbox build 300 300 --ro "$staged" --rw "$work" --chdir "$book" --setenv LAB_CACHE="$book/build/cache/objects" \
+        --setenv LAB_CACHE_BOOK_ONLY=1 --setenv SIMCC_LIBS_BUILT="$book" -- "$book/tools/build/build-lab" "$day" "$staged" sim "$work"
     [[ ${QUIET:-0} == 1 ]] || step_output build
     step_status build
 }
 tests_step() {
-    in_sandbox tests 600 120 --ro "$work" --report "$report" --chdir "$root" --setenv LAB_REPORT_FD=3 \
-        --setenv LAB_DATA_DIR="$root/data" -- "$work/tests" -j1
+    in_sandbox tests 600 120 --ro "$work" --report "$report" --chdir "$book" --setenv LAB_REPORT_FD=3 \
+        --setenv LAB_DATA_DIR="$book/data" -- "$work/tests" -j1
     step_output tests
 }
 lab_step() {   # SECONDS
-    in_sandbox lab "$1" "$1" --ro "$work" --rw "$work/results" --chdir "$root" --setenv LAB_DATA_DIR="$root/data" \
+    in_sandbox lab "$1" "$1" --ro "$work" --rw "$work/results" --chdir "$book" --setenv LAB_DATA_DIR="$book/data" \
         -- "$work/lab" "$work/results/results.csv"
     [[ ${QUIET:-0} == 1 ]] || step_output lab
     local csv=$work/results/results.csv
