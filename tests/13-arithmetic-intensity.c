@@ -74,10 +74,10 @@ static shape model(const char *name)
     cr_assert(models != NULL, "cannot read data/models.csv: %s", error);
     int row = lab_table_find(models, "name", name);
     cr_assert(row >= 0, "data/models.csv has no row %s", name);
-    shape s = {(long long)lab_table_number(models, row, "hidden_size"),
-               (long long)lab_table_number(models, row, "intermediate_size"),
-               (int)lab_table_number(models, row, "attention_heads"), (int)lab_table_number(models, row, "kv_heads"),
-               (int)lab_table_number(models, row, "head_dim")};
+    shape s = {(long long)lab_table_number_or_exit(models, row, "hidden_size"),
+               (long long)lab_table_number_or_exit(models, row, "intermediate_size"),
+               (int)lab_table_number_or_exit(models, row, "attention_heads"), (int)lab_table_number_or_exit(models, row, "kv_heads"),
+               (int)lab_table_number_or_exit(models, row, "head_dim")};
     lab_table_free(models);
     return s;
 }

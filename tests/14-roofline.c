@@ -61,13 +61,13 @@ Test(ridge, h100_a100_h200_from_gpus_csv, .timeout = 5, .description = HINT_RIDG
         for (int c = 0; c < 2; c++) {
             int row = lab_table_find(gpus, "key", gpu_keys[g]);
             cr_assert(row >= 0, "data/gpus.csv has no row %s", gpu_keys[g]);
-            double tflops = lab_table_number(gpus, row, ceilings[c]);
-            double gb_per_s = lab_table_number(gpus, row, "memory_bandwidth_gb_per_s");
+            double tflops = lab_table_number_or_exit(gpus, row, ceilings[c]);
+            double gb_per_s = lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s");
             double want = tflops * 1e12 / (gb_per_s * 1e9);
             double got = roofline_ridge_point(roofline_from_datasheet(tflops, gb_per_s));
             comparison result = lab_compare_doubles("ridge", &got, &want, 1, 1e-12, 0);
             cr_assert(result.mismatches == 0, "%s, %s = %g and memory_bandwidth_gb_per_s = %g: ridge point %.6g "
-                      "FLOP/byte, want %.6g (%s)", lab_table_text(gpus, row, "name"), ceilings[c], tflops, gb_per_s,
+                      "FLOP/byte, want %.6g (%s)", lab_table_text_or_exit(gpus, row, "name"), ceilings[c], tflops, gb_per_s,
                       got, want, result.message);
         }
     lab_table_free(gpus);
@@ -153,22 +153,22 @@ Test(kernels, llama_decode_memory_bound_prefill_compute_bound, .timeout = 30, .d
     table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     for (int g = 0; g < GPUS; g++) {
         int row = lab_table_find(gpus, "key", gpu_keys[g]);
-        roofline machine = roofline_from_datasheet(lab_table_number(gpus, row, "fp16_tensor_tflops"),
-                                                   lab_table_number(gpus, row, "memory_bandwidth_gb_per_s"));
-        roofline want_machine = exact(lab_table_number(gpus, row, "fp16_tensor_tflops"),
-                                      lab_table_number(gpus, row, "memory_bandwidth_gb_per_s"));
+        roofline machine = roofline_from_datasheet(lab_table_number_or_exit(gpus, row, "fp16_tensor_tflops"),
+                                                   lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s"));
+        roofline want_machine = exact(lab_table_number_or_exit(gpus, row, "fp16_tensor_tflops"),
+                                      lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s"));
         const week_kernel *decode = &kernels[KERNEL_LLAMA_DECODE], *prefill = &kernels[KERNEL_LLAMA_PREFILL];
         double decode_i = decode->flops / kernel_bytes(decode), prefill_i = prefill->flops / kernel_bytes(prefill);
         cr_assert(roofline_is_memory_bound(machine, decode_i) && !roofline_is_memory_bound(machine, prefill_i),
                   "%s, FP16 Tensor: decode at %.3g FLOP/byte gave memory-bound = %d (want 1), prefill at %.4g gave %d "
-                  "(want 0); the ridge is %.4g", lab_table_text(gpus, row, "name"), decode_i,
+                  "(want 0); the ridge is %.4g", lab_table_text_or_exit(gpus, row, "name"), decode_i,
                   roofline_is_memory_bound(machine, decode_i), prefill_i, roofline_is_memory_bound(machine, prefill_i),
                   want_machine.peak_flop_per_s / want_machine.bandwidth_byte_per_s);
         double want = kernel_bytes(decode) / want_machine.bandwidth_byte_per_s;
         double got = roofline_predicted_seconds(machine, decode->flops, kernel_bytes(decode));
         comparison result = lab_compare_doubles("decode seconds", &got, &want, 1, 1e-9, 0);
         cr_assert(result.mismatches == 0, "%s: one decode step of Llama-2-7B's linear maps (%.4g bytes): %.6g ms, "
-                  "want %.6g ms, the time to read the weights once", lab_table_text(gpus, row, "name"),
+                  "want %.6g ms, the time to read the weights once", lab_table_text_or_exit(gpus, row, "name"),
                   kernel_bytes(decode), got * 1e3, want * 1e3);
     }
     lab_table_free(gpus);

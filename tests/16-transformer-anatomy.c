@@ -74,12 +74,12 @@ static table *read_models(void)
 
 static decoder_shape shape_of_row(const table *models, int row)
 {
-    decoder_shape s = {(int)lab_table_number(models, row, "layers"), (int)lab_table_number(models, row, "hidden_size"),
-                       (int)lab_table_number(models, row, "attention_heads"), (int)lab_table_number(models, row, "kv_heads"),
-                       (int)lab_table_number(models, row, "head_dim"),
-                       (int)lab_table_number(models, row, "intermediate_size"),
-                       (int)lab_table_number(models, row, "vocab_size"), (int)lab_table_number(models, row, "qkv_bias"),
-                       (int)lab_table_number(models, row, "tied_embeddings")};
+    decoder_shape s = {(int)lab_table_number_or_exit(models, row, "layers"), (int)lab_table_number_or_exit(models, row, "hidden_size"),
+                       (int)lab_table_number_or_exit(models, row, "attention_heads"), (int)lab_table_number_or_exit(models, row, "kv_heads"),
+                       (int)lab_table_number_or_exit(models, row, "head_dim"),
+                       (int)lab_table_number_or_exit(models, row, "intermediate_size"),
+                       (int)lab_table_number_or_exit(models, row, "vocab_size"), (int)lab_table_number_or_exit(models, row, "qkv_bias"),
+                       (int)lab_table_number_or_exit(models, row, "tied_embeddings")};
     return s;
 }
 
@@ -209,7 +209,7 @@ static void expect_published(const char *name, int64_t published)
     table *models = read_models();
     int row = model_row(models, name);
     decoder_shape s = shape_of_row(models, row);
-    int64_t listed = (int64_t)lab_table_number(models, row, "parameters");
+    int64_t listed = (int64_t)lab_table_number_or_exit(models, row, "parameters");
     lab_table_free(models);
     cr_assert(listed == published, "data/models.csv lists %lld parameters for %s, the test expects %lld: the table "
               "was changed", (long long)listed, name, (long long)published);
@@ -253,11 +253,11 @@ Test(model, every_dense_row_and_lib_perfmodel, .timeout = 10,
     table *models = read_models();
     int dense = 0;
     for (int row = 0; row < models->rows; row++) {
-        if (lab_table_number(models, row, "experts") > 1) continue;
+        if (lab_table_number_or_exit(models, row, "experts") > 1) continue;
         dense++;
-        const char *name = lab_table_text(models, row, "name");
+        const char *name = lab_table_text_or_exit(models, row, "name");
         decoder_shape s = shape_of_row(models, row);
-        int64_t got = model_parameters(&s), published = (int64_t)lab_table_number(models, row, "parameters");
+        int64_t got = model_parameters(&s), published = (int64_t)lab_table_number_or_exit(models, row, "parameters");
         const char *why = diagnose_total(&s, got, published);
         cr_assert(got == published, "model_parameters(%s) = %lld, want the published %lld (off by %lld)%s%s", name,
                   (long long)got, (long long)published, (long long)(got - published), *why ? ": " : "", why);
@@ -404,8 +404,8 @@ Test(flops, no_context_is_two_flops_per_multiplied_parameter, .timeout = 10,
 {
     table *models = read_models();
     for (int row = 0; row < models->rows; row++) {
-        if (lab_table_number(models, row, "experts") > 1) continue;
-        const char *name = lab_table_text(models, row, "name");
+        if (lab_table_number_or_exit(models, row, "experts") > 1) continue;
+        const char *name = lab_table_text_or_exit(models, row, "name");
         decoder_shape s = shape_of_row(models, row);
         token_flops none = forward_flops_per_token(&s, 0), one = forward_flops_per_token(&s, 1);
         cr_assert(none.attention == 0, "forward_flops_per_token(%s, 0).attention = %.17g, want 0: no positions, no "

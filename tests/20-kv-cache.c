@@ -71,9 +71,9 @@ static table *read_models(void)
 
 static kv_model model_of_row(const table *models, int row)
 {
-    kv_model m = {(int)lab_table_number(models, row, "layers"), (int)lab_table_number(models, row, "hidden_size"),
-                  (int)lab_table_number(models, row, "attention_heads"), (int)lab_table_number(models, row, "kv_heads"),
-                  (int)lab_table_number(models, row, "head_dim")};
+    kv_model m = {(int)lab_table_number_or_exit(models, row, "layers"), (int)lab_table_number_or_exit(models, row, "hidden_size"),
+                  (int)lab_table_number_or_exit(models, row, "attention_heads"), (int)lab_table_number_or_exit(models, row, "kv_heads"),
+                  (int)lab_table_number_or_exit(models, row, "head_dim")};
     return m;
 }
 
@@ -127,7 +127,7 @@ Test(formula, every_model_equals_lib_llama, .timeout = 10,
                     int64_t want = llama_kv_cache_bytes(m.layers, m.kv_heads, m.head_dim, bytes[b], tokens[t], batches[s]);
                     char call[160];
                     snprintf(call, sizeof call, "kv_cache_bytes(%s, %d-byte elements, %lld tokens, batch %lld)",
-                             lab_table_text(models, row, "name"), bytes[b], (long long)tokens[t], (long long)batches[s]);
+                             lab_table_text_or_exit(models, row, "name"), bytes[b], (long long)tokens[t], (long long)batches[s]);
                     expect_bytes(call, kv_cache_bytes(&m, bytes[b], tokens[t], batches[s]), want, NULL,
                                  "lib/llama's count is 2 x layers x kv_heads x head_dim x bytes x tokens x batch.");
                 }

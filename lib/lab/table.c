@@ -122,7 +122,7 @@ int lab_table_column(const table *t, const char *column)
     return -1;
 }
 
-const char *lab_table_text(const table *t, int row, const char *column)
+const char *lab_table_text_or_exit(const table *t, int row, const char *column)
 {
     int c = lab_table_column(t, column);
     if (c < 0 || row < 0 || row >= t->rows) {
@@ -132,9 +132,9 @@ const char *lab_table_text(const table *t, int row, const char *column)
     return t->cells[(size_t)row * (size_t)t->columns + (size_t)c];
 }
 
-double lab_table_number(const table *t, int row, const char *column)
+double lab_table_number_or_exit(const table *t, int row, const char *column)
 {
-    const char *text = lab_table_text(t, row, column);
+    const char *text = lab_table_text_or_exit(t, row, column);
     if (*text == 0) return NAN;
     char *end;
     double value = strtod(text, &end);
@@ -143,6 +143,30 @@ double lab_table_number(const table *t, int row, const char *column)
         exit(EXIT_FAILURE);
     }
     return value;
+}
+
+int lab_table_checked_number(const table *t, int row, const char *column, const lab_domain *domain, double *value,
+                             char *error, size_t error_size)
+{
+    int c = lab_table_column(t, column);
+    if (c < 0 || row < 0 || row >= t->rows) {
+        snprintf(error, error_size, "%s has no %s %s", t->path, c < 0 ? "column" : "row for column", column);
+        return -1;
+    }
+    const char *text = t->cells[(size_t)row * (size_t)t->columns + (size_t)c];
+    const char *name = t->cells[(size_t)row * (size_t)t->columns];
+    char *end = NULL;
+    double v = *text ? strtod(text, &end) : NAN;
+    int ok = *text ? *end == 0 && isfinite(v) && v >= domain->low && v <= domain->high && (!domain->whole || v == floor(v))
+                   : domain->may_be_empty;
+    if (!ok) {
+        snprintf(error, error_size, "%s, data row %d (%s), column %s: '%s' is not %s %s from %.17g to %.17g%s", t->path,
+                 row + 1, name, column, text, domain->whole ? "a whole number of" : "a number of", domain->meaning,
+                 domain->low, domain->high, domain->may_be_empty ? ", or empty" : "");
+        return -1;
+    }
+    *value = v;
+    return 0;
 }
 
 int lab_table_find(const table *t, const char *column, const char *value)

@@ -28,11 +28,24 @@ void lab_table_free(table *t);
 
 /* Column index, or -1. */
 int lab_table_column(const table *t, const char *column);
-/* The cell as text; exits with a message if the column does not exist. */
-const char *lab_table_text(const table *t, int row, const char *column);
+/* The cell as text; exits with a message if the column does not exist (drivers, tests). */
+const char *lab_table_text_or_exit(const table *t, int row, const char *column);
 /* The cell as a number; an empty cell is NaN (not applicable, e.g. FP8 on an A100);
- * anything else that is not a number exits with a message naming file, line, column. */
-double lab_table_number(const table *t, int row, const char *column);
+ * anything else that is not a number exits with a message naming file, row, column. */
+double lab_table_number_or_exit(const table *t, int row, const char *column);
+
+/* What a field may hold: a number from low to high (a whole one if whole), or nothing when
+ * may_be_empty (then NaN). `meaning` names it in the message ("attention heads"). */
+typedef struct lab_domain {
+    double low, high;
+    int whole, may_be_empty;
+    const char *meaning;
+} lab_domain;
+/* The cell as a number in `domain`: 0, or -1 with the file, the row (and its first cell, which names
+ * it), the column, what was found and what is allowed written into `error`. For libraries, which
+ * return their errors (lib/perfmodel): a bad table must not crash them or make them lie. */
+int lab_table_checked_number(const table *t, int row, const char *column, const lab_domain *domain, double *value,
+                             char *error, size_t error_size);
 /* First row whose `column` equals `value`, or -1. */
 int lab_table_find(const table *t, const char *column, const char *value);
 

@@ -14,31 +14,55 @@
 #include "cpu_probes.h"
 #include "table.h"
 
+/* What each column of data/gpus.csv that the model reads may hold: a capacity, a bandwidth and a rate
+ * are positive (a Tensor Core rate may be empty: the GPU has none for that type). */
+typedef struct gpu_field { const char *column; lab_domain domain; double unit; } gpu_field;
+static const gpu_field gpu_fields[] = {
+    {"memory_gb", {0.001, 1e6, 0, 0, "GB of memory"}, 1e9},
+    {"memory_bandwidth_gb_per_s", {0.001, 1e7, 0, 0, "GB/s of memory bandwidth"}, 1e9},
+    {"fp32_tflops", {0.001, 1e5, 0, 0, "FP32 TFLOP/s"}, 1e12},
+    {"fp16_tensor_tflops", {0.001, 1e6, 0, 1, "FP16 Tensor Core TFLOP/s"}, 1e12},
+    {"bf16_tensor_tflops", {0.001, 1e6, 0, 1, "BF16 Tensor Core TFLOP/s"}, 1e12},
+    {"fp8_tensor_tflops", {0.001, 1e6, 0, 1, "FP8 Tensor Core TFLOP/s"}, 1e12},
+};
+
 int perfmodel_load_gpu(const char *name, Hardware *h, char *error, size_t error_size)
 {
     table *t = lab_table_read(lab_data_path("gpus.csv"), error, error_size);
     if (!t) return -1;
+    int key = lab_table_column(t, "key"), full_name = lab_table_column(t, "name");
+    if (key < 0 || full_name < 0) {
+        snprintf(error, error_size, "%s has no column %s", t->path, key < 0 ? "key" : "name");
+        lab_table_free(t);
+        return -1;
+    }
+#define CELL(r, c) t->cells[(size_t)(r) * (size_t)t->columns + (size_t)(c)]
     int row = -1;
     for (int r = 0; r < t->rows && row < 0; r++)
-        if (strcasecmp(lab_table_text(t, r, "key"), name) == 0 || strcasecmp(lab_table_text(t, r, "name"), name) == 0) row = r;
+        if (strcasecmp(CELL(r, key), name) == 0 || strcasecmp(CELL(r, full_name), name) == 0) row = r;
     if (row < 0) {
         int used = snprintf(error, error_size, "unknown hardware '%s'; use cpu (this machine, measured) or a GPU of "
                             "data/gpus.csv:", name);
         for (int r = 0; r < t->rows && used > 0 && (size_t)used < error_size; r++)
-            used += snprintf(error + used, error_size - (size_t)used, " %s", lab_table_text(t, r, "key"));
+            used += snprintf(error + used, error_size - (size_t)used, " %s", CELL(r, key));
         lab_table_free(t);
         return -1;
     }
+    enum { FIELDS = sizeof gpu_fields / sizeof *gpu_fields };
+    double v[FIELDS];
+    for (int f = 0; f < FIELDS; f++) {
+        if (lab_table_checked_number(t, row, gpu_fields[f].column, &gpu_fields[f].domain, &v[f], error, error_size) != 0) {
+            lab_table_free(t);
+            return -1;
+        }
+        v[f] *= gpu_fields[f].unit;   /* the table's units: GB (1e9 bytes), GB/s, TFLOP/s (dense); NaN stays NaN */
+    }
     memset(h, 0, sizeof *h);
-    snprintf(h->name, sizeof h->name, "%s", lab_table_text(t, row, "name"));
-    snprintf(h->key, sizeof h->key, "%s", lab_table_text(t, row, "key"));
-    /* the table's units: GB (1e9 bytes), GB/s, TFLOP/s (dense) */
-    h->memory_bytes = lab_table_number(t, row, "memory_gb") * 1e9;
-    h->bandwidth = lab_table_number(t, row, "memory_bandwidth_gb_per_s") * 1e9;
-    h->fp32_flops = lab_table_number(t, row, "fp32_tflops") * 1e12;
-    h->fp16_tensor_flops = lab_table_number(t, row, "fp16_tensor_tflops") * 1e12;
-    h->bf16_tensor_flops = lab_table_number(t, row, "bf16_tensor_tflops") * 1e12;
-    h->fp8_tensor_flops = lab_table_number(t, row, "fp8_tensor_tflops") * 1e12;
+    snprintf(h->name, sizeof h->name, "%s", CELL(row, full_name));
+    snprintf(h->key, sizeof h->key, "%s", CELL(row, key));
+#undef CELL
+    h->memory_bytes = v[0], h->bandwidth = v[1], h->fp32_flops = v[2];
+    h->fp16_tensor_flops = v[3], h->bf16_tensor_flops = v[4], h->fp8_tensor_flops = v[5];
     h->dequantizing_flops = NAN;
     lab_table_free(t);
     return 0;

@@ -37,45 +37,61 @@ int perfmodel_parse_dtype(const char *name, DataType *type)
 /* ----------------------------------------------------------------------------------
  * Shapes */
 
-static int whole_number(const table *t, int row, const char *column)
-{
-    double value = lab_table_number(t, row, column);
-    return isnan(value) ? 0 : (int)value;
-}
+/* What each column of data/models.csv may hold: a bad cell is refused with its row and column, never
+ * turned into a division by zero, a negative count or a fraction of a head. */
+typedef struct model_field { const char *column; lab_domain domain; } model_field;
+static const model_field model_fields[] = {
+    {"layers", {1, 1000, 1, 0, "layers"}},
+    {"hidden_size", {1, 1 << 20, 1, 0, "hidden units"}},
+    {"attention_heads", {1, 4096, 1, 0, "attention heads"}},
+    {"kv_heads", {1, 4096, 1, 0, "key/value heads"}},
+    {"head_dim", {1, 4096, 1, 0, "elements in a head"}},
+    {"intermediate_size", {1, 1 << 24, 1, 0, "MLP units"}},
+    {"vocab_size", {1, 1 << 24, 1, 0, "tokens in the vocabulary"}},
+    {"experts", {1, 1024, 1, 1, "experts"}},
+    {"experts_per_token", {1, 1024, 1, 1, "experts a token"}},
+    {"qkv_bias", {0, 1, 1, 1, "(0 or 1) Q/K/V biases"}},
+    {"tied_embeddings", {0, 1, 1, 1, "(0 or 1) tied embeddings"}},
+    {"parameters", {1, 1e14, 1, 1, "parameters"}},
+};
 
 int perfmodel_load_model_shape(const char *name, ModelShape *shape, char *error, size_t error_size)
 {
     table *t = lab_table_read(lab_data_path("models.csv"), error, error_size);
     if (!t) return -1;
-    int row = -1;
-    for (int r = 0; r < t->rows && row < 0; r++)
-        if (strcasecmp(lab_table_text(t, r, "name"), name) == 0) row = r;
+    int row = -1, name_column = lab_table_column(t, "name");
+    for (int r = 0; name_column >= 0 && r < t->rows && row < 0; r++)
+        if (strcasecmp(t->cells[(size_t)r * (size_t)t->columns + (size_t)name_column], name) == 0) row = r;
     if (row < 0) {
         int used = snprintf(error, error_size, "unknown model '%s'; data/models.csv has:", name);
-        for (int r = 0; r < t->rows && used > 0 && (size_t)used < error_size; r++)
-            used += snprintf(error + used, error_size - (size_t)used, " %s", lab_table_text(t, r, "name"));
+        for (int r = 0; name_column >= 0 && r < t->rows && used > 0 && (size_t)used < error_size; r++)
+            used += snprintf(error + used, error_size - (size_t)used, " %s",
+                             t->cells[(size_t)r * (size_t)t->columns + (size_t)name_column]);
         lab_table_free(t);
         return -1;
     }
+    enum { FIELDS = sizeof model_fields / sizeof *model_fields };
+    double v[FIELDS];
+    for (int f = 0; f < FIELDS; f++)
+        if (lab_table_checked_number(t, row, model_fields[f].column, &model_fields[f].domain, &v[f], error, error_size) != 0) {
+            lab_table_free(t);
+            return -1;
+        }
     memset(shape, 0, sizeof *shape);
-    snprintf(shape->name, sizeof shape->name, "%s", lab_table_text(t, row, "name"));
-    shape->layers = whole_number(t, row, "layers");
-    shape->hidden = whole_number(t, row, "hidden_size");
-    shape->heads = whole_number(t, row, "attention_heads");
-    shape->kv_heads = whole_number(t, row, "kv_heads");
-    shape->head_dim = whole_number(t, row, "head_dim");
-    shape->intermediate = whole_number(t, row, "intermediate_size");
-    shape->vocab = whole_number(t, row, "vocab_size");
-    shape->experts = whole_number(t, row, "experts");
-    shape->experts_per_token = whole_number(t, row, "experts_per_token");
-    shape->qkv_bias = whole_number(t, row, "qkv_bias");
-    shape->tied_embeddings = whole_number(t, row, "tied_embeddings");
-    shape->listed_parameters = (int64_t)lab_table_number(t, row, "parameters");
+    snprintf(shape->name, sizeof shape->name, "%s", t->cells[(size_t)row * (size_t)t->columns + (size_t)name_column]);
+    shape->layers = (int)v[0], shape->hidden = (int)v[1], shape->heads = (int)v[2], shape->kv_heads = (int)v[3];
+    shape->head_dim = (int)v[4], shape->intermediate = (int)v[5], shape->vocab = (int)v[6];
+    shape->experts = isnan(v[7]) ? 1 : (int)v[7], shape->experts_per_token = isnan(v[8]) ? 1 : (int)v[8];
+    shape->qkv_bias = isnan(v[9]) ? 0 : (int)v[9], shape->tied_embeddings = isnan(v[10]) ? 0 : (int)v[10];
+    shape->listed_parameters = isnan(v[11]) ? -1 : (int64_t)v[11];
     shape->max_context = 0;   /* the table has no context-length column */
+    /* and what the columns must be to one another */
+    const char *why = shape->kv_heads > shape->heads || shape->heads % shape->kv_heads
+                          ? "kv_heads must divide attention_heads (each key/value head serves a whole group of query heads)"
+                      : shape->experts_per_token > shape->experts ? "experts_per_token must be at most experts" : NULL;
+    if (why) snprintf(error, error_size, "%s, data row %d (%s): %s", t->path, row + 1, shape->name, why);
     lab_table_free(t);
-    if (shape->experts < 1) shape->experts = 1;
-    if (shape->experts_per_token < 1) shape->experts_per_token = 1;
-    return 0;
+    return why ? -1 : 0;
 }
 
 void perfmodel_shape_from_config(const LlamaConfig *c, const char *name, ModelShape *shape)

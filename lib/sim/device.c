@@ -39,27 +39,27 @@ static void load_device(void)
     if (!read_gpu(key, &row)) sim_fatal("SIM_GPU=%s is not a GPU of %s; the known ones are:%s", key, row.path, row.known_keys);
     const sim_gpu_row *t = &row;
     snprintf(device_name, sizeof device_name, "%s (simulated on the CPU)", sim_gpu_text(t, "name"));
-    double capability = sim_gpu_number(t, "compute_capability");
+    double capability = sim_gpu_number(t, "compute_capability", 1, 20);
     device = (sim_device_limits){
         .name = device_name,
         .major = (int)capability,
         .minor = (int)lround((capability - floor(capability)) * 10),
-        .multiprocessor_count = (int)sim_gpu_number(t, "sms"),
+        .multiprocessor_count = (int)sim_gpu_number(t, "sms", 1, 1024),
         .max_threads_per_block = 1024,
         .max_block_dim = {1024, 1024, 64},
         .max_grid_dim = {2147483647, 65535, 65535},
         .shared_per_block = 48 * 1024,
-        .shared_per_block_optin = (size_t)sim_gpu_number(t, "shared_memory_per_block_kib") * 1024,
-        .shared_per_multiprocessor = (size_t)sim_gpu_number(t, "shared_memory_per_sm_kib") * 1024,
-        .shared_reserved_per_block = (size_t)sim_gpu_number(t, "shared_memory_reserved_per_block_bytes"),
+        .shared_per_block_optin = (size_t)sim_gpu_number(t, "shared_memory_per_block_kib", 1, 1 << 20) * 1024,
+        .shared_per_multiprocessor = (size_t)sim_gpu_number(t, "shared_memory_per_sm_kib", 1, 1 << 20) * 1024,
+        .shared_reserved_per_block = (size_t)sim_gpu_number(t, "shared_memory_reserved_per_block_bytes", 0, 1 << 20),
         .registers_per_block = 65536,
-        .registers_per_multiprocessor = (int)sim_gpu_number(t, "registers_per_sm"),
-        .max_threads_per_multiprocessor = (int)sim_gpu_number(t, "max_threads_per_sm"),
-        .max_blocks_per_multiprocessor = (int)sim_gpu_number(t, "max_blocks_per_sm"),
+        .registers_per_multiprocessor = (int)sim_gpu_number(t, "registers_per_sm", 1, 1 << 24),
+        .max_threads_per_multiprocessor = (int)sim_gpu_number(t, "max_threads_per_sm", 32, 1 << 16),
+        .max_blocks_per_multiprocessor = (int)sim_gpu_number(t, "max_blocks_per_sm", 1, 1024),
         /* Memory sizes are sold in binary gigabytes: an "80 GB" H100 has 80 GiB. */
-        .total_global_memory = (size_t)(sim_gpu_number(t, "memory_gb") * 1073741824.0),
-        .l2_cache_bytes = (size_t)(sim_gpu_number(t, "l2_cache_mib") * 1048576.0),
-        .clock_khz = (int)(sim_gpu_number(t, "boost_clock_mhz") * 1000),
+        .total_global_memory = (size_t)(sim_gpu_number(t, "memory_gb", 0.001, 1e6) * 1073741824.0),
+        .l2_cache_bytes = (size_t)(sim_gpu_number(t, "l2_cache_mib", 0.001, 1e6) * 1048576.0),
+        .clock_khz = (int)(sim_gpu_number(t, "boost_clock_mhz", 1, 1e5) * 1000),
         .memory_clock_khz = 0,
         .memory_bus_width_bits = 0,
     };
@@ -82,7 +82,7 @@ int sim_gpu_rates(const char *key, double *peak_flops, double *bandwidth)
     }
     if (!cached_found) return 0;
     const sim_gpu_row *t = &row;
-    *peak_flops = sim_gpu_number(t, "fp32_tflops") * 1e12;
-    *bandwidth = sim_gpu_number(t, "memory_bandwidth_gb_per_s") * 1e9;
+    *peak_flops = sim_gpu_number(t, "fp32_tflops", 0.001, 1e5) * 1e12;
+    *bandwidth = sim_gpu_number(t, "memory_bandwidth_gb_per_s", 0.001, 1e7) * 1e9;
     return 1;
 }

@@ -85,12 +85,13 @@ const char *sim_gpu_text(const sim_gpu_row *row, const char *column)
     sim_fatal("%s has no column '%s' (the simulator needs it)", row->path, column);
 }
 
-double sim_gpu_number(const sim_gpu_row *row, const char *column)
+double sim_gpu_number(const sim_gpu_row *row, const char *column, double low, double high)
 {
     const char *text = sim_gpu_text(row, column);
-    if (!*text) return NAN;
-    char *end;
-    double value = strtod(text, &end);
-    if (*end) sim_fatal("%s: column '%s' holds '%s', which is not a number", row->path, column, text);
+    char *end = NULL;
+    double value = *text ? strtod(text, &end) : NAN;
+    if (!*text || *end || !isfinite(value) || value < low || value > high)
+        sim_fatal("%s, the row of %s: column '%s' holds '%s'; the simulator needs a number from %g to %g there",
+                  row->path, sim_gpu_text(row, "key"), column, text, low, high);
     return value;
 }

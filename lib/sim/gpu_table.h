@@ -19,7 +19,8 @@ typedef struct sim_gpu_row {
 int sim_gpu_table_read(const char *path, const char *key, sim_gpu_row *row, char *error, size_t error_size);
 /* A cell by column name; a missing column ends the program with a message naming it. */
 const char *sim_gpu_text(const sim_gpu_row *row, const char *column);
-/* A cell as a number (an empty cell is NaN); text that is not a number ends the program. */
-double sim_gpu_number(const sim_gpu_row *row, const char *column);
+/* A cell as a number from low to high; anything else (empty, not a number, out of range: a GPU
+ * with 0 SMs) ends the program with a message naming the file, the GPU and the column. */
+double sim_gpu_number(const sim_gpu_row *row, const char *column, double low, double high);
 
 #endif

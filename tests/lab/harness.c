@@ -78,10 +78,10 @@ Test(table, reads_quoted_fields_by_column_name, .timeout = 5)
     table *t = lab_table_read(path, error, sizeof error);
     cr_assert_not_null(t, "%s", error);
     cr_assert_eq(t->rows, 2);
-    cr_assert_str_eq(lab_table_text(t, 0, "name"), "A, quoted");
-    cr_assert_str_eq(lab_table_text(t, 0, "source"), "says \"hi\"");
-    cr_assert_float_eq(lab_table_number(t, 0, "value"), 2.5, 0);
-    cr_assert(isnan(lab_table_number(t, 1, "value")), "an empty cell is NaN: not applicable");
+    cr_assert_str_eq(lab_table_text_or_exit(t, 0, "name"), "A, quoted");
+    cr_assert_str_eq(lab_table_text_or_exit(t, 0, "source"), "says \"hi\"");
+    cr_assert_float_eq(lab_table_number_or_exit(t, 0, "value"), 2.5, 0);
+    cr_assert(isnan(lab_table_number_or_exit(t, 1, "value")), "an empty cell is NaN: not applicable");
     cr_assert_eq(lab_table_find(t, "name", "B"), 1);
     cr_assert_eq(lab_table_find(t, "name", "C"), -1);
     lab_table_free(t);
@@ -107,11 +107,42 @@ Test(table, malformed_files_are_refused_with_the_line, .timeout = 5)
     cr_assert(strstr(error, "cannot read /nonexistent/file.csv"), "%s", error);
 }
 
+Test(table, a_checked_number_holds_its_domain_or_says_which_cell_does_not, .timeout = 5)
+{
+    char *path = temporary_file("name,heads,rate\nok,32,2.5\nzero,0,\nhalf,12.5,nan\nword,x,-1\n");
+    char error[256] = "";
+    table *t = lab_table_read(path, error, sizeof error);
+    cr_assert_not_null(t, "%s", error);
+    const lab_domain heads = {1, 4096, 1, 0, "heads"}, rate = {0.001, 1e6, 0, 1, "GB/s"};
+    double v = -1;
+    cr_assert(lab_table_checked_number(t, 0, "heads", &heads, &v, error, sizeof error) == 0 && v == 32, "%s", error);
+    cr_assert(lab_table_checked_number(t, 1, "rate", &rate, &v, error, sizeof error) == 0 && isnan(v),
+              "an empty cell where the domain allows one is NaN: %s", error);
+    struct { int row; const char *column; const char *said; } refused[] = {
+        {1, "heads", "data row 2 (zero), column heads: '0' is not a whole number of heads from 1 to 4096"},
+        {2, "heads", "data row 3 (half), column heads: '12.5' is not a whole number"},
+        {3, "heads", "data row 4 (word), column heads: 'x' is not a whole number"},
+        {2, "rate", "data row 3 (half), column rate: 'nan' is not a number of GB/s from 0.001 to 1000000, or empty"},
+        {3, "rate", "'-1' is not a number of GB/s"},
+        {0, "missing", "has no column missing"},
+    };
+    for (int i = 0; i < 6; i++) {
+        v = 7;
+        const lab_domain *d = strcmp(refused[i].column, "rate") == 0 ? &rate : &heads;
+        cr_assert(lab_table_checked_number(t, refused[i].row, refused[i].column, d, &v, error, sizeof error) == -1,
+                  "case %d was accepted as %g", i, v);
+        cr_assert(strstr(error, refused[i].said) && v == 7, "case %d: \"%s\" lacks \"%s\" (or the value was written)", i,
+                  error, refused[i].said);
+    }
+    lab_table_free(t);
+    remove(path);
+}
+
 Test(table, a_cell_that_is_not_a_number_stops_the_program, .timeout = 5, .exit_code = 1)
 {
     char *path = temporary_file("x\nabc\n");
     table *t = lab_table_read_or_exit(path);
-    lab_table_number(t, 0, "x");
+    lab_table_number_or_exit(t, 0, "x");
 }
 
 Test(results, writes_header_and_rows, .timeout = 5)

@@ -196,3 +196,35 @@ refuse "perfmodel refuses a bandwidth outside a physical range, saying the range
 refuse "perfmodel refuses a peak outside a physical range" "--peak-tflops takes a number from 0.0001 to 100000" \
     $perfmodel --model Llama-2-7B --peak-tflops 1e9
 refuse "perfmodel names an unknown option given last as unknown" "unknown option '--turbo'" $perfmodel --model Llama-2-7B --turbo
+
+# Bad data: a copy of data/ with one cell changed, as LAB_DATA_DIR; each is refused with its row and column
+bad_data() {   # FILE ROW COLUMN VALUE: a copy of data/ whose FILE has VALUE in ROW's COLUMN; prints its folder
+    local dir=$tmp/data-$RANDOM$RANDOM
+    cp -r "$root/data" "$dir"
+    python3 - "$dir/$1" "$2" "$3" "$4" <<'PY'
+import csv, sys
+path, key, column, value = sys.argv[1:]
+rows = list(csv.reader(open(path, newline="")))
+col = rows[0].index(column)
+for row in rows[1:]:
+    if row[0] == key: row[col] = value
+csv.writer(open(path, "w", newline=""), lineterminator="\n").writerows(rows)
+PY
+    echo "$dir"
+}
+for case in "attention_heads 0" "attention_heads -4" "hidden_size -4096" "hidden_size 1e30" "intermediate_size -11008" \
+            "layers 0" "head_dim 128.5" "head_dim 0" "kv_heads 0" "kv_heads 5"; do
+    read -r column value <<< "$case"
+    dir=$(bad_data models.csv Llama-2-7B "$column" "$value")
+    pattern="row [0-9]* (Llama-2-7B), column $column: '$value' is not a whole number"
+    [[ $case == "kv_heads 5" ]] && pattern="row [0-9]* (Llama-2-7B): kv_heads must divide attention_heads"
+    refuse "perfmodel refuses models.csv with $column = $value, naming the row and column" "$pattern" \
+        env LAB_DATA_DIR="$dir" $perfmodel --model Llama-2-7B --hardware h100-sxm
+done
+for case in "memory_bandwidth_gb_per_s 0" "memory_bandwidth_gb_per_s nan" "memory_bandwidth_gb_per_s -3350" "fp32_tflops 0" \
+            "memory_gb -80" "fp16_tensor_tflops inf"; do
+    read -r column value <<< "$case"
+    dir=$(bad_data gpus.csv h100-sxm "$column" "$value")
+    refuse "perfmodel refuses gpus.csv with $column = $value, naming the row and column" "row [0-9]* (h100-sxm), column $column: '$value' is not a number" \
+        env LAB_DATA_DIR="$dir" $perfmodel --model Llama-2-7B --hardware h100-sxm
+done

@@ -64,10 +64,10 @@ static void load_tables(void)
     table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
     table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     if (models->rows > 64 || gpus->rows > 64) die("more than 64 rows in data/models.csv or data/gpus.csv");
-    for (int r = 0; r < models->rows; r++) snprintf(model_names[model_count++], 64, "%s", lab_table_text(models, r, "name"));
+    for (int r = 0; r < models->rows; r++) snprintf(model_names[model_count++], 64, "%s", lab_table_text_or_exit(models, r, "name"));
     for (int r = 0; r < gpus->rows; r++) {
-        snprintf(gpu_keys[gpu_count], 32, "%s", lab_table_text(gpus, r, "key"));
-        gpu_sms[gpu_count++] = (int)lab_table_number(gpus, r, "sms");
+        snprintf(gpu_keys[gpu_count], 32, "%s", lab_table_text_or_exit(gpus, r, "key"));
+        gpu_sms[gpu_count++] = (int)lab_table_number_or_exit(gpus, r, "sms");
     }
     lab_table_free(models);
     lab_table_free(gpus);

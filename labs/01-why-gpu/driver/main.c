@@ -88,9 +88,9 @@ int main(int argc, char **argv)
            big / 2e9);
     printf("  %-22s %12.2f s     (measured speed above)\n", "this CPU, naive loop", big / (cpu_gflops * 1e9));
     for (int row = 0; row < gpus->rows; row++) {
-        const char *name = lab_table_text(gpus, row, "name"), *key = lab_table_text(gpus, row, "key");
-        double fp32 = lab_table_number(gpus, row, "fp32_tflops") * 1e3;
-        double fp16 = lab_table_number(gpus, row, "fp16_tensor_tflops") * 1e3;
+        const char *name = lab_table_text_or_exit(gpus, row, "name"), *key = lab_table_text_or_exit(gpus, row, "key");
+        double fp32 = lab_table_number_or_exit(gpus, row, "fp32_tflops") * 1e3;
+        double fp16 = lab_table_number_or_exit(gpus, row, "fp16_tensor_tflops") * 1e3;
         lab_results_row(&out, "\"%s\",%s,,%.1f,%.1f", name, key, fp32, fp16);
         printf("  %-22s %12.3f ms at the FP32 peak, %8.3f ms at the FP16 Tensor Core peak (%.0fx this CPU)\n",
                name, big / (fp32 * 1e9) * 1e3, big / (fp16 * 1e9) * 1e3, fp16 / cpu_gflops);

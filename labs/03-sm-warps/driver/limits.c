@@ -16,7 +16,7 @@
 
 static int whole(const table *t, int row, const char *column)
 {
-    return (int)lround(lab_table_number(t, row, column));
+    return (int)lround(lab_table_number_or_exit(t, row, column));
 }
 
 int gpu_limits_load(const char *key, gpu_limits *gpu)
@@ -35,8 +35,8 @@ int gpu_limits_load(const char *key, gpu_limits *gpu)
     }
     memset(gpu, 0, sizeof *gpu);
     snprintf(gpu->key, sizeof gpu->key, "%s", key);
-    snprintf(gpu->name, sizeof gpu->name, "%s", lab_table_text(t, row, "name"));
-    double capability = lab_table_number(t, row, "compute_capability");
+    snprintf(gpu->name, sizeof gpu->name, "%s", lab_table_text_or_exit(t, row, "name"));
+    double capability = lab_table_number_or_exit(t, row, "compute_capability");
     gpu->compute_capability_major = (int)floor(capability);
     gpu->compute_capability_minor = (int)lround((capability - floor(capability)) * 10);
     gpu->warp_size = 32;

@@ -82,15 +82,15 @@ static void print_littles_law(const table *gpus, const table *models)
         fprintf(stderr, "data/gpus.csv has no h100-sxm row\n");
         exit(1);
     }
-    double bandwidth = lab_table_number(gpus, row, "memory_bandwidth_gb_per_s");
-    int sms = (int)lab_table_number(gpus, row, "sms");
-    int max_warps = (int)lab_table_number(gpus, row, "max_warps_per_sm");
-    double clock_ghz = lab_table_number(gpus, row, "boost_clock_mhz") / 1000.0;
+    double bandwidth = lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s");
+    int sms = (int)lab_table_number_or_exit(gpus, row, "sms");
+    int max_warps = (int)lab_table_number_or_exit(gpus, row, "max_warps_per_sm");
+    double clock_ghz = lab_table_number_or_exit(gpus, row, "boost_clock_mhz") / 1000.0;
     double in_flight = bytes_in_flight(bandwidth, DRAM_LATENCY_NS);
 
     printf("\nLittle's law on the %s (%.0f GB/s, %d SMs, at most %d warps per SM = %d per scheduler),\n"
            "DRAM latency %.0f ns (%.0f cycles at %.0f MHz). Predicted, not measured:\n",
-           lab_table_text(gpus, row, "name"), bandwidth, sms, max_warps, max_warps / SCHEDULERS_PER_SM,
+           lab_table_text_or_exit(gpus, row, "name"), bandwidth, sms, max_warps, max_warps / SCHEDULERS_PER_SM,
            DRAM_LATENCY_NS, DRAM_LATENCY_NS * clock_ghz, clock_ghz * 1000);
     printf("  bytes in flight for full bandwidth: %.0f bytes, %.0f per SM\n", in_flight, in_flight / sms);
     int sizes[] = {128, 512};
@@ -113,9 +113,9 @@ static void print_littles_law(const table *gpus, const table *models)
     for (int i = 0; i < 2; i++) {
         int m = lab_table_find(models, "name", gemvs[i].model);
         if (m < 0) continue;
-        int hidden = (int)lab_table_number(models, m, "hidden_size");
+        int hidden = (int)lab_table_number_or_exit(models, m, "hidden_size");
         int rows = gemvs[i].key_projection   // grouped-query attention: kv_heads x head_dim rows
-                       ? (int)(lab_table_number(models, m, "kv_heads") * lab_table_number(models, m, "head_dim"))
+                       ? (int)(lab_table_number_or_exit(models, m, "kv_heads") * lab_table_number_or_exit(models, m, "head_dim"))
                        : hidden;
         double weight_bytes = 2.0 * rows * hidden;   // FP16
         double sustained = bandwidth_from_bytes_in_flight(512.0 * rows, DRAM_LATENCY_NS, bandwidth);

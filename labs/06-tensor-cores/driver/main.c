@@ -95,10 +95,10 @@ static void print_peaks(void)
     printf("2. Dense Tensor Core peaks from data/gpus.csv, TFLOP/s (INT8: TOP/s), and x the FP32 peak:\n");
     printf("   %-17s %7s %15s %15s %15s %15s %15s\n", "GPU", "FP32", "TF32", "FP16", "BF16", "FP8", "INT8");
     for (int row = 0; row < gpus->rows; row++) {
-        double fp32 = lab_table_number(gpus, row, "fp32_tflops");
-        printf("   %-17s %7.1f", lab_table_text(gpus, row, "name"), fp32);
+        double fp32 = lab_table_number_or_exit(gpus, row, "fp32_tflops");
+        printf("   %-17s %7.1f", lab_table_text_or_exit(gpus, row, "name"), fp32);
         for (int c = 0; c < 5; c++) {
-            double peak = lab_table_number(gpus, row, columns[c]);
+            double peak = lab_table_number_or_exit(gpus, row, columns[c]);
             char cell[32];
             if (isnan(peak)) snprintf(cell, sizeof cell, "-");
             else snprintf(cell, sizeof cell, "%.1f (%.1fx)", peak, peak / fp32);
@@ -109,8 +109,8 @@ static void print_peaks(void)
     table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
     int llama = lab_table_find(models, "name", "Llama-2-7B"), h100 = lab_table_find(gpus, "key", "h100-sxm");
     if (llama >= 0 && h100 >= 0) {
-        double parameters = lab_table_number(models, llama, "parameters");
-        double bandwidth = lab_table_number(gpus, h100, "memory_bandwidth_gb_per_s") * 1e9;
+        double parameters = lab_table_number_or_exit(models, llama, "parameters");
+        double bandwidth = lab_table_number_or_exit(gpus, h100, "memory_bandwidth_gb_per_s") * 1e9;
         const char *names[] = {"FP32", "FP16/BF16", "FP8/INT8", "INT4"};
         const double bytes[] = {4, 2, 1, 0.5};
         printf("   Llama-2-7B's %.0f weights, and the least time to read them once on an H100 SXM (%.0f GB/s):\n",

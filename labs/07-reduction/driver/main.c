@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 
     table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     int h100 = lab_table_find(gpus, "key", "h100-sxm");
-    double bandwidth = lab_table_number(gpus, h100, "memory_bandwidth_gb_per_s") * 1e9;
+    double bandwidth = lab_table_number_or_exit(gpus, h100, "memory_bandwidth_gb_per_s") * 1e9;
     printf("Summing n = %d floats (%.0f MiB) with blocks of %d threads; double-precision sum %.6f.\n", N,
            N * 4.0 / (1 << 20), THREADS, want);
     printf("Reading them once from an H100 SXM's memory (%.0f GB/s) takes %.3f us: every version's floor.\n\n",

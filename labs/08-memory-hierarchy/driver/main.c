@@ -131,14 +131,14 @@ static void print_h100_hierarchy(const cache_level *levels, int level_count)
         fprintf(stderr, "data/gpus.csv has no h100-sxm row\n");
         exit(1);
     }
-    double sms = lab_table_number(gpus, row, "sms");
-    double register_kib = lab_table_number(gpus, row, "registers_per_sm") * 4 / 1024;
-    double shared_kib = lab_table_number(gpus, row, "shared_memory_per_sm_kib");
-    double l2_mib = lab_table_number(gpus, row, "l2_cache_mib");
-    double hbm_gb = lab_table_number(gpus, row, "memory_gb");
-    double hbm_gb_per_s = lab_table_number(gpus, row, "memory_bandwidth_gb_per_s");
+    double sms = lab_table_number_or_exit(gpus, row, "sms");
+    double register_kib = lab_table_number_or_exit(gpus, row, "registers_per_sm") * 4 / 1024;
+    double shared_kib = lab_table_number_or_exit(gpus, row, "shared_memory_per_sm_kib");
+    double l2_mib = lab_table_number_or_exit(gpus, row, "l2_cache_mib");
+    double hbm_gb = lab_table_number_or_exit(gpus, row, "memory_gb");
+    double hbm_gb_per_s = lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s");
     printf("\nThe %s's hierarchy (data/gpus.csv, row h100-sxm; capacities from the datasheet):\n",
-           lab_table_text(gpus, row, "name"));
+           lab_table_text_or_exit(gpus, row, "name"));
     printf("  registers      %5.0f KiB per SM x %.0f SMs = %5.1f MiB   private to each thread\n", register_kib, sms,
            register_kib * sms / 1024);
     printf("  shared memory  %5.0f KiB per SM x %.0f SMs = %5.1f MiB   (shared with L1) one block's, managed by hand\n",

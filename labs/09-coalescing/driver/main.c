@@ -135,7 +135,7 @@ int main(int argc, char **argv)
     }
     table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     int h100 = lab_table_find(gpus, "key", "h100-sxm");
-    double bandwidth = lab_table_number(gpus, h100, "memory_bandwidth_gb_per_s");
+    double bandwidth = lab_table_number_or_exit(gpus, h100, "memory_bandwidth_gb_per_s");
     printf("Copying n = %d floats, blocks of %d threads; the H100 SXM moves %.0f GB/s of sectors (data/gpus.csv).\n\n",
            N, THREADS, bandwidth);
     print_header();

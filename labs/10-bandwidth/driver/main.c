@@ -188,8 +188,8 @@ static void measure_gpu(results *out)
     for (int i = 0; i < 3; i++) {
         int row = lab_table_find(gpus, "key", keys[i]);
         if (row < 0) continue;
-        double gb_per_s = lab_table_number(gpus, row, "memory_bandwidth_gb_per_s");
-        printf("  %-14s %6.0f GB/s  %.3f ms\n", lab_table_text(gpus, row, "name"), gb_per_s,
+        double gb_per_s = lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s");
+        printf("  %-14s %6.0f GB/s  %.3f ms\n", lab_table_text_or_exit(gpus, row, "name"), gb_per_s,
                24.0 * GPU_N / (gb_per_s * 1e9) * 1e3);
     }
     lab_table_free(gpus);

@@ -43,10 +43,10 @@ static model_shape load_llama2_7b(void)
         fprintf(stderr, "data/models.csv has no row named Llama-2-7B\n");
         exit(EXIT_FAILURE);
     }
-    model_shape shape = {(int)lab_table_number(models, row, "hidden_size"),
-                         (int)lab_table_number(models, row, "intermediate_size"),
-                         (int)lab_table_number(models, row, "attention_heads"),
-                         (int)lab_table_number(models, row, "kv_heads"), (int)lab_table_number(models, row, "head_dim")};
+    model_shape shape = {(int)lab_table_number_or_exit(models, row, "hidden_size"),
+                         (int)lab_table_number_or_exit(models, row, "intermediate_size"),
+                         (int)lab_table_number_or_exit(models, row, "attention_heads"),
+                         (int)lab_table_number_or_exit(models, row, "kv_heads"), (int)lab_table_number_or_exit(models, row, "head_dim")};
     lab_table_free(models);
     return shape;
 }
@@ -142,10 +142,10 @@ static void print_ridges(const table *gpus, const model_shape *s)
     printf("   %-18s %10s %10s %12s %16s %16s\n", "GPU", "TFLOP/s", "GB/s", "ridge FLOP/B", "M: attn (N=K=h)",
            "M: MLP (N=i,K=h)");
     for (int row = 0; row < gpus->rows; row++) {
-        double tflops = lab_table_number(gpus, row, "fp16_tensor_tflops");
-        double bandwidth = lab_table_number(gpus, row, "memory_bandwidth_gb_per_s");
+        double tflops = lab_table_number_or_exit(gpus, row, "fp16_tensor_tflops");
+        double bandwidth = lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s");
         double ridge = fp16_ridge_flop_per_byte(tflops, bandwidth);
-        printf("   %-18s %10.1f %10.0f %12.1f %16lld %16lld\n", lab_table_text(gpus, row, "name"), tflops, bandwidth,
+        printf("   %-18s %10.1f %10.0f %12.1f %16lld %16lld\n", lab_table_text_or_exit(gpus, row, "name"), tflops, bandwidth,
                ridge, m_reaching(ridge, s->hidden, s->hidden), m_reaching(ridge, s->intermediate, s->hidden));
     }
     printf("   (-1: not reached by M = %d; an intensity that never reaches the ridge never keeps the GPU busy)\n\n",
@@ -207,8 +207,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "data/gpus.csv has no row with key h100-sxm\n");
         return 1;
     }
-    double h100_ridge = fp16_ridge_flop_per_byte(lab_table_number(gpus, h100, "fp16_tensor_tflops"),
-                                                 lab_table_number(gpus, h100, "memory_bandwidth_gb_per_s"));
+    double h100_ridge = fp16_ridge_flop_per_byte(lab_table_number_or_exit(gpus, h100, "fp16_tensor_tflops"),
+                                                 lab_table_number_or_exit(gpus, h100, "memory_bandwidth_gb_per_s"));
     print_element_sizes();
     print_layer(&shape, h100_ridge);
     print_ridges(gpus, &shape);
@@ -218,11 +218,11 @@ int main(int argc, char **argv)
     char header[2048] = "m,attention_projection_flop_per_byte,mlp_projection_flop_per_byte,lowest_ridge_flop_per_byte";
     double *ridges = malloc(sizeof(double) * (size_t)gpus->rows), lowest_ridge = INFINITY;
     for (int row = 0; row < gpus->rows; row++) {
-        ridges[row] = fp16_ridge_flop_per_byte(lab_table_number(gpus, row, "fp16_tensor_tflops"),
-                                               lab_table_number(gpus, row, "memory_bandwidth_gb_per_s"));
+        ridges[row] = fp16_ridge_flop_per_byte(lab_table_number_or_exit(gpus, row, "fp16_tensor_tflops"),
+                                               lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s"));
         lowest_ridge = fmin(lowest_ridge, ridges[row]);
         size_t used = strlen(header);
-        snprintf(header + used, sizeof header - used, ",%s ridge %.0f FLOP/B", lab_table_text(gpus, row, "name"),
+        snprintf(header + used, sizeof header - used, ",%s ridge %.0f FLOP/B", lab_table_text_or_exit(gpus, row, "name"),
                  ridges[row]);
     }
     results out = lab_results_open(argv[1], header);

@@ -30,11 +30,11 @@ static void llama_linear_maps(double tokens, double *flops, double *bytes)
         lab_table_free(models);
         return;
     }
-    double layers = lab_table_number(models, row, "layers"), hidden = lab_table_number(models, row, "hidden_size");
-    double heads = lab_table_number(models, row, "attention_heads"), kv_heads = lab_table_number(models, row, "kv_heads");
-    double head_dim = lab_table_number(models, row, "head_dim");
-    double intermediate = lab_table_number(models, row, "intermediate_size");
-    double vocab = lab_table_number(models, row, "vocab_size");
+    double layers = lab_table_number_or_exit(models, row, "layers"), hidden = lab_table_number_or_exit(models, row, "hidden_size");
+    double heads = lab_table_number_or_exit(models, row, "attention_heads"), kv_heads = lab_table_number_or_exit(models, row, "kv_heads");
+    double head_dim = lab_table_number_or_exit(models, row, "head_dim");
+    double intermediate = lab_table_number_or_exit(models, row, "intermediate_size");
+    double vocab = lab_table_number_or_exit(models, row, "vocab_size");
     *flops = *bytes = 0;
     for (int layer = 0; layer < (int)layers; layer++) {
         add_gemm(heads * head_dim, hidden, tokens, flops, bytes);      /* q */

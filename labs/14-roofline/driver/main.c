@@ -116,14 +116,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "data/gpus.csv has no row %s\n", gpu_keys[g]);
             return 1;
         }
-        double gb_per_s = lab_table_number(gpus, row, "memory_bandwidth_gb_per_s");
+        double gb_per_s = lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s");
         ceiling *tensor = &ceilings[1 + 2 * g], *fp32 = &ceilings[2 + 2 * g];
         *tensor = (ceiling){"", "FP16 Tensor", PRECISION_FP16, 0,
-                            roofline_from_datasheet(lab_table_number(gpus, row, "fp16_tensor_tflops"), gb_per_s)};
+                            roofline_from_datasheet(lab_table_number_or_exit(gpus, row, "fp16_tensor_tflops"), gb_per_s)};
         *fp32 = (ceiling){"", "FP32", PRECISION_FP32, 0,
-                          roofline_from_datasheet(lab_table_number(gpus, row, "fp32_tflops"), gb_per_s)};
-        snprintf(tensor->machine, sizeof tensor->machine, "%s", lab_table_text(gpus, row, "name"));
-        snprintf(fp32->machine, sizeof fp32->machine, "%s", lab_table_text(gpus, row, "name"));
+                          roofline_from_datasheet(lab_table_number_or_exit(gpus, row, "fp32_tflops"), gb_per_s)};
+        snprintf(tensor->machine, sizeof tensor->machine, "%s", lab_table_text_or_exit(gpus, row, "name"));
+        snprintf(fp32->machine, sizeof fp32->machine, "%s", lab_table_text_or_exit(gpus, row, "name"));
     }
     lab_table_free(gpus);
 

@@ -127,11 +127,11 @@ static void predicted_part(results *out)
         return;
     }
     /* the table's units: TFLOP/s (dense), GB/s */
-    double bf16_flops = lab_table_number(gpus, row, "bf16_tensor_tflops") * 1e12;
-    double fp32_flops = lab_table_number(gpus, row, "fp32_tflops") * 1e12;
-    double bandwidth = lab_table_number(gpus, row, "memory_bandwidth_gb_per_s") * 1e9;
+    double bf16_flops = lab_table_number_or_exit(gpus, row, "bf16_tensor_tflops") * 1e12;
+    double fp32_flops = lab_table_number_or_exit(gpus, row, "fp32_tflops") * 1e12;
+    double bandwidth = lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s") * 1e9;
     char name[64];
-    snprintf(name, sizeof name, "%s", lab_table_text(gpus, row, "name"));
+    snprintf(name, sizeof name, "%s", lab_table_text_or_exit(gpus, row, "name"));
     lab_table_free(gpus);
     printf("\nPredicted for the %s from its roofline (BF16 tensor peak %.1f TFLOP/s, FP32 %.1f, %.0f GB/s):\n", name,
            bf16_flops / 1e12, fp32_flops / 1e12, bandwidth / 1e9);

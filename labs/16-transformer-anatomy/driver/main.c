@@ -34,16 +34,16 @@ static const int64_t table_contexts[] = {1, 512, 2048, 4096, 32768, 131072};
 
 static decoder_shape shape_of_row(const table *models, int row)
 {
-    decoder_shape s = {(int)lab_table_number(models, row, "layers"), (int)lab_table_number(models, row, "hidden_size"),
-                       (int)lab_table_number(models, row, "attention_heads"), (int)lab_table_number(models, row, "kv_heads"),
-                       (int)lab_table_number(models, row, "head_dim"),
-                       (int)lab_table_number(models, row, "intermediate_size"),
-                       (int)lab_table_number(models, row, "vocab_size"), (int)lab_table_number(models, row, "qkv_bias"),
-                       (int)lab_table_number(models, row, "tied_embeddings")};
+    decoder_shape s = {(int)lab_table_number_or_exit(models, row, "layers"), (int)lab_table_number_or_exit(models, row, "hidden_size"),
+                       (int)lab_table_number_or_exit(models, row, "attention_heads"), (int)lab_table_number_or_exit(models, row, "kv_heads"),
+                       (int)lab_table_number_or_exit(models, row, "head_dim"),
+                       (int)lab_table_number_or_exit(models, row, "intermediate_size"),
+                       (int)lab_table_number_or_exit(models, row, "vocab_size"), (int)lab_table_number_or_exit(models, row, "qkv_bias"),
+                       (int)lab_table_number_or_exit(models, row, "tied_embeddings")};
     return s;
 }
 
-static int is_dense(const table *models, int row) { return lab_table_number(models, row, "experts") <= 1; }
+static int is_dense(const table *models, int row) { return lab_table_number_or_exit(models, row, "experts") <= 1; }
 
 /* lib/perfmodel's count for a row, from its own reading of the table */
 static int64_t library_parameters(const char *name)
@@ -63,14 +63,14 @@ static void print_parameters(const table *models)
     printf("   %-12s %6s %13s %13s %14s %15s %15s %14s %s\n", "model", "layers", "attention", "MLP", "embeddings",
            "your total", "published", "lib/perfmodel", "");
     for (int row = 0; row < models->rows; row++) {
-        const char *name = lab_table_text(models, row, "name");
+        const char *name = lab_table_text_or_exit(models, row, "name");
         if (!is_dense(models, row)) {
             printf("   %-12s a mixture of experts (%g MLPs a layer): beyond today's dense counter; lib/perfmodel counts "
-                   "%lld\n", name, lab_table_number(models, row, "experts"), (long long)library_parameters(name));
+                   "%lld\n", name, lab_table_number_or_exit(models, row, "experts"), (long long)library_parameters(name));
             continue;
         }
         decoder_shape s = shape_of_row(models, row);
-        int64_t yours = model_parameters(&s), published = (int64_t)lab_table_number(models, row, "parameters");
+        int64_t yours = model_parameters(&s), published = (int64_t)lab_table_number_or_exit(models, row, "parameters");
         printf("   %-12s %6d %13lld %13lld %14lld %15lld %15lld %14lld %s\n", name, s.layers,
                (long long)attention_parameters(&s), (long long)mlp_parameters(&s), (long long)embedding_parameters(&s),
                (long long)yours, (long long)published, (long long)library_parameters(name),
@@ -166,7 +166,7 @@ static void print_crossovers(const table *models)
            "lib/perfmodel", "");
     for (int row = 0; row < models->rows; row++) {
         if (!is_dense(models, row)) continue;
-        const char *name = lab_table_text(models, row, "name");
+        const char *name = lab_table_text_or_exit(models, row, "name");
         decoder_shape s = shape_of_row(models, row);
         double per_position = forward_flops_per_token(&s, 1).attention;
         double others = token_flops_total(forward_flops_per_token(&s, 0));

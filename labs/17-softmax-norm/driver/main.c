@@ -111,9 +111,9 @@ static void predict_attention(void)
     table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
     table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     int llama = lab_table_find(models, "name", "Llama-2-7B"), h100 = lab_table_find(gpus, "key", "h100-sxm");
-    double heads = lab_table_number(models, llama, "attention_heads");
-    double layers = lab_table_number(models, llama, "layers");
-    double bandwidth = lab_table_number(gpus, h100, "memory_bandwidth_gb_per_s") * 1e9;
+    double heads = lab_table_number_or_exit(models, llama, "attention_heads");
+    double layers = lab_table_number_or_exit(models, llama, "layers");
+    double bandwidth = lab_table_number_or_exit(gpus, h100, "memory_bandwidth_gb_per_s") * 1e9;
     double tokens = 4096, scores = heads * tokens * tokens, row_bytes = 4 * scores;
     printf("\nPredicted, not measured: the FP32 attention scores of Llama-2-7B (%.0f heads, %.0f layers) for a "
            "%.0f-token prompt\nare %.0f x %.0f x %.0f = %.3g floats per layer (%.2f GiB). At the H100 SXM's "

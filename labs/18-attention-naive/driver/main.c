@@ -44,10 +44,10 @@ static void predict_footprint(void)
     table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
     table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     int llama = lab_table_find(models, "name", "Llama-2-7B"), h100 = lab_table_find(gpus, "key", "h100-sxm");
-    double heads = lab_table_number(models, llama, "attention_heads");
-    double layers = lab_table_number(models, llama, "layers");
-    double memory = lab_table_number(gpus, h100, "memory_gb") * 1e9;
-    double bandwidth = lab_table_number(gpus, h100, "memory_bandwidth_gb_per_s") * 1e9;
+    double heads = lab_table_number_or_exit(models, llama, "attention_heads");
+    double layers = lab_table_number_or_exit(models, llama, "layers");
+    double memory = lab_table_number_or_exit(gpus, h100, "memory_gb") * 1e9;
+    double bandwidth = lab_table_number_or_exit(gpus, h100, "memory_bandwidth_gb_per_s") * 1e9;
     double tokens = 4096, layer_scores = heads * 4 * tokens * tokens, traffic = 6 * layer_scores;
     printf("\nPredicted, not measured (data/models.csv, data/gpus.csv): Llama-2-7B has %.0f heads and %.0f layers.\n"
            "At %.0f tokens one layer's FP32 scores are %.0f x 4 x %.0f^2 bytes = %.2f GiB. The three kernels write\n"

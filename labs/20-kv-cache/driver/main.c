@@ -40,9 +40,9 @@ enum { POSITIONS = sizeof positions / sizeof positions[0] };
 
 static kv_model kv_model_of_row(const table *models, int row)
 {
-    kv_model m = {(int)lab_table_number(models, row, "layers"), (int)lab_table_number(models, row, "hidden_size"),
-                  (int)lab_table_number(models, row, "attention_heads"), (int)lab_table_number(models, row, "kv_heads"),
-                  (int)lab_table_number(models, row, "head_dim")};
+    kv_model m = {(int)lab_table_number_or_exit(models, row, "layers"), (int)lab_table_number_or_exit(models, row, "hidden_size"),
+                  (int)lab_table_number_or_exit(models, row, "attention_heads"), (int)lab_table_number_or_exit(models, row, "kv_heads"),
+                  (int)lab_table_number_or_exit(models, row, "head_dim")};
     return m;
 }
 
@@ -61,14 +61,14 @@ static void print_formula(const table *models, double gpu_memory_bytes)
     for (int row = 0; row < models->rows; row++) {
         kv_model m = kv_model_of_row(models, row), mha = m;
         mha.kv_heads = mha.heads;
-        double weights = 2.0 * lab_table_number(models, row, "parameters");
+        double weights = 2.0 * lab_table_number_or_exit(models, row, "parameters");
         double per_token = (double)kv_cache_bytes(&m, 2, 1, 1), sequence = (double)kv_cache_bytes(&m, 2, 4096, 1);
         double room = gpu_memory_bytes - weights;
         char fit[32];
         if (room < 0) snprintf(fit, sizeof fit, "none");
         else if (sequence > 0) snprintf(fit, sizeof fit, "%.0f", floor(room / sequence));
         else snprintf(fit, sizeof fit, "?");
-        printf("   %-13s %6d %8d %8d %10.0f %12.3f %10.2f %10.2f %12.2f %12.0f %10s\n", lab_table_text(models, row, "name"),
+        printf("   %-13s %6d %8d %8d %10.0f %12.3f %10.2f %10.2f %12.2f %12.0f %10s\n", lab_table_text_or_exit(models, row, "name"),
                m.layers, m.kv_heads, m.head_dim, per_token / 1024, gib(sequence), gib((double)kv_cache_bytes(&m, 2, 32768, 1)),
                gib((double)kv_cache_bytes(&m, 2, 131072, 1)), gib((double)kv_cache_bytes(&mha, 2, 4096, 1)),
                per_token > 0 ? weights / per_token : NAN, fit);
@@ -367,7 +367,7 @@ int main(int argc, char **argv)
         kv_model m = kv_model_of_row(models, row);
         for (int step = 16; step <= 34; step++) {   /* 2^(step/2): 256 .. 131072 */
             int64_t context = llround(pow(2.0, step / 2.0));
-            lab_results_row(&out, "kv-fp16,%s,,%lld,,,%lld", lab_table_text(models, row, "name"), (long long)context,
+            lab_results_row(&out, "kv-fp16,%s,,%lld,,,%lld", lab_table_text_or_exit(models, row, "name"), (long long)context,
                             (long long)kv_cache_bytes(&m, 2, context, 1));
         }
     }

@@ -49,11 +49,11 @@ static void print_gqa(const table *models)
            "   and as multi-head attention would have it (one KV head per query head):\n");
     printf("   %-12s %6s %9s %12s %12s %8s\n", "model", "heads", "kv_heads", "KiB/token", "as MHA", "saving");
     for (int row = 0; row < models->rows; row++) {
-        int layers = (int)lab_table_number(models, row, "layers"), heads = (int)lab_table_number(models, row, "attention_heads");
-        int kv_heads = (int)lab_table_number(models, row, "kv_heads"), head_dim = (int)lab_table_number(models, row, "head_dim");
+        int layers = (int)lab_table_number_or_exit(models, row, "layers"), heads = (int)lab_table_number_or_exit(models, row, "attention_heads");
+        int kv_heads = (int)lab_table_number_or_exit(models, row, "kv_heads"), head_dim = (int)lab_table_number_or_exit(models, row, "head_dim");
         double bytes = (double)llama_kv_cache_bytes(layers, kv_heads, head_dim, 2, 1, 1);
         double mha = (double)llama_kv_cache_bytes(layers, heads, head_dim, 2, 1, 1);
-        printf("   %-12s %6d %9d %12.0f %12.0f %7.0fx\n", lab_table_text(models, row, "name"), heads, kv_heads,
+        printf("   %-12s %6d %9d %12.0f %12.0f %7.0fx\n", lab_table_text_or_exit(models, row, "name"), heads, kv_heads,
                bytes / 1024, mha / 1024, mha / bytes);
     }
     LlamaConfig tiny;
@@ -290,11 +290,11 @@ static long long kv_budget_tokens(const table *models, const table *gpus, double
 {
     int model = lab_table_find(models, "name", "Llama-2-7B"), gpu = lab_table_find(gpus, "key", "a100-80gb");
     if (model < 0 || gpu < 0) return -1;
-    *memory_gb = lab_table_number(gpus, gpu, "memory_gb");
-    *weights_gb = 2.0 * lab_table_number(models, model, "parameters") / 1e9;   /* FP16 */
-    *kv_bytes_per_token = (double)llama_kv_cache_bytes((int)lab_table_number(models, model, "layers"),
-                                                       (int)lab_table_number(models, model, "kv_heads"),
-                                                       (int)lab_table_number(models, model, "head_dim"), 2, 1, 1);
+    *memory_gb = lab_table_number_or_exit(gpus, gpu, "memory_gb");
+    *weights_gb = 2.0 * lab_table_number_or_exit(models, model, "parameters") / 1e9;   /* FP16 */
+    *kv_bytes_per_token = (double)llama_kv_cache_bytes((int)lab_table_number_or_exit(models, model, "layers"),
+                                                       (int)lab_table_number_or_exit(models, model, "kv_heads"),
+                                                       (int)lab_table_number_or_exit(models, model, "head_dim"), 2, 1, 1);
     return (long long)((*memory_gb - *weights_gb) * 1e9 / *kv_bytes_per_token);
 }
 

@@ -68,8 +68,8 @@ static void predict_llama(void)
     table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
     table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     int llama = lab_table_find(models, "name", "Llama-2-7B"), h100 = lab_table_find(gpus, "key", "h100-sxm");
-    double hidden = lab_table_number(models, llama, "hidden_size"), layers = lab_table_number(models, llama, "layers");
-    double bandwidth = lab_table_number(gpus, h100, "memory_bandwidth_gb_per_s") * 1e9;
+    double hidden = lab_table_number_or_exit(models, llama, "hidden_size"), layers = lab_table_number_or_exit(models, llama, "layers");
+    double bandwidth = lab_table_number_or_exit(gpus, h100, "memory_bandwidth_gb_per_s") * 1e9;
     double row_bytes = 4 * hidden * TOKENS, chains = 2 * layers;
     printf("\nPredicted, not measured: Llama-2-7B's shape (hidden %.0f, %.0f layers) for a %d-token prompt in FP32.\n"
            "One intermediate tensor is %d x %.0f floats = %.1f MiB. With a chain like this one after the attention\n"

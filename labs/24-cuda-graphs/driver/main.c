@@ -151,7 +151,7 @@ static double h100_bandwidth_gb_per_s(void)
         fprintf(stderr, "data/gpus.csv has no row with key h100-sxm\n");
         exit(EXIT_FAILURE);
     }
-    double bandwidth = lab_table_number(gpus, row, "memory_bandwidth_gb_per_s");
+    double bandwidth = lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s");
     lab_table_free(gpus);
     return bandwidth;
 }

@@ -221,7 +221,7 @@ static void predict(results *out)
         if (perfmodel_load_model_shape(models[mi], &m, error, sizeof error) != 0) continue;
         for (int g = 0; g < gpus->rows; g++) {
             Hardware h;
-            const char *key = lab_table_text(gpus, g, "key");
+            const char *key = lab_table_text_or_exit(gpus, g, "key");
             if (perfmodel_load_gpu(key, &h, error, sizeof error) != 0) continue;
             printf("   %-11s %-10s", models[mi], key);
             for (int f = 0; f < 3; f++) {

@@ -55,8 +55,8 @@ int load_trace(const char *file_name, request **out, char *error, unsigned long 
     if (!t) return -1;
     request *requests = malloc((size_t)(t->rows ? t->rows : 1) * sizeof *requests);
     for (int i = 0; i < t->rows; i++) {
-        requests[i] = (request){lab_table_number(t, i, "arrival_s"), (int)lab_table_number(t, i, "prompt_tokens"),
-                                (int)lab_table_number(t, i, "output_tokens")};
+        requests[i] = (request){lab_table_number_or_exit(t, i, "arrival_s"), (int)lab_table_number_or_exit(t, i, "prompt_tokens"),
+                                (int)lab_table_number_or_exit(t, i, "output_tokens")};
         if (requests[i].prompt_tokens < 1 || requests[i].output_tokens < 1 ||
             (i > 0 && requests[i].arrival_s < requests[i - 1].arrival_s)) {
             snprintf(error, error_size, "%s, request %d: lengths must be >= 1 and arrivals in order", file_name, i);
