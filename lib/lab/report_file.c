@@ -1,6 +1,7 @@
 /* report_file.c — the reader described in report_file.h. */
 #define _DEFAULT_SOURCE
 #include "report_file.h"
+#include "give_up.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,9 @@ int lab_report_read(const char *path, report_line *lines, int capacity)
         for (int i = 0; i < 5; i++) fields[i] = strsep(&cursor, "\t");
         if (!fields[1]) continue;
         report_line *l = &lines[count++];
-        *l = (report_line){strdup(fields[0]), strdup(fields[1]), strdup(fields[2] ? fields[2] : ""),
-                           strdup(fields[3] ? fields[3] : ""), fields[4] ? atol(fields[4]) : 0};
+        *l = (report_line){lab_strdup_or_exit(fields[0]), lab_strdup_or_exit(fields[1]),
+                           lab_strdup_or_exit(fields[2] ? fields[2] : ""), lab_strdup_or_exit(fields[3] ? fields[3] : ""),
+                           fields[4] ? atol(fields[4]) : 0};
         unescape(l->reason);
         unescape(l->hint);
     }

@@ -1,6 +1,7 @@
 /* results.c — the CSV writer described in results.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "results.h"
+#include "give_up.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -20,7 +21,7 @@ static int count_fields(const char *row)
 
 static void make_parent_directories(const char *path)
 {
-    char *copy = strdup(path);
+    char *copy = lab_strdup_or_exit(path);
     for (char *slash = strchr(copy + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
         *slash = 0;
         mkdir(copy, 0777);
@@ -29,7 +30,7 @@ static void make_parent_directories(const char *path)
     free(copy);
 }
 
-results lab_results_open(const char *path, const char *header)
+results lab_results_open_or_exit(const char *path, const char *header)
 {
     make_parent_directories(path);
     results r = {fopen(path, "w"), path, count_fields(header)};
@@ -41,7 +42,7 @@ results lab_results_open(const char *path, const char *header)
     return r;
 }
 
-void lab_results_row(results *r, const char *format, ...)
+void lab_results_row_or_exit(results *r, const char *format, ...)
 {
     char row[4096];
     va_list args;
@@ -56,7 +57,7 @@ void lab_results_row(results *r, const char *format, ...)
     fprintf(r->file, "%s\n", row);
 }
 
-void lab_results_close(results *r)
+void lab_results_close_or_exit(results *r)
 {
     if (r->file && fclose(r->file) != 0) {
         fprintf(stderr, "cannot finish writing %s: %s\n", r->path, strerror(errno));

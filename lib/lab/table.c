@@ -1,6 +1,7 @@
 /* table.c — the strict CSV reader described in table.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "table.h"
+#include "give_up.h"
 
 #include <errno.h>
 #include <math.h>
@@ -42,8 +43,8 @@ table *lab_table_read(const char *path, char *error, size_t error_size)
         snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
         return NULL;
     }
-    table *t = calloc(1, sizeof *t);
-    t->path = strdup(path);
+    table *t = lab_alloc_or_exit(1, sizeof *t);
+    t->path = lab_strdup_or_exit(path);
     size_t capacity = 0;
     char *line = NULL;
     size_t line_capacity = 0;
@@ -62,8 +63,8 @@ table *lab_table_read(const char *path, char *error, size_t error_size)
         }
         if (!t->header) {
             t->columns = count;
-            t->header = malloc((size_t)count * sizeof *t->header);
-            for (int i = 0; i < count; i++) t->header[i] = strdup(fields[i]);
+            t->header = lab_alloc_or_exit((size_t)count, sizeof *t->header);
+            for (int i = 0; i < count; i++) t->header[i] = lab_strdup_or_exit(fields[i]);
             continue;
         }
         if (count != t->columns) {
@@ -72,10 +73,14 @@ table *lab_table_read(const char *path, char *error, size_t error_size)
             goto fail;
         }
         if ((size_t)(t->rows + 1) * (size_t)t->columns > capacity) {
-            capacity = capacity ? 2 * capacity : 64 * (size_t)t->columns;
-            t->cells = realloc(t->cells, capacity * sizeof *t->cells);
+            size_t wider = capacity ? 2 * capacity : 64 * (size_t)t->columns;
+            char **cells = lab_alloc_or_exit(wider, sizeof *cells);
+            if (t->cells) memcpy(cells, t->cells, capacity * sizeof *cells);
+            free(t->cells);
+            t->cells = cells, capacity = wider;
         }
-        for (int i = 0; i < count; i++) t->cells[(size_t)t->rows * (size_t)t->columns + (size_t)i] = strdup(fields[i]);
+        for (int i = 0; i < count; i++)
+            t->cells[(size_t)t->rows * (size_t)t->columns + (size_t)i] = lab_strdup_or_exit(fields[i]);
         t->rows++;
     }
     free(line);

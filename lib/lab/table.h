@@ -3,7 +3,7 @@
  * A table is a CSV file with a header row; fields may be quoted ("a, b"). Reading is
  * strict: a row with the wrong number of fields, an unterminated quote or an empty
  * file is refused with the file, the line and what to fix. Cells are looked up by
- * column name, so adding a column never breaks a reader. */
+ * column name, so adding a column never breaks a reader. How lib/lab gives up: give_up.h. */
 #ifndef LAB_TABLE_H
 #define LAB_TABLE_H
 

@@ -1,6 +1,7 @@
 /* timer.c — the host timer described in timer.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "timer.h"
+#include "give_up.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -27,7 +28,7 @@ double lab_median(double *values, int n)
 double lab_median_seconds(void (*work)(void *context), void *context, int repeats)
 {
     if (repeats < 1) repeats = 1;
-    double *times = malloc((size_t)repeats * sizeof *times);
+    double *times = lab_alloc_or_exit((size_t)repeats, sizeof *times);
     work(context);
     for (int i = 0; i < repeats; i++) {
         double start = lab_now_seconds();

@@ -29,11 +29,9 @@ enum { NAMED_SHAPES = sizeof named_shapes / sizeof named_shapes[0] };
 const char *llama_named_shape_list(void)
 {
     static char list[256];
-    if (!list[0])
-        for (int i = 0; i < NAMED_SHAPES; i++) {
-            if (i) strcat(list, ", ");
-            strcat(list, named_shapes[i].name);
-        }
+    size_t used = 0;
+    for (int i = 0; i < NAMED_SHAPES && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", named_shapes[i].name);
     return list;
 }
 

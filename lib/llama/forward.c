@@ -458,8 +458,12 @@ static int check_tokens(const Session *s, const int *tokens, int n, char *error,
 static int check_distinct(const Session *s, const int *sequences, int count, char *error, size_t error_size)
 {
     unsigned char *seen = calloc((size_t)s->cache.batch, 1);
+    if (!seen) {
+        snprintf(error, error_size, "out of memory checking the %d sequences of a call", count);
+        return -1;
+    }
     int repeated = -1;
-    for (int i = 0; seen && i < count && repeated < 0; i++) {
+    for (int i = 0; i < count && repeated < 0; i++) {
         if (seen[sequences[i]]) repeated = sequences[i];
         seen[sequences[i]] = 1;
     }

@@ -17,8 +17,9 @@
  * for tests and benchmarks). Either can be written back to a checkpoint file, FP32 models
  * as version 0 or 1, INT8 models as version 2.
  *
- * Errors: every function that can fail on bad input returns a status and writes what is
- * wrong into `error` (error_size bytes); none exits. The order of use:
+ * Errors, the library's one way to give up: every function that can fail (bad input, no memory)
+ * returns -1 (or NULL) and writes what is wrong into `error` (error_size bytes); none exits or
+ * aborts, and every allocation is tested (tools/ci/give-up-check holds it to that). The order of use:
  *     build_transformer_*  ->  llama_build_session  ->  llama_prefill / llama_decode_batch  ->  llama_sample
  *     ->  llama_free_session  ->  llama_free_transformer. */
 #ifndef LLAMA_H
@@ -321,7 +322,8 @@ typedef struct {
     int vocab_size;
 } Sampler;
 
-void llama_build_sampler(Sampler *sampler, int vocab_size, float temperature, uint64_t seed);
+/* 0, or -1 with the reason in error (a temperature above 0 needs room for the probabilities). */
+int llama_build_sampler(Sampler *sampler, int vocab_size, float temperature, uint64_t seed, char *error, size_t error_size);
 void llama_free_sampler(Sampler *sampler);
 int llama_sample(Sampler *sampler, const float *logits);
 int llama_argmax(const float *values, int n);

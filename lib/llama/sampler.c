@@ -3,16 +3,22 @@
  * softmax(logits / temperature) with the seeded generator (the same seed, the same text). */
 #include "llama.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "blocks.h"
 
-void llama_build_sampler(Sampler *sampler, int vocab_size, float temperature, uint64_t seed)
+int llama_build_sampler(Sampler *sampler, int vocab_size, float temperature, uint64_t seed, char *error, size_t error_size)
 {
     sampler->temperature = temperature;
     sampler->state = llama_seed_generator(seed);
     sampler->vocab_size = vocab_size;
-    sampler->probabilities = malloc((size_t)vocab_size * sizeof(float));
+    sampler->probabilities = calloc((size_t)vocab_size, sizeof(float));
+    if (!sampler->probabilities) {
+        snprintf(error, error_size, "out of memory for a sampler over %d tokens", vocab_size);
+        return -1;
+    }
+    return 0;
 }
 
 void llama_free_sampler(Sampler *sampler)

@@ -88,12 +88,16 @@ ThreadPool *llama_build_thread_pool(int threads)
     if (!pool) return NULL;
     pool->threads = threads;
     pool->workers = calloc((size_t)threads, sizeof *pool->workers);
+    if (!pool->workers) {
+        free(pool);
+        return NULL;
+    }
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->wake, NULL);
-    for (int t = 1; pool->workers && t < threads; t++) {
+    for (int t = 1; t < threads; t++) {
         WorkerStart *start = malloc(sizeof *start);
-        *start = (WorkerStart){pool, t};
-        if (pthread_create(&pool->workers[t], NULL, run_worker, start) != 0) {
+        if (start) *start = (WorkerStart){pool, t};
+        if (!start || pthread_create(&pool->workers[t], NULL, run_worker, start) != 0) {
             free(start);
             pool->threads = t;   /* stop the ones started, then give up */
             llama_free_thread_pool(pool);

@@ -67,13 +67,6 @@ void llama_tensor_shape(const LlamaConfig *c, TensorKind kind, int *rows, int *c
     }
 }
 
-int64_t llama_tensor_kind_floats(const LlamaConfig *c, TensorKind kind)
-{
-    int rows, cols;
-    llama_tensor_shape(c, kind, &rows, &cols);
-    return (int64_t)rows * cols * (llama_tensor_is_per_layer(kind) ? c->n_layers : 1);
-}
-
 int llama_tensor_present(const LlamaConfig *c, TensorKind kind)
 {
     return kind != TENSOR_CLASSIFIER || !c->shared_classifier;

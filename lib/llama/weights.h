@@ -37,8 +37,6 @@ const char *llama_tensor_name(TensorKind kind);
 int llama_tensor_is_matrix(TensorKind kind);
 /* rows and columns of one tensor of this kind (one layer's, for per-layer kinds) */
 void llama_tensor_shape(const LlamaConfig *config, TensorKind kind, int *rows, int *cols);
-/* floats of every tensor of this kind together (all layers) */
-int64_t llama_tensor_kind_floats(const LlamaConfig *config, TensorKind kind);
 /* Does this version's file hold this kind for this config? */
 int llama_tensor_present(const LlamaConfig *config, TensorKind kind);
 /* The index-th matrix in the order a decode step reads them (layer by layer: wq, wk, wv, wo,

@@ -15,7 +15,11 @@
  * forward step (a prefill longer than LLAMA_MAX_STEP_ROWS tokens takes several steps, as in
  * the engine), the KV cache read by attention and written for new tokens; activations are
  * assumed to stay in caches. The FLOPs are the matrix multiplications' and attention's;
- * norms, RoPE and softmax are left out (a few percent). */
+ * norms, RoPE and softmax are left out (a few percent).
+ *
+ * Errors, the library's one way to give up: a function that can fail (an unknown model, a table
+ * cell out of its domain: lab_table_checked_number) returns -1 and writes the reason, file, row
+ * and column included, into `error`; none exits (tools/ci/give-up-check). */
 #ifndef PERFMODEL_H
 #define PERFMODEL_H
 

@@ -129,17 +129,15 @@ static __attribute__((noinline)) void host_touches_device(uintptr_t a, size_t by
     if (al->managed && !al->freed && a + bytes <= al->start + al->bytes) return;   /* unified memory */
     const char *where = sim_source_line(site);
     if (al->managed) {
-        fprintf(stderr, "sim: host code %s %zu bytes of unified memory at %p%s%s, %s %zu-byte allocation from\n"
-                "     cudaMallocManaged. Use it only between cudaMallocManaged and its cudaFree, and inside it.\n",
-                is_write ? "wrote" : "read", bytes, (void *)a, *where ? ", at " : "", where,
-                al->freed ? "inside a freed" : "past the end of a", al->bytes);
-        abort();
+        sim_crash("host code %s %zu bytes of unified memory at %p%s%s, %s %zu-byte allocation from\n"
+                  "     cudaMallocManaged. Use it only between cudaMallocManaged and its cudaFree, and inside it.",
+                  is_write ? "wrote" : "read", bytes, (void *)a, *where ? ", at " : "", where,
+                  al->freed ? "inside a freed" : "past the end of a", al->bytes);
     }
-    fprintf(stderr, "sim: host code %s %zu bytes of device memory at %p%s%s (%s %zu-byte allocation).\n"
-            "     On a real system the host cannot dereference a device pointer: this crashes. Copy the data\n"
-            "     with cudaMemcpy and use the host copy.\n", is_write ? "wrote" : "read", bytes, (void *)a,
-            *where ? ", at " : "", where, al->freed ? "inside a freed" : "inside a", al->bytes);
-    abort();
+    sim_crash("host code %s %zu bytes of device memory at %p%s%s (%s %zu-byte allocation).\n"
+              "     On a real system the host cannot dereference a device pointer: this crashes. Copy the data\n"
+              "     with cudaMemcpy and use the host copy.", is_write ? "wrote" : "read", bytes, (void *)a,
+              *where ? ", at " : "", where, al->freed ? "inside a freed" : "inside a", al->bytes);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -195,10 +193,7 @@ void sim_check_atomic_address(const void *address, size_t bytes, const char *ope
 {
     worker *w = sim_current_worker;
     uintptr_t a = (uintptr_t)address;
-    if (!w || !w->running) {
-        fprintf(stderr, "sim: %s called from host code; atomics are device functions\n", operation);
-        abort();
-    }
+    if (!w || !w->running) sim_crash("%s called from host code; atomics are device functions", operation);
     if (a - (uintptr_t)w->shared_arena < SHARED_ARENA_BYTES) return;
     const allocation *al = sim_is_device_address(a) ? sim_find_allocation(a) : NULL;
     if (al && !al->freed && a + bytes <= al->start + al->bytes) return;

@@ -47,7 +47,7 @@ void sim_check_atomic_address(const void *address, size_t bytes, const char *ope
         case SIM_ATOMIC_DEC:                                                                     \
             CAS_LOOP(T, T, address, old_value == 0 || old_value > value ? value : old_value - 1); \
         }                                                                                        \
-        abort();                                                                                 \
+        sim_crash("%s: an atomic operation the simulator does not know (%d)", sim_atomic_name(op), (int)op); \
     }
 
 static const char *sim_atomic_name(sim_atomic_op op)

@@ -32,7 +32,7 @@ struct cublasContext { cudaStream_t stream; cublasMath_t math; cublasPointerMode
 cublasStatus_t cublasCreate(cublasHandle_t *handle)
 {
     if (!handle) return CUBLAS_STATUS_INVALID_VALUE;
-    *handle = calloc(1, sizeof **handle);
+    *handle = sim_try_alloc(1, sizeof **handle);
     return *handle ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
 }
 
@@ -165,7 +165,7 @@ static float round_input(float x, input_rounding rounding)
 static float *widened(const void *data, cudaDataType type, int rows, int cols, int ld, input_rounding rounding)
 {
     size_t count = (size_t)(cols - 1) * (size_t)ld + (size_t)rows, i;
-    float *out = malloc(count * sizeof *out);
+    float *out = sim_try_alloc(count, sizeof *out);
     if (!out) return NULL;
     for (i = 0; i < count; i++) {
         float v;
@@ -201,7 +201,7 @@ float *sim_gemm_to_floats(cublasOperation_t transa, cublasOperation_t transb, in
 {
     int a_rows = transa == CUBLAS_OP_N ? m : k, a_cols = transa == CUBLAS_OP_N ? k : m;
     int b_rows = transb == CUBLAS_OP_N ? k : n, b_cols = transb == CUBLAS_OP_N ? n : k;
-    float *d = calloc((size_t)m * (size_t)n, sizeof *d);
+    float *d = sim_try_alloc((size_t)m * (size_t)n, sizeof *d);
     if (!d) return NULL;
     if (beta != 0)
         for (int j = 0; j < n; j++)

@@ -55,7 +55,7 @@ static cublasStatus_t refuse(cublasStatus_t status, const char *call, const char
 cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle)
 {
     if (!handle) return CUBLAS_STATUS_INVALID_VALUE;
-    *handle = calloc(1, sizeof **handle);
+    *handle = sim_try_alloc(1, sizeof **handle);
     return *handle ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
 }
 
@@ -73,7 +73,7 @@ cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc, cublasComput
                                         cudaDataType_t scale_type)
 {
     if (!desc) return CUBLAS_STATUS_INVALID_VALUE;
-    *desc = calloc(1, sizeof **desc);
+    *desc = sim_try_alloc(1, sizeof **desc);
     if (!*desc) return CUBLAS_STATUS_ALLOC_FAILED;
     **desc = (struct sim_cublaslt_matmul_desc){.compute = compute_type, .scale_type = scale_type,
                                                .transa = CUBLAS_OP_N, .transb = CUBLAS_OP_N, .transc = CUBLAS_OP_N,
@@ -132,7 +132,7 @@ cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *layout, cudaDa
                                           uint64_t cols, int64_t ld)
 {
     if (!layout) return CUBLAS_STATUS_INVALID_VALUE;
-    *layout = calloc(1, sizeof **layout);
+    *layout = sim_try_alloc(1, sizeof **layout);
     if (!*layout) return CUBLAS_STATUS_ALLOC_FAILED;
     **layout = (struct sim_cublaslt_layout){.type = (uint32_t)type, .order = CUBLASLT_ORDER_COL, .batch_count = 1,
                                             .rows = rows, .cols = cols, .ld = ld};
@@ -167,7 +167,7 @@ cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t layout, c
 cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *preference)
 {
     if (!preference) return CUBLAS_STATUS_INVALID_VALUE;
-    *preference = calloc(1, sizeof **preference);
+    *preference = sim_try_alloc(1, sizeof **preference);
     return *preference ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
 }
 

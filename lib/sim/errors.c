@@ -4,6 +4,7 @@
  * returns it and clears it), but a fault inside a kernel, such as an illegal address,
  * corrupts the context: every later call returns the same error until
  * cudaDeviceReset(). The simulator keeps both states the same way. */
+#include "internal.h"
 #include "sim.h"
 #include "runtime.h"
 
@@ -103,7 +104,33 @@ int sim_grow(void **array, size_t *capacity, size_t count, size_t element_bytes,
     return 0;
 }
 
-/* The simulator's one way to give up: "sim: " and the reason on stderr, then exit status 2.
+/* Memory the simulator needs for itself (a graph's node, a stream, a printf buffer): zeroed, or the
+ * program ends through sim_fatal, since nothing after could run. */
+void *sim_alloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) sim_fatal("out of memory (%zu x %zu bytes)", count, size);
+    return p;
+}
+
+/* Memory a CUDA call allocates on the program's behalf (cudaHostAlloc, a cuBLAS handle): zeroed, or
+ * NULL, which the call returns as CUDA's own allocation error. */
+void *sim_try_alloc(size_t count, size_t size) { return calloc(count ? count : 1, size ? size : 1); }
+
+/* A CUDA program broke CUDA's rules where a GPU would crash it (host code reading device memory,
+ * __syncthreads() outside a kernel): "sim: " and what happened, then SIGABRT, a crash as the GPU's. */
+void sim_crash(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    fputs("sim: ", stderr);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
+    abort();
+}
+
+/* The simulator's way to give up: "sim: " and the reason on stderr, then exit status 2.
  * For what no CUDA program could recover from (a missing GPU table, a simulator limit). */
 void sim_fatal(const char *format, ...)
 {

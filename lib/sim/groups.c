@@ -24,10 +24,7 @@
 unsigned sim_coalesced_threads(const char *file, int line)
 {
     worker *w = sim_current_worker;
-    if (!w || !w->running) {
-        fprintf(stderr, "sim: %s:%d: coalesced_threads() called outside a kernel\n", file, line);
-        abort();
-    }
+    if (!w || !w->running) sim_crash("%s:%d: coalesced_threads() called outside a kernel", file, line);
     cuda_thread *self = w->running;
     self->collective = (collective_call){COLLECTIVE_COALESCE, 0, 0, 0, WARP_SIZE, file, line, 0};
     self->state = AT_COLLECTIVE;

@@ -127,8 +127,17 @@ void sim_describe_place(worker *w);
 void sim_out_of_steps(void *site);
 /* Room for element `count` of a doubling array (errors.c): 0, or -1 with the array untouched. */
 int sim_grow(void **array, size_t *capacity, size_t count, size_t element_bytes, size_t first);
-/* Prints "sim: <reason>" and exits with status 2 (errors.c): the one way the simulator gives up. */
+/* How the simulator gives up (errors.c), the only places it exits or aborts:
+ *   sim_fatal   "sim: <reason>", exit status 2: the simulator cannot go on (its GPU table, a limit);
+ *   sim_crash   "sim: <what happened>", then SIGABRT: the program broke CUDA's rules where a GPU would
+ *               crash it too (device memory read by host code, a device function called from it).
+ * And how it gets memory: sim_alloc (zeroed; out of memory is fatal) for its own state, sim_try_alloc
+ * (NULL) for what a CUDA call allocates and reports failing as CUDA's error, sim_grow for arrays.
+ * tools/ci/give-up-check holds lib/sim to it. */
 __attribute__((noreturn, format(printf, 1, 2))) void sim_fatal(const char *format, ...);
+__attribute__((noreturn, format(printf, 1, 2))) void sim_crash(const char *format, ...);
+void *sim_alloc(size_t count, size_t size);
+void *sim_try_alloc(size_t count, size_t size);
 __attribute__((noreturn)) void sim_abort_launch(worker *w, cudaError_t error);
 
 /* shared.c */

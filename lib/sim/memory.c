@@ -259,7 +259,7 @@ cudaError_t cudaHostAlloc(void **pointer, size_t bytes, unsigned int flags)
                 "cudaHostAllocMapped and cudaHostAllocWriteCombined\n", flags);
         return sim_record_error(cudaErrorInvalidValue);
     }
-    *pointer = malloc(bytes ? bytes : 1);
+    *pointer = sim_try_alloc(bytes, 1);
     if (!*pointer) return sim_record_error(cudaErrorMemoryAllocation);
     if (add_pinned((uintptr_t)*pointer, bytes, 0) != cudaSuccess) {
         free(*pointer);

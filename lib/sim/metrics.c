@@ -200,10 +200,9 @@ static void count_mixed_requests(metrics_state *m)
     for (size_t i = 0; i < m->request_count; i++)
         if (needs_sorting(&m->requests[i])) m->requests[i].first_sorted = (uint32_t)total, total += m->requests[i].units;
     if (total == 0) return;
-    if (total > m->sorted_capacity) {
-        uint64_t *grown = realloc(m->sorted, total * sizeof *grown);
-        if (!grown) sim_kernel_fail(cudaErrorMemoryAllocation, "out of memory counting metrics");
-        m->sorted = grown, m->sorted_capacity = total;
+    while (total > m->sorted_capacity) {
+        if (sim_grow((void **)&m->sorted, &m->sorted_capacity, m->sorted_capacity, sizeof *m->sorted, total))
+            sim_kernel_fail(cudaErrorMemoryAllocation, "out of memory counting metrics");
     }
     for (size_t k = 0; k < m->note_count; k++) {
         request *r = &m->requests[m->notes[k].request];
@@ -310,7 +309,7 @@ void sim_metrics_begin_worker(worker *w)
         w->metrics = NULL;
         return;
     }
-    if (!w->metrics_memory && !(w->metrics_memory = calloc(1, sizeof(metrics_state))))
+    if (!w->metrics_memory && !(w->metrics_memory = sim_try_alloc(1, sizeof(metrics_state))))
         sim_fatal("out of memory for the metrics' counting state");
     w->metrics = w->metrics_memory;
     memset(&w->metrics->counts, 0, sizeof w->metrics->counts);
@@ -404,7 +403,8 @@ void sim_metrics_print(FILE *out, const sim_launch_metrics *m)
             m->max_bank_conflict_ways);
     fprintf(out, "  barriers %llu, atomics %llu, SIMT efficiency %.1f %% over %llu warp steps\n", m->barriers,
             m->atomics, 100 * sim_simt_efficiency(m), m->warp_steps);
-    const char *key = getenv("SIM_GPU") && *getenv("SIM_GPU") ? getenv("SIM_GPU") : "h100-sxm", *bound = "";
+    const char *key = getenv("SIM_GPU"), *bound = "";
+    if (!key || !*key) key = "h100-sxm";
     double seconds = sim_roofline_estimate_seconds(m, key, &bound);
     if (seconds >= 0)
         fprintf(out, "  roofline estimate on %s: %.3g us (%s-bound; %.3g FLOP declared, %llu bytes of sectors) — an "

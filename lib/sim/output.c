@@ -41,13 +41,9 @@ static void write_out(int stream, const char *text, size_t bytes)
 static void keep(sim_output_buffer *b, int stream, const char *text, size_t bytes)
 {
     size_t need = b->bytes + 1 + sizeof bytes + bytes;
-    if (need > b->capacity) {
-        size_t wanted = b->capacity ? 2 * b->capacity : 4096;
-        while (wanted < need) wanted *= 2;
-        char *grown = realloc(b->data, wanted);
-        if (!grown) sim_fatal("out of memory keeping a block's printf output until the blocks before it end");
-        b->data = grown, b->capacity = wanted;
-    }
+    while (need > b->capacity)
+        if (sim_grow((void **)&b->data, &b->capacity, b->capacity, 1, 4096))
+            sim_fatal("out of memory keeping a block's printf output until the blocks before it end");
     b->data[b->bytes] = (char)stream;
     memcpy(b->data + b->bytes + 1, &bytes, sizeof bytes);
     memcpy(b->data + b->bytes + 1 + sizeof bytes, text, bytes);
@@ -93,8 +89,7 @@ static int vemit(int stream, const char *format, va_list args)
     if (length >= 0 && (size_t)length < sizeof small) {
         emit(stream, small, (size_t)length);
     } else if (length >= 0) {
-        char *large = malloc((size_t)length + 1);
-        if (!large) sim_fatal("out of memory formatting a kernel's printf");
+        char *large = sim_alloc((size_t)length + 1, 1);
         vsnprintf(large, (size_t)length + 1, format, again);
         emit(stream, large, (size_t)length);
         free(large);

@@ -29,10 +29,7 @@ void sim_shared_reset_block(worker *w)
 void *sim_shared_dynamic(const char *name, size_t element_bytes)
 {
     worker *w = sim_current_worker;
-    if (!w || !w->launch) {
-        fputs("sim: extern __shared__ memory used outside a kernel\n", stderr);
-        abort();
-    }
+    if (!w || !w->launch) sim_crash("extern __shared__ memory used outside a kernel");
     w->dynamic_name = name;
     w->dynamic_shape = (sim_shape){element_bytes ? element_bytes : 1, 1, {0}};
     return w->shared_arena;
@@ -41,10 +38,7 @@ void *sim_shared_dynamic(const char *name, size_t element_bytes)
 void *sim_shared_static(const void *key, size_t bytes, size_t alignment, const char *name, const sim_shape *shape)
 {
     worker *w = sim_current_worker;
-    if (!w || !w->launch) {
-        fprintf(stderr, "sim: the __shared__ variable %s used outside a kernel\n", name);
-        abort();
-    }
+    if (!w || !w->launch) sim_crash("the __shared__ variable %s used outside a kernel", name);
     for (int i = 0; i < w->declaration_count; i++)
         if (w->declarations[i].key == key) return w->shared_arena + w->declarations[i].offset;
 

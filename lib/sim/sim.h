@@ -276,9 +276,6 @@ void sim_kernel_fail(cudaError_t error, const char *format, ...)
 /* Records an error from a runtime call and returns it (the cudaGetLastError state). */
 cudaError_t sim_record_error(cudaError_t error);
 
-/* True while a simulated thread is running (host code sees false). */
-int sim_in_kernel(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -104,7 +104,8 @@ cudaError_t sim_launch(const sim_launch_request *r)
     if (!capturing) return launch_now(r);
     graph_node node = {.type = NODE_KERNEL, .launch = *r};
     /* Kernel parameters are trivially copyable (CUDA requires it), so a byte copy keeps them. */
-    node.launch.arguments = malloc(r->arguments_bytes);
+    node.launch.arguments = sim_try_alloc(r->arguments_bytes, 1);
+    if (!node.launch.arguments) return sim_record_error(cudaErrorMemoryAllocation);
     memcpy(node.launch.arguments, r->arguments, r->arguments_bytes);
     node.launch.stream = NULL;
     append_node(r->stream->capture, node);
@@ -163,7 +164,7 @@ int sim_stream_is_valid(cudaStream_t stream)
 cudaError_t cudaStreamCreate(cudaStream_t *stream)
 {
     if (!stream) return sim_record_error(cudaErrorInvalidValue);
-    struct sim_stream *s = calloc(1, sizeof *s);
+    struct sim_stream *s = sim_try_alloc(1, sizeof *s);
     if (!s) return sim_record_error(cudaErrorMemoryAllocation);
     s->next = live_streams;
     live_streams = s;
@@ -228,7 +229,8 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mo
     }
     if (!sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
     if (stream->capture) return sim_record_error(cudaErrorIllegalState);
-    stream->capture = calloc(1, sizeof *stream->capture);
+    stream->capture = sim_try_alloc(1, sizeof *stream->capture);
+    if (!stream->capture) return sim_record_error(cudaErrorMemoryAllocation);
     stream->capture_invalid = 0;
     if (mode == cudaStreamCaptureModeGlobal) global_capture = stream;
     return cudaSuccess;
@@ -276,11 +278,11 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsig
 {
     (void)flags;
     if (!exec || !graph) return sim_record_error(cudaErrorInvalidValue);
-    struct sim_graph_exec *e = calloc(1, sizeof *e);
+    struct sim_graph_exec *e = sim_alloc(1, sizeof *e);
     for (size_t i = 0; i < graph->count; i++) {
         graph_node node = graph->nodes[i];
         if (node.type == NODE_KERNEL) {
-            node.launch.arguments = malloc(node.launch.arguments_bytes);
+            node.launch.arguments = sim_alloc(node.launch.arguments_bytes, 1);
             memcpy(node.launch.arguments, graph->nodes[i].launch.arguments, node.launch.arguments_bytes);
         }
         append_node(&e->graph, node);
@@ -331,7 +333,7 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph)
 cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
     if (!event) return sim_record_error(cudaErrorInvalidValue);
-    *event = calloc(1, sizeof **event);
+    *event = sim_try_alloc(1, sizeof **event);
     return *event ? cudaSuccess : sim_record_error(cudaErrorMemoryAllocation);
 }
 

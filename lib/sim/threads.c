@@ -49,7 +49,7 @@ static void free_all_stacks(worker *w)
 /* A worker's stacks and shared memory, or NULL if they cannot be had. */
 static worker *new_worker(void)
 {
-    worker *w = calloc(1, sizeof *w);
+    worker *w = sim_try_alloc(1, sizeof *w);
     if (!w) return NULL;
     w->stack_stride = STACK_BYTES + GUARD_BYTES;
     w->stack_region = map_or_null(w->stack_stride * MAX_THREADS_PER_BLOCK);
@@ -99,8 +99,6 @@ static unsigned char *stack_base(worker *w, int stack)
  * fall into the same cache sets (their tops are a power-of-two-ish distance apart). */
 static size_t usable_stack_bytes(int stack) { return STACK_BYTES - (size_t)(stack % 64) * 64; }
 
-int sim_in_kernel(void) { return sim_current_worker && sim_current_worker->running; }
-
 /* ---------------------------------------------------------------------------------
  * Failing a launch: say where, then jump back to sim_launch */
 
@@ -135,7 +133,7 @@ void sim_kernel_fail(cudaError_t error, const char *format, ...)
     sim_vreport(format, args);
     sim_report("\n");
     va_end(args);
-    if (!w || !w->launch) abort();
+    if (!w || !w->launch) sim_crash("(the failure above happened outside a kernel: nothing to stop but the program)");
     sim_abort_launch(w, error);
 }
 
@@ -320,10 +318,7 @@ static void cuda_thread_main(void)
 void sim_syncthreads_at(const char *file, int line)
 {
     worker *w = sim_current_worker;
-    if (!w || !w->running) {
-        fprintf(stderr, "sim: %s:%d: __syncthreads() called outside a kernel\n", file, line);
-        abort();
-    }
+    if (!w || !w->running) sim_crash("%s:%d: __syncthreads() called outside a kernel", file, line);
     cuda_thread *self = w->running;
     self->state = AT_BARRIER;
     self->barrier_file = file;

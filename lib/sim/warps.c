@@ -23,10 +23,7 @@ unsigned long long sim_warp_collective(collective_kind kind, unsigned mask, unsi
                                        int width, const char *file, int line)
 {
     worker *w = sim_current_worker;
-    if (!w || !w->running) {
-        fprintf(stderr, "sim: %s:%d: %s called outside a kernel\n", file, line, collective_name(kind));
-        abort();
-    }
+    if (!w || !w->running) sim_crash("%s:%d: %s called outside a kernel", file, line, collective_name(kind));
     cuda_thread *self = w->running;
     unsigned lane = self->linear % WARP_SIZE;
     if (!(mask & (1u << lane)))

@@ -151,10 +151,10 @@ Test(results, writes_header_and_rows, .timeout = 5)
     char *dir = strndup(path, strlen("/tmp/harness-results-XXXXXX"));
     cr_assert_not_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/out.csv", dir);
-    results r = lab_results_open(path, "n,time_ms");
-    lab_results_row(&r, "%d,%.1f", 3, 1.5);
-    lab_results_row(&r, "\"a, b\",%d", 2);
-    lab_results_close(&r);
+    results r = lab_results_open_or_exit(path, "n,time_ms");
+    lab_results_row_or_exit(&r, "%d,%.1f", 3, 1.5);
+    lab_results_row_or_exit(&r, "\"a, b\",%d", 2);
+    lab_results_close_or_exit(&r);
     char text[128] = "";
     FILE *f = fopen(path, "r");
     size_t n = fread(text, 1, sizeof text - 1, f);
@@ -167,8 +167,8 @@ Test(results, writes_header_and_rows, .timeout = 5)
 
 Test(results, a_row_of_the_wrong_width_is_a_driver_bug, .timeout = 5, .exit_code = 1)
 {
-    results r = lab_results_open("/tmp/harness-results-width.csv", "a,b");
-    lab_results_row(&r, "1,2,3");
+    results r = lab_results_open_or_exit("/tmp/harness-results-width.csv", "a,b");
+    lab_results_row_or_exit(&r, "1,2,3");
 }
 
 static void sleep_a_little(void *context)

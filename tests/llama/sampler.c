@@ -6,11 +6,18 @@
 
 #include "llama.h"
 
+/* A sampler, or the test fails saying why it could not be built. */
+static void build(Sampler *s, int vocab_size, float temperature, uint64_t seed)
+{
+    char error[256];
+    cr_assert(llama_build_sampler(s, vocab_size, temperature, seed, error, sizeof error) == 0, "%s", error);
+}
+
 Test(sampler, greedy_is_the_argmax, .timeout = 5)
 {
     float logits[5] = {0.5f, 3.0f, -1.0f, 3.0f, 2.9f};
     Sampler s;
-    llama_build_sampler(&s, 5, 0.0f, 1);
+    build(&s, 5, 0.0f, 1);
     cr_assert(llama_sample(&s, logits) == 1, "greedy picked %d; the largest logit is at 1 (and again at 3: the first wins)", llama_sample(&s, logits));
     cr_assert(llama_argmax(logits, 1) == 0);
     llama_free_sampler(&s);
@@ -21,7 +28,7 @@ Test(sampler, a_seed_repeats_its_draws, .timeout = 5)
     float logits[50];
     for (int i = 0; i < 50; i++) logits[i] = sinf((float)i);
     Sampler a, b, c;
-    llama_build_sampler(&a, 50, 1.0f, 42), llama_build_sampler(&b, 50, 1.0f, 42), llama_build_sampler(&c, 50, 1.0f, 43);
+    build(&a, 50, 1.0f, 42), build(&b, 50, 1.0f, 42), build(&c, 50, 1.0f, 43);
     int same = 0, differs = 0;
     for (int i = 0; i < 200; i++) {
         int x = llama_sample(&a, logits), y = llama_sample(&b, logits), z = llama_sample(&c, logits);
@@ -45,7 +52,7 @@ static double chi_square(float temperature, uint64_t seed)
     for (int i = 0; i < N; i++) total += expected[i] = exp(logits[i] / temperature);
     int counts[N] = {0};
     Sampler s;
-    llama_build_sampler(&s, N, temperature, seed);
+    build(&s, N, temperature, seed);
     for (int d = 0; d < DRAWS; d++) counts[llama_sample(&s, logits)]++;
     llama_free_sampler(&s);
     double chi = 0;

@@ -80,9 +80,9 @@ int main(int argc, char **argv)
            cpu_gflops, REPEATS, seconds);
 
     table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
-    results out = lab_results_open(argv[1], "device,key,measured_gflop_per_s,fp32_peak_gflop_per_s,"
+    results out = lab_results_open_or_exit(argv[1], "device,key,measured_gflop_per_s,fp32_peak_gflop_per_s,"
                                         "fp16_tensor_peak_gflop_per_s");
-    lab_results_row(&out, "\"%.28s, naive loop\",cpu,%.4f,,", cpu, cpu_gflops);
+    lab_results_row_or_exit(&out, "\"%.28s, naive loop\",cpu,%.4f,,", cpu, cpu_gflops);
     double big = 2.0 * 4096.0 * 4096.0 * 4096.0;
     printf("A 4096 x 4096 x 4096 matmul is %.1f GFLOP (%.1f G multiply-adds). Time for it:\n", big / 1e9,
            big / 2e9);
@@ -91,12 +91,12 @@ int main(int argc, char **argv)
         const char *name = lab_table_text_or_exit(gpus, row, "name"), *key = lab_table_text_or_exit(gpus, row, "key");
         double fp32 = lab_table_number_or_exit(gpus, row, "fp32_tflops") * 1e3;
         double fp16 = lab_table_number_or_exit(gpus, row, "fp16_tensor_tflops") * 1e3;
-        lab_results_row(&out, "\"%s\",%s,,%.1f,%.1f", name, key, fp32, fp16);
+        lab_results_row_or_exit(&out, "\"%s\",%s,,%.1f,%.1f", name, key, fp32, fp16);
         printf("  %-22s %12.3f ms at the FP32 peak, %8.3f ms at the FP16 Tensor Core peak (%.0fx this CPU)\n",
                name, big / (fp32 * 1e9) * 1e3, big / (fp16 * 1e9) * 1e3, fp16 / cpu_gflops);
     }
     printf("(GPU times are lower bounds from datasheet peaks, predicted, not measured.)\n");
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     lab_table_free(gpus);
     free((void *)job.a), free((void *)job.b), free(job.c);
     return 0;

@@ -32,13 +32,13 @@ int main(int argc, char **argv)
            ROWS, COLS, BLOCK_X, BLOCK_Y, grid_x, grid_y, grid_x * grid_y, grid_x * grid_y * BLOCK_X * BLOCK_Y,
            ROWS * COLS);
     int unwritten = 0;
-    results out = lab_results_open(argv[1], "row,col,block");
+    results out = lab_results_open_or_exit(argv[1], "row,col,block");
     for (int r = 0; r < ROWS; r++)
         for (int c = 0; c < COLS; c++) {
-            lab_results_row(&out, "%d,%d,%d", r, c, owner[r * COLS + c]);
+            lab_results_row_or_exit(&out, "%d,%d,%d", r, c, owner[r * COLS + c]);
             unwritten += owner[r * COLS + c] == -1;
         }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     if (unwritten) printf("%d elements were never written (shown as -1 in the plot)\n", unwritten);
 
     enum { CYCLE_SIDE = 1024 };

@@ -36,7 +36,7 @@ static void write_row(results *out, const char *panel, const gpu_limits *gpu, in
     kernel_resources kernel = {threads, registers, shared_bytes};
     occupancy o = compute_occupancy(gpu, kernel);
     char names[96];
-    lab_results_row(out, "%s,%s,%d,%d,%.2f,%d,%d,%.4f,%s", panel, gpu->key, threads, registers, shared_bytes / 1024.0,
+    lab_results_row_or_exit(out, "%s,%s,%d,%d,%.2f,%d,%d,%.4f,%s", panel, gpu->key, threads, registers, shared_bytes / 1024.0,
                 o.blocks_per_sm, o.warps_per_sm, 100.0 * o.fraction, limit_names(o.limited_by, names, sizeof names));
 }
 
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
         print_case(&a100, cases[i][0], cases[i][1], cases[i][2]);
     }
 
-    results out = lab_results_open(argv[1], "panel,gpu,threads_per_block,registers_per_thread,"
+    results out = lab_results_open_or_exit(argv[1], "panel,gpu,threads_per_block,registers_per_thread,"
                                         "shared_memory_per_block_kib,blocks_per_sm,warps_per_sm,occupancy_percent,"
                                         "limited_by");
     const int registers[] = {32, 64, 96, 128, 168, 255};
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
     const gpu_limits *both[] = {&h100, &a100};
     for (int g = 0; g < 2; g++)
         for (int bytes = 0; bytes <= 228 * 1024; bytes += 256) write_row(&out, "shared", both[g], 256, 32, bytes);
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
 
     runtime_comparison c = compare_with_cuda_runtime();
     if (!c.available) {

@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     print_timeline(3, 4, 12, 64);   // below the knee: 3 x 4 / 16 = 0.75
     print_timeline(5, 4, 12, 64);   // past the knee (4 warps): busy every cycle once started
 
-    results out = lab_results_open(argv[1], "latency_cycles,math_cycles,warps,simulated_utilisation,"
+    results out = lab_results_open_or_exit(argv[1], "latency_cycles,math_cycles,warps,simulated_utilisation,"
                                         "closed_form_utilisation,knee_warps");
     printf("\nc = %d; utilisation of one scheduler (simulated, oldest-first) at selected warp counts:\n", MATH_CYCLES);
     printf("  %7s %8s %9s %9s %9s %9s %9s\n", "L", "knee", "N=1", "N=4", "N=16", "N=32", "N=64");
@@ -151,14 +151,14 @@ int main(int argc, char **argv)
                                        latency + round, 16LL * round};
             scheduler_result result = simulate_scheduler(&config, NULL);
             double closed = utilisation_closed_form(warps, MATH_CYCLES, latency);
-            lab_results_row(&out, "%d,%d,%d,%.6f,%.6f,%.4f", latency, MATH_CYCLES, warps, result.utilisation, closed,
+            lab_results_row_or_exit(&out, "%d,%d,%d,%.6f,%.6f,%.4f", latency, MATH_CYCLES, warps, result.utilisation, closed,
                         knee);
             if (warps == 1 || warps == 4 || warps == 16 || warps == 32 || warps == 64)
                 printf(" %9.4f", result.utilisation);
         }
         printf("\n");
     }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
 
     table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     table *models = lab_table_read_or_exit(lab_data_path("models.csv"));

@@ -110,7 +110,7 @@ int main(int argc, char **argv)
     }
     free(y);
 
-    results out = lab_results_open(argv[1], "group_threads,counted_simt_efficiency,predicted_simt_efficiency,"
+    results out = lab_results_open_or_exit(argv[1], "group_threads,counted_simt_efficiency,predicted_simt_efficiency,"
                                         "counted_relative_steps,predicted_relative_steps");
     for (int group = 1; group <= MAX_GROUP; group++) {
         /* An unwritten model predicts 0 (a flat line at the bottom of the plot); nothing is
@@ -118,12 +118,12 @@ int main(int argc, char **argv)
         double relative = predicted[32].warp_steps > 0
                               ? (double)predicted[group].warp_steps / (double)predicted[32].warp_steps : 0.0;
         if (is_counted)
-            lab_results_row(&out, "%d,%.4f,%.4f,%.4f,%.4f", group, counted[group],
+            lab_results_row_or_exit(&out, "%d,%.4f,%.4f,%.4f,%.4f", group, counted[group],
                         branch_simt_efficiency(predicted[group]), counted_steps[group] / counted_steps[32], relative);
         else
-            lab_results_row(&out, "%d,,%.4f,,%.4f", group, branch_simt_efficiency(predicted[group]), relative);
+            lab_results_row_or_exit(&out, "%d,,%.4f,,%.4f", group, branch_simt_efficiency(predicted[group]), relative);
     }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
 
     printf("\n%d threads, groups of g consecutive threads alternating between two %d-step paths:\n", THREADS, WORK_STEPS);
     printf("  %6s %18s %20s\n", "g", "counted SIMT eff", "your model predicts");

@@ -272,7 +272,7 @@ int main(int argc, char **argv)
     printf("6. dot_product of n random FP16 values in [0, 1), the sum kept in FP32, FP16 or BF16:\n");
     printf("   %8s %14s %14s %14s %14s %10s %10s %10s\n", "n", "exact", "FP32 sum", "FP16 sum", "BF16 sum",
            "FP32 err", "FP16 err", "BF16 err");
-    results out = lab_results_open(argv[1], "n,exact_sum,fp32_sum,fp16_sum,bf16_sum,fp32_relative_error,"
+    results out = lab_results_open_or_exit(argv[1], "n,exact_sum,fp32_sum,fp16_sum,bf16_sum,fp32_relative_error,"
                                         "fp16_relative_error,bf16_relative_error");
     long previous = 0;
     for (int step = 0; step <= 64; step++) {                      /* 16 x 2^(step/4): 65 lengths */
@@ -285,13 +285,13 @@ int main(int argc, char **argv)
             sum[f] = dot_product(a, b, n, (accumulator)f);
             error[f] = fabs(sum[f] - exact[n]) / exact[n];
         }
-        lab_results_row(&out, "%ld,%.17g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g", n, exact[n], sum[0], sum[1], sum[2], error[0],
+        lab_results_row_or_exit(&out, "%ld,%.17g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g", n, exact[n], sum[0], sum[1], sum[2], error[0],
                     error[1], error[2]);
         if (step % 8 == 0)
             printf("   %8ld %14.6f %14.6f %14.6f %14.6f %10.2e %10.2e %10.2e\n", n, exact[n], sum[0], sum[1], sum[2],
                    error[0], error[1], error[2]);
     }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     printf("   (every product is below 1: an FP16 sum cannot pass 2048, a BF16 sum 256 — the chapter says why)\n");
     free(a), free(b), free(exact);
     return 0;

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
     printf("version                          launches  SIMT eff  wavefronts  worst  barriers   atomics  bytes  H100 est.  error vs double\n"
            "                                                     /request    ways  /element           /elem  us         (bound)\n");
 
-    results out = lab_results_open(argv[1], "version,name,launches,simt_efficiency,shared_wavefronts_per_request,"
+    results out = lab_results_open_or_exit(argv[1], "version,name,launches,simt_efficiency,shared_wavefronts_per_request,"
                                         "max_bank_conflict_ways,barriers_per_element,atomics,"
                                         "global_bytes_per_element,h100_estimate_us,measured_gpu_us");
     int written = 0;
@@ -117,18 +117,18 @@ int main(int argc, char **argv)
                    run.launches, run.simt_efficiency, run.shared_wavefronts_per_request, run.max_bank_conflict_ways,
                    run.barriers_per_element, run.atomics, run.global_bytes / N, run.h100_estimate_seconds * 1e6,
                    error, bound);
-            lab_results_row(&out, "%d,\"%s\",%d,%.4f,%.4f,%u,%.6f,%.0f,%.4f,%.4f,%s", v, short_names[v], run.launches,
+            lab_results_row_or_exit(&out, "%d,\"%s\",%d,%.4f,%.4f,%u,%.6f,%.0f,%.4f,%.4f,%s", v, short_names[v], run.launches,
                         run.simt_efficiency, run.shared_wavefronts_per_request, run.max_bank_conflict_ways,
                         run.barriers_per_element, run.atomics, run.global_bytes / N,
                         run.h100_estimate_seconds * 1e6, measured);
         } else {
             printf("%d %-30s measured on this GPU: %.3f us, %.1f GB/s of input read; error %.1e (bound %.1e)\n", v,
                    names[v], gpu_ms * 1e3, N * 4.0 / (gpu_ms * 1e-3) / 1e9, error, bound);
-            lab_results_row(&out, "%d,\"%s\",,,,,,,,,%s", v, short_names[v], measured);
+            lab_results_row_or_exit(&out, "%d,\"%s\",,,,,,,,,%s", v, short_names[v], measured);
         }
         written++;
     }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     printf("\nCounted on the simulator (every warp, every access); the H100 column is a roofline estimate\n"
            "from the counted bytes, not a measurement. %d of %d versions right so far.\n", written, REDUCE_VERSIONS);
     lab_table_free(gpus);

@@ -182,8 +182,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "no memory for a %zu MiB buffer\n", LARGEST >> 20);
         return 1;
     }
-    results out = lab_results_open(argv[1], "kind,label,working_set_bytes,latency_ns,read_gb_per_s");
-    lab_results_row(&out, "machine,%s,,,", cpu);
+    results out = lab_results_open_or_exit(argv[1], "kind,label,working_set_bytes,latency_ns,read_gb_per_s");
+    lab_results_row_or_exit(&out, "machine,%s,,,", cpu);
     printf("%s: latency of one dependent load (your chase, best of %d) and one core's sequential read\n",
            cpu, CHASE_REPEATS);
     printf("  %12s %10s %10s   %s\n", "working set", "latency", "read", "nearest cache the OS reports");
@@ -199,14 +199,14 @@ int main(int argc, char **argv)
         if (near) cache_level_name(near, name, sizeof name);
         printf("  %8.0f KiB %7.2f ns %6.1f GB/s   %s\n", sizes[i] / 1024, latency[i], bandwidth[i], name);
         fflush(stdout);
-        lab_results_row(&out, "sweep,,%.0f,%.4f,%.3f", sizes[i], latency[i], bandwidth[i]);
+        lab_results_row_or_exit(&out, "sweep,,%.0f,%.4f,%.3f", sizes[i], latency[i], bandwidth[i]);
     }
     double shortest_run_us = latency[0] * CHASE_MIN_LOADS / 1e3;
     printf("The shortest timed run (%d loads at %.2f ns) lasts %.0f us: two readings of the CPU-time clock are "
            "%.2f%% of it.\n", CHASE_MIN_LOADS, latency[0], shortest_run_us, 100 * 2 * cpu_clock_ns / 1e3 / shortest_run_us);
     for (int i = 0; i < level_count; i++) {
         cache_level_name(&levels[i], name, sizeof name);
-        lab_results_row(&out, "os_cache,%s,%zu,,", name, levels[i].bytes);
+        lab_results_row_or_exit(&out, "os_cache,%s,%zu,,", name, levels[i].bytes);
     }
 
     double knees[MAX_KNEES];
@@ -223,9 +223,9 @@ int main(int argc, char **argv)
         } else {
             printf("  %8.0f KiB at %6.2f ns\n", knees[k] / 1024, latency[at]);
         }
-        lab_results_row(&out, "knee,%.0f KiB,%.0f,%.4f,", knees[k] / 1024, knees[k], latency[at]);
+        lab_results_row_or_exit(&out, "knee,%.0f KiB,%.0f,%.4f,", knees[k] / 1024, knees[k], latency[at]);
     }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
 
     chase_on_the_gpu(lines);
     print_h100_hierarchy(levels, level_count);

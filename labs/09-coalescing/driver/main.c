@@ -63,7 +63,7 @@ static int copy_row(results *out, const char *name, int stride, int offset, cons
                  copy_predicted_gb_per_s(bandwidth, 4, run.load_sectors_per_request, run.store_sectors_per_request));
         printf("%-8s %6d %6d   %12.2f  %13.2f  %10.3f  %7s  %s\n", name, stride, offset, run.load_sectors_per_request,
                run.store_sectors_per_request, run.load_efficiency, model_text, predicted);
-        lab_results_row(out, "%s,%d,%d,%.4f,%.4f,%.4f,%s,%s,%s", name, stride, offset, run.load_sectors_per_request,
+        lab_results_row_or_exit(out, "%s,%d,%d,%.4f,%.4f,%.4f,%s,%s,%s", name, stride, offset, run.load_sectors_per_request,
                         run.store_sectors_per_request, run.load_efficiency, model_text, predicted, measured);
     } else {
         if (model > 0 && coalesced_model > 0)
@@ -71,7 +71,7 @@ static int copy_row(results *out, const char *name, int stride, int offset, cons
                      copy_predicted_gb_per_s(bandwidth, 4, model, coalesced_model));
         printf("%-8s %6d %6d   measured on this GPU: %s GB/s; your model: %s sectors, H100 %s GB/s (predicted)\n",
                name, stride, offset, measured, model_text, predicted);
-        lab_results_row(out, "%s,%d,%d,,,,%s,%s,%s", name, stride, offset, model_text, predicted, measured);
+        lab_results_row_or_exit(out, "%s,%d,%d,,,,%s,%s,%s", name, stride, offset, model_text, predicted, measured);
     }
     return 1;
 }
@@ -118,11 +118,11 @@ static int particle_row(results *out, const char *name, int soa, const particle 
     if (run.counted) {
         printf("%-8s %6d %6s   %12.2f  %13.2f  %10.3f  %7s\n", name, stride, "", run.load_sectors_per_request,
                run.store_sectors_per_request, run.load_efficiency, model_text);
-        lab_results_row(out, "%s,%d,,%.4f,%.4f,%.4f,%s,,%s", name, stride, run.load_sectors_per_request,
+        lab_results_row_or_exit(out, "%s,%d,,%.4f,%.4f,%.4f,%s,,%s", name, stride, run.load_sectors_per_request,
                         run.store_sectors_per_request, run.load_efficiency, model_text, measured);
     } else {
         printf("%-8s  measured on this GPU: %s GB/s of the six fields read and written\n", name, measured);
-        lab_results_row(out, "%s,%d,,,,,%s,,%s", name, stride, model_text, measured);
+        lab_results_row_or_exit(out, "%s,%d,,,,,%s,,%s", name, stride, model_text, measured);
     }
     return 1;
 }
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
     long long in_elements = copy_input_elements(N, longest, MAX_OFFSET);
     float *in = malloc(sizeof(float) * (size_t)in_elements), *copied = malloc(sizeof(float) * N);
     for (long long i = 0; i < in_elements; i++) in[i] = (float)i;
-    results out = lab_results_open(argv[1], "case,stride,offset,load_sectors_per_request,store_sectors_per_request,"
+    results out = lab_results_open_or_exit(argv[1], "case,stride,offset,load_sectors_per_request,store_sectors_per_request,"
                                             "load_efficiency,model_sectors_per_request,h100_predicted_gb_per_s,"
                                             "measured_gpu_gb_per_s");
     int written = 0, runs = 0;
@@ -161,7 +161,7 @@ int main(int argc, char **argv)
     written += particle_row(&out, "aos", 0, start, want);
     written += particle_row(&out, "soa", 1, start, want);
     runs += 2;
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
 
     printf("\nSectors and efficiency are counted on the simulator (every lane, every access); the H100 column is\n"
            "predicted from them, not measured. %d of %d runs right so far.\n", written, runs);

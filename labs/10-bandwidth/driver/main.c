@@ -103,7 +103,7 @@ static void write_cache_rows(results *out, const char *machine)
         double bytes = 0;
         if (sscanf(size_text, "%lf%c", &bytes, &unit) < 1 || level == 0) continue;
         bytes *= unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : 1;
-        lab_results_row(out, "cache,\"%s\",L%d,%.0f,,,", machine, level, bytes);
+        lab_results_row_or_exit(out, "cache,\"%s\",L%d,%.0f,,,", machine, level, bytes);
         printf("  L%d %.0f KiB", level, bytes / 1024);
     }
     printf("\n");
@@ -118,7 +118,7 @@ static void measure_cpu(results *out, const char *machine)
     for (int k = 0; k < STREAM_KERNELS; k++) bytes_per_element[k] = stream_bytes_per_element(k);
     bytes_per_element[STREAM_KERNELS] = (int)memcpy_bytes_moved(sizeof(double));
     for (int k = 0; k < STREAM_KERNELS; k++)
-        lab_results_row(out, "write-allocate,\"%s\",%s,,,%d,", machine, names[k], write_allocate_bytes_per_element(k));
+        lab_results_row_or_exit(out, "write-allocate,\"%s\",%s,,,%d,", machine, names[k], write_allocate_bytes_per_element(k));
 
     stream_arrays x = stream_arrays_create((size_t)(LARGEST_WORKING_SET / 2 / sizeof(double)));
     printf("\nMeasured on %s, one core, best of %d rounds side by side (GB/s, STREAM's bytes):\n", machine, ROUNDS);
@@ -130,7 +130,7 @@ static void measure_cpu(results *out, const char *machine)
         double gb_per_s[STREAM_KERNELS + 1];
         for (int k = 0; k <= STREAM_KERNELS; k++) {
             gb_per_s[k] = bandwidth_gb_per_s((double)bytes_per_element[k] * (double)point.n[k], point.best_seconds[k]);
-            lab_results_row(out, "cpu-measured,\"%s\",%s,%zu,%zu,%d,%.3f", machine, names[k], bytes, point.n[k],
+            lab_results_row_or_exit(out, "cpu-measured,\"%s\",%s,%zu,%zu,%d,%.3f", machine, names[k], bytes, point.n[k],
                             bytes_per_element[k], gb_per_s[k]);
         }
         printf("  %8.0f KiB  %7.1f  %7.1f  %7.1f  %7.1f  %7.1f   %.2f\n", bytes / 1024.0, gb_per_s[0], gb_per_s[1],
@@ -163,7 +163,7 @@ static void measure_gpu(results *out)
         }
         if (run.counted) {
             double per_element = (run.load_bytes + run.store_bytes) / COUNTED_N;
-            lab_results_row(out, "gpu-counted,simulator,%s,%d,%d,%.4f,", names[k],
+            lab_results_row_or_exit(out, "gpu-counted,simulator,%s,%d,%d,%.4f,", names[k],
                             stream_arrays_touched(k) * 8 * COUNTED_N, COUNTED_N, per_element);
             printf("  %-6s counted %5.2f bytes per element (%.2f loaded, %.2f stored), %.0f sectors per request\n",
                    names[k], per_element, run.load_bytes / COUNTED_N, run.store_bytes / COUNTED_N,
@@ -176,7 +176,7 @@ static void measure_gpu(results *out)
         if (milliseconds <= 0) continue;
         int per_element = k < STREAM_KERNELS ? stream_counts[k] : 16;
         double gb_per_s = bandwidth_gb_per_s((double)per_element * GPU_N, milliseconds * 1e-3);
-        lab_results_row(out, "gpu-measured,\"%s\",%s,%.0f,%d,%d,%.1f", gpu_name(), names[k],
+        lab_results_row_or_exit(out, "gpu-measured,\"%s\",%s,%.0f,%d,%d,%.1f", gpu_name(), names[k],
                         (double)stream_arrays_touched(k) * 8 * GPU_N, GPU_N, per_element, gb_per_s);
         printf("  %-6s measured %.3f ms for 2^25 doubles: %.1f GB/s\n", names[k], milliseconds, gb_per_s);
     }
@@ -203,7 +203,7 @@ int main(int argc, char **argv)
     }
     char machine[160];
     lab_cpu_name(machine, sizeof machine);
-    results out = lab_results_open(argv[1], "source,machine,kernel,working_set_bytes,n,bytes_per_element,"
+    results out = lab_results_open_or_exit(argv[1], "source,machine,kernel,working_set_bytes,n,bytes_per_element,"
                                             "bandwidth_gb_per_s");
     write_cache_rows(&out, machine);
 
@@ -218,6 +218,6 @@ int main(int argc, char **argv)
     else printf("Not timing the C kernels until both are right: make check DAY=10 says which check fails.\n");
 
     measure_gpu(&out);
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     return 0;
 }

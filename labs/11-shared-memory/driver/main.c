@@ -41,7 +41,7 @@ static void sweep_strides(results *out)
         disagreements += counted >= 0 && predicted != counted;
         if (stride <= 4 || stride % 8 == 0 || stride == 31 || stride == 33)
             printf("%6d  %9d  %s\n", stride, predicted, counted >= 0 ? counted_text : "(not counted on a GPU)");
-        lab_results_row(out, "stride,%d,,%d,%s,,,,,,,", stride, predicted, counted_text);
+        lab_results_row_or_exit(out, "stride,%d,,%d,%s,,,,,,,", stride, predicted, counted_text);
     }
     if (disagreements)
         printf("Your model disagrees with the simulator at %d of %d strides: make check DAY=11 says where.\n",
@@ -76,14 +76,14 @@ static void measure_versions(results *out)
             printf("%d %-16s %6.2f     %6.2f          %4u    %5.1f %%   %5.1f %%\n", v, names[v],
                    run.shared_load_wavefronts_per_request, run.shared_store_wavefronts_per_request,
                    run.max_bank_conflict_ways, 100 * run.global_load_efficiency, 100 * run.global_store_efficiency);
-            lab_results_row(out, "version,%d,\"%s\",,,%.4f,%.4f,%u,%.4f,%.4f,,", v, names[v],
+            lab_results_row_or_exit(out, "version,%d,\"%s\",,,%.4f,%.4f,%u,%.4f,%.4f,,", v, names[v],
                             run.shared_load_wavefronts_per_request, run.shared_store_wavefronts_per_request,
                             run.max_bank_conflict_ways, run.global_load_efficiency, run.global_store_efficiency);
         } else {
             double bytes = 2.0 * sizeof(float) * TIMED_SIDE * (double)TIMED_SIDE;
             printf("%d %-16s measured on this GPU, %d x %d: %.1f us, %.0f GB/s read + written\n", v, names[v],
                    TIMED_SIDE, TIMED_SIDE, gpu_ms * 1e3, bytes / (gpu_ms * 1e-3) / 1e9);
-            lab_results_row(out, "version,%d,\"%s\",,,,,,,,%.3f,%.1f", v, names[v], gpu_ms * 1e3,
+            lab_results_row_or_exit(out, "version,%d,\"%s\",,,,,,,,%.3f,%.1f", v, names[v], gpu_ms * 1e3,
                             bytes / (gpu_ms * 1e-3) / 1e9);
         }
         written++;
@@ -99,12 +99,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s RESULTS.csv\n", argv[0]);
         return 2;
     }
-    results out = lab_results_open(argv[1], "kind,x,name,predicted_ways,counted_ways,"
+    results out = lab_results_open_or_exit(argv[1], "kind,x,name,predicted_ways,counted_ways,"
                                         "shared_load_wavefronts_per_request,shared_store_wavefronts_per_request,"
                                         "max_bank_conflict_ways,global_load_efficiency,global_store_efficiency,"
                                         "measured_gpu_us,measured_gpu_gb_per_s");
     sweep_strides(&out);
     measure_versions(&out);
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     return 0;
 }

@@ -85,12 +85,12 @@ static void gpu_part(results *out)
             double sectors_per_request = run.global_load_sectors / run.global_load_requests;
             printf("%-9s  %20.0f   %16.0f   %20.0f   %15.2f   %12.3f\n", name, run.global_floats_loaded, predicted,
                    run.shared_floats_loaded, sectors_per_request, run.h100_estimate_seconds * 1e6);
-            lab_results_row(out, "gpu,%d,%d,%.0f,%.0f,%.0f,%.3f,%.4f,%s,,,,,", GPU_N, reuse, run.global_floats_loaded,
+            lab_results_row_or_exit(out, "gpu,%d,%d,%.0f,%.0f,%.0f,%.3f,%.4f,%s,,,,,", GPU_N, reuse, run.global_floats_loaded,
                             predicted, run.shared_floats_loaded, sectors_per_request, run.h100_estimate_seconds * 1e6,
                             measured);
         } else {
             printf("%-9s  measured on this GPU: %.3f us\n", name, gpu_ms * 1e3);
-            lab_results_row(out, "gpu,%d,%d,,%.0f,,,,%s,,,,,", GPU_N, reuse, predicted, measured);
+            lab_results_row_or_exit(out, "gpu,%d,%d,,%.0f,,,,%s,,,,,", GPU_N, reuse, predicted, measured);
         }
     }
     printf("(counted: exact counts of what each thread asked for; the H100 column is a roofline estimate\n"
@@ -123,7 +123,7 @@ static void cpu_part(results *out)
         if (blocked >= 0 && blas_index >= 0)
             snprintf(ratio, sizeof ratio, "%.0f %%", 100 * seconds[blas_index] / seconds[blocked]);
         printf("%5d %10s %12s %12s %12s %16s\n", n, gflops[0], gflops[1], gflops[2], gflops[3], ratio);
-        lab_results_row(out, "cpu,%d,,,,,,,,%s,%s,%s,%s,\"%s\"", n, gflops[0], gflops[1], gflops[2], gflops[3], cpu);
+        lab_results_row_or_exit(out, "cpu,%d,,,,,,,,%s,%s,%s,%s,\"%s\"", n, gflops[0], gflops[1], gflops[2], gflops[3], cpu);
     }
     if (!blas) printf("(no BLAS column: this build is for a real GPU, and links cuBLAS, not OpenBLAS)\n");
 }
@@ -134,12 +134,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s RESULTS.csv\n", argv[0]);
         return 2;
     }
-    results out = lab_results_open(argv[1], "part,n,tile,global_floats_loaded,predicted_global_floats,"
+    results out = lab_results_open_or_exit(argv[1], "part,n,tile,global_floats_loaded,predicted_global_floats,"
                                             "shared_floats_loaded,global_sectors_per_request,h100_estimate_us,"
                                             "measured_gpu_us,naive_gflop_per_s,loop_order_gflop_per_s,"
                                             "blocked_gflop_per_s,blas_gflop_per_s,cpu");
     gpu_part(&out);
     cpu_part(&out);
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     return 0;
 }

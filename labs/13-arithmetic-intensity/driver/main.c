@@ -225,7 +225,7 @@ int main(int argc, char **argv)
         snprintf(header + used, sizeof header - used, ",%s ridge %.0f FLOP/B", lab_table_text_or_exit(gpus, row, "name"),
                  ridges[row]);
     }
-    results out = lab_results_open(argv[1], header);
+    results out = lab_results_open_or_exit(argv[1], header);
     long long previous = 0;
     for (int step = 0; step <= 56; step++) {                  /* M = 2^(step/4): 1 .. 16384 */
         long long m = llround(pow(2.0, step / 4.0));
@@ -237,9 +237,9 @@ int main(int argc, char **argv)
                             arithmetic_intensity(gemm_cost(m, shape.intermediate, shape.hidden, DTYPE_FP16)),
                             lowest_ridge);
         for (int g = 0; g < gpus->rows; g++) used += snprintf(row + used, sizeof row - (size_t)used, ",%.6g", ridges[g]);
-        lab_results_row(&out, "%s", row);
+        lab_results_row_or_exit(&out, "%s", row);
     }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     printf("Wrote the FP16 GEMM intensity of Llama-2-7B's projections for M = 1 .. %d, and each GPU's ridge point.\n",
            LARGEST_M);
     free(ridges);

@@ -55,7 +55,7 @@ static void write_ceiling(results *out, int series, const ceiling *c)
 {
     double ridge = roofline_ridge_point(c->line), points[3] = {far_left, ridge, far_right};
     for (int p = 0; p < 3; p++)
-        lab_results_row(out, "roof,%d,\"%s\",%s,,,,%.6g,%.6g,%.6g,%.6g,%.6g,,,", series, c->machine, c->name, points[p],
+        lab_results_row_or_exit(out, "roof,%d,\"%s\",%s,,,,%.6g,%.6g,%.6g,%.6g,%.6g,,,", series, c->machine, c->name, points[p],
                         roofline_attainable(c->line, points[p]) / 1e9, c->line.peak_flop_per_s / 1e9,
                         c->line.bandwidth_byte_per_s / 1e9, ridge);
 }
@@ -67,7 +67,7 @@ static void place_kernels(results *out, int series, const ceiling *c, const week
         double bytes = kernel_bytes(&kernels[k]), intensity = kernels[k].flops / bytes;
         double seconds = roofline_predicted_seconds(c->line, kernels[k].flops, bytes);
         const char *bound = roofline_is_memory_bound(c->line, intensity) ? "memory" : "compute";
-        lab_results_row(out, "kernel,%d,\"%s\",%s,%d,\"%s\",%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s", series, c->machine,
+        lab_results_row_or_exit(out, "kernel,%d,\"%s\",%s,%d,\"%s\",%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s", series, c->machine,
                         c->name, k, kernels[k].name, kernels[k].day, intensity,
                         roofline_attainable(c->line, intensity) / 1e9, c->line.peak_flop_per_s / 1e9,
                         c->line.bandwidth_byte_per_s / 1e9, roofline_ridge_point(c->line), seconds * 1e6, bound,
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
     printf("  %-30s %-12s %8s", "machine", "ceiling", "ridge");
     for (int k = 0; k < WEEK_KERNELS; k++) printf(" %11.11s", kernels[k].name);
     printf("\n");
-    results out = lab_results_open(argv[1], "kind,series,machine,ceiling,kernel_index,kernel,day,"
+    results out = lab_results_open_or_exit(argv[1], "kind,series,machine,ceiling,kernel_index,kernel,day,"
                                             "intensity_flop_per_byte,gflop_per_s,peak_gflop_per_s,bandwidth_gb_per_s,"
                                             "ridge_flop_per_byte,predicted_us,bound,bytes");
     for (int s = 0; s < SERIES; s++) {
@@ -165,6 +165,6 @@ int main(int argc, char **argv)
         place_kernels(&out, s, c, kernels);
     }
     printf("  (m: memory-bound there, c: compute-bound. The CPU runs every kernel in FP32 at its measured peak.)\n");
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     return 0;
 }

@@ -78,7 +78,7 @@ static int check_pair(int pair, results *out)
         const char *mistake = gemm_name_the_mistake(&g, a, b, c);
         printf("      %s\n", mistake ? mistake : result.message);
     }
-    lab_results_row(out, "check,%d,%s,%d,,,,,,,,", CHECK_M, pair_names[pair], right);
+    lab_results_row_or_exit(out, "check,%d,%s,%d,,,,,,,,", CHECK_M, pair_names[pair], right);
     free(a), free(b), free(c), free(want);
     return right;
 }
@@ -111,7 +111,7 @@ static void measured_part(results *out)
         printf("%5d %9.2f %9.2f %9.2f %9.2f %18.2f %20.1f %%\n", n, gflops[0], gflops[1], gflops[2], gflops[3],
                loop_gflops, percent);
         for (int pair = 0; pair < 4; pair++)
-            lab_results_row(out, "measured,%d,%s,1,%.3f,%.3f,%.2f,%.2f,,,,\"%s\"", n, pair_names[pair], gflops[pair],
+            lab_results_row_or_exit(out, "measured,%d,%s,1,%.3f,%.3f,%.2f,%.2f,,,,\"%s\"", n, pair_names[pair], gflops[pair],
                             loop_gflops, percent, 100 * gflops[pair] / gflops[0], on_cpu ? machine : "GPU");
     }
 }
@@ -146,7 +146,7 @@ static void predicted_part(results *out)
         double percent_of_peak = 100 * flop / bf16_flops / cublas_seconds;
         double tiled_percent = 100 * cublas_seconds / tiled_seconds, tiled_percent_fp32 = 100 * sgemm_seconds / tiled_seconds;
         printf("%5.0f %23.1f %49.2f %19.1f\n", n, percent_of_peak, tiled_percent, tiled_percent_fp32);
-        lab_results_row(out, "predicted,%.0f,,,,,,,%.3f,%.4f,%.3f,\"%s\"", n, percent_of_peak, tiled_percent,
+        lab_results_row_or_exit(out, "predicted,%.0f,,,,,,,%.3f,%.4f,%.3f,\"%s\"", n, percent_of_peak, tiled_percent,
                         tiled_percent_fp32, name);
     }
 }
@@ -157,7 +157,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s RESULTS.csv\n", argv[0]);
         return 2;
     }
-    results out = lab_results_open(argv[1], "part,n,pair,right,gflop_per_s,loop_order_gflop_per_s,"
+    results out = lab_results_open_or_exit(argv[1], "part,n,pair,right,gflop_per_s,loop_order_gflop_per_s,"
                                             "loop_order_percent_of_blas,percent_of_nn,"
                                             "predicted_cublas_percent_of_peak,predicted_tiled_percent_of_cublas,"
                                             "predicted_tiled_percent_of_fp32_cublas,machine");
@@ -167,6 +167,6 @@ int main(int argc, char **argv)
     if (right == 4) measured_part(&out);
     else printf("\nnot timed until all four pairs are right: make check DAY=15 says which check fails.\n");
     predicted_part(&out);
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     return 0;
 }

@@ -212,7 +212,7 @@ int main(int argc, char **argv)
         lab_table_free(models);
         return 1;
     }
-    results out = lab_results_open(argv[1], "model,context,qkv_gflop,attention_gflop,o_proj_gflop,mlp_gflop,"
+    results out = lab_results_open_or_exit(argv[1], "model,context,qkv_gflop,attention_gflop,o_proj_gflop,mlp_gflop,"
                                             "classifier_gflop,total_gflop,rule_gflop,attention_share_percent");
     for (size_t m = 0; m < sizeof plotted_models / sizeof plotted_models[0]; m++) {
         int row = lab_table_find(models, "name", plotted_models[m]);
@@ -228,12 +228,12 @@ int main(int argc, char **argv)
             previous = context;
             token_flops f = forward_flops_per_token(&s, context);
             double total = token_flops_total(f);
-            lab_results_row(&out, "%s,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g", plotted_models[m], (long long)context,
+            lab_results_row_or_exit(&out, "%s,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g", plotted_models[m], (long long)context,
                             f.qkv / 1e9, f.attention / 1e9, f.o_proj / 1e9, f.mlp / 1e9, f.classifier / 1e9,
                             total / 1e9, two_flops_per_parameter(&s) / 1e9, 100 * f.attention / total);
         }
     }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     printf("Wrote one token's FLOPs by component for %s, %s, %s and %s, context 1 .. %d.\n", plotted_models[0],
            plotted_models[1], plotted_models[2], plotted_models[3], LONGEST_CONTEXT);
     lab_table_free(models);

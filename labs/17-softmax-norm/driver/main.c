@@ -143,7 +143,7 @@ int main(int argc, char **argv)
            ROWS, LENGTH, LENGTH * 4 / 1024, ROW_THREADS);
     printf("variant        bytes/row   row transfers   error, ordinary rows   error, hard rows\n"
            "               (counted)   (reads+writes)\n");
-    results out = lab_results_open(argv[1], "variant,name,bytes_per_row,row_transfers,max_error_ordinary,"
+    results out = lab_results_open_or_exit(argv[1], "variant,name,bytes_per_row,row_transfers,max_error_ordinary,"
                                             "max_error_hard,nonfinite_hard,measured_gpu_us");
     int written = 0;
     for (int v = 0; v < VARIANTS; v++) {
@@ -173,11 +173,11 @@ int main(int argc, char **argv)
         if (gpu_us >= 0)
             printf("               measured on this GPU: %.1f us for %d rows (%.0f GB/s of one read and one write)\n",
                    gpu_us, TIMED_ROWS, 2.0 * 4 * LENGTH * TIMED_ROWS / (gpu_us * 1e-6) / 1e9);
-        lab_results_row(&out, "%d,\"%s\",%s,%s,%.3g,%s,%d,%s", v, names[v], bytes_text, transfers_text, ordinary,
+        lab_results_row_or_exit(&out, "%d,\"%s\",%s,%s,%.3g,%s,%d,%s", v, names[v], bytes_text, transfers_text, ordinary,
                         hard_text, nonfinite_hard, measured);
         written++;
     }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     printf("\nCounted on the simulator: 32-byte sectors requested from global memory, as ncu's l1tex global\n"
            "sectors are; a GPU's L2 may serve a row's second and third reads, so its DRAM bytes can be fewer.\n"
            "%d of %d variants right so far.\n", written, VARIANTS);

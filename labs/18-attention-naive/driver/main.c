@@ -78,7 +78,7 @@ int main(int argc, char **argv)
            "memory. Bytes: 32-byte sectors requested from global memory, counted on the simulator.\n\n", d);
     printf("     n   scores (MiB)   all global bytes   kernel 1   kernel 2   kernel 3   footprint   max error\n"
            "         (4 n^2)        (counted, MiB)     scores     softmax    P V        (MiB)\n");
-    results csv = lab_results_open(argv[1], "n,d,global_bytes,scores_kernel_bytes,softmax_kernel_bytes,"
+    results csv = lab_results_open_or_exit(argv[1], "n,d,global_bytes,scores_kernel_bytes,softmax_kernel_bytes,"
                                             "output_kernel_bytes,matrix_bytes,footprint_bytes,max_error,measured_gpu_us");
     int written = 0;
     const double mib = 1 << 20;
@@ -107,11 +107,11 @@ int main(int argc, char **argv)
         else
             printf("%6d   %12.3f   %16s   %8s   %8s   %8s   %9.3f   %9.2g   measured on this GPU: %.1f us\n", n,
                    matrix / mib, "-", "-", "-", "-", run.footprint_bytes / mib, error, gpu_us);
-        lab_results_row(&csv, "%d,%d,%s,%s,%s,%s,%.0f,%.0f,%.3g,%s", n, d, counted[0], counted[1], counted[2],
+        lab_results_row_or_exit(&csv, "%d,%d,%s,%s,%s,%s,%.0f,%.0f,%.3g,%s", n, d, counted[0], counted[1], counted[2],
                         counted[3], matrix, run.footprint_bytes, error, measured);
         written++;
     }
-    lab_results_close(&csv);
+    lab_results_close_or_exit(&csv);
     printf("\n%d of %d lengths right so far.\n", written, LENGTHS);
     predict_footprint();
     free(q), free(k), free(v), free(out), free(want);

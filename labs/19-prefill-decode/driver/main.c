@@ -228,7 +228,7 @@ int main(int argc, char **argv)
            "prefill", "decode", "prefill", "decode");
     printf("   %6s %12s %12s %9s %9s %11s %11s %11s %11s\n", "", "ms/token", "ms/token", "FLOP/B", "FLOP/B",
            "GFLOP/s", "GFLOP/s", "attainable", "attainable");
-    results out = lab_results_open(argv[1], "prompt,prefill_ms_per_token,decode_ms_per_token,prefill_intensity,"
+    results out = lab_results_open_or_exit(argv[1], "prompt,prefill_ms_per_token,decode_ms_per_token,prefill_intensity,"
                                             "decode_intensity,prefill_gflop_per_s,decode_gflop_per_s,"
                                             "prefill_attainable_gflop_per_s,decode_attainable_gflop_per_s,"
                                             "peak_gflop_per_s,bandwidth_gb_per_s");
@@ -268,11 +268,11 @@ int main(int argc, char **argv)
         double pa = attainable(peak, bandwidth, pi), da = attainable(peak, bandwidth, di);
         printf("   %6d %12.3f %12.3f %9.2f %9.2f %11.2f %11.2f %11.2f %11.2f\n", prompt, 1e3 * prefill_seconds / prompt,
                1e3 * decode_seconds, pi, di, pf / 1e9, df / 1e9, pa / 1e9, da / 1e9);
-        lab_results_row(&out, "%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", prompt,
+        lab_results_row_or_exit(&out, "%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", prompt,
                         1e3 * prefill_seconds / prompt, 1e3 * decode_seconds, pi, di, pf / 1e9, df / 1e9, pa / 1e9,
                         da / 1e9, peak / 1e9, bandwidth / 1e9);
     }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     for (int i = 0; i < TIMED; i++) llama_free_session(&sessions[i]);
     printf("   (measured on this machine's CPU, not a GPU. attainable: min(peak, intensity x bandwidth), day 14's\n"
            "   roofline. Decode stays left of the ridge at every prompt: each token reads every weight again.)\n");

@@ -352,26 +352,26 @@ int main(int argc, char **argv)
     if (print_totals(&config, rows) != 0) return 1;
     print_predicted();
 
-    results out = lab_results_open(argv[1], "series,model,position,context_tokens,time_ms,counted_gflop,kv_bytes");
+    results out = lab_results_open_or_exit(argv[1], "series,model,position,context_tokens,time_ms,counted_gflop,kv_bytes");
     /* one series after the other, so that the plot's lines join each series' points */
     for (int k = 0; k < POSITIONS; k++)
-        lab_results_row(&out, "measured-cached,%s,%d,,%.6g,%.6g,", timed_shape, rows[k].position, rows[k].cached_ms,
+        lab_results_row_or_exit(&out, "measured-cached,%s,%d,,%.6g,%.6g,", timed_shape, rows[k].position, rows[k].cached_ms,
                         rows[k].cached_flops / 1e9);
     for (int k = 0; k < POSITIONS; k++)
-        lab_results_row(&out, "measured-engine-cache,%s,%d,,%.6g,%.6g,", timed_shape, rows[k].position,
+        lab_results_row_or_exit(&out, "measured-engine-cache,%s,%d,,%.6g,%.6g,", timed_shape, rows[k].position,
                         rows[k].engine_cached_ms, rows[k].cached_flops / 1e9);
     for (int k = 0; k < POSITIONS; k++)
-        lab_results_row(&out, "measured-uncached,%s,%d,,%.6g,%.6g,", timed_shape, rows[k].position, rows[k].uncached_ms,
+        lab_results_row_or_exit(&out, "measured-uncached,%s,%d,,%.6g,%.6g,", timed_shape, rows[k].position, rows[k].uncached_ms,
                         rows[k].uncached_flops / 1e9);
     for (int row = 0; row < models->rows; row++) {
         kv_model m = kv_model_of_row(models, row);
         for (int step = 16; step <= 34; step++) {   /* 2^(step/2): 256 .. 131072 */
             int64_t context = llround(pow(2.0, step / 2.0));
-            lab_results_row(&out, "kv-fp16,%s,,%lld,,,%lld", lab_table_text_or_exit(models, row, "name"), (long long)context,
+            lab_results_row_or_exit(&out, "kv-fp16,%s,,%lld,,,%lld", lab_table_text_or_exit(models, row, "name"), (long long)context,
                             (long long)kv_cache_bytes(&m, 2, context, 1));
         }
     }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     printf("Wrote the measured times at %d positions, and the FP16 cache of every model of data/models.csv\n"
            "from 256 to 131072 tokens (machine: %s).\n", POSITIONS, cpu);
     free(tokens);

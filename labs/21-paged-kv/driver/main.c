@@ -365,13 +365,13 @@ int main(int argc, char **argv)
                         "working yet), so there is nothing to plot: the verdict below says which check fails.\n");
         return 1;
     }
-    results out = lab_results_open(argv[1], "block_size,contiguous_waste_percent,paged_waste_percent,shared_waste_percent,"
+    results out = lab_results_open_or_exit(argv[1], "block_size,contiguous_waste_percent,paged_waste_percent,shared_waste_percent,"
                                             "contiguous_sequences,paged_sequences,shared_sequences,shared_copies");
     for (size_t i = 0; i < sizeof block_sizes / sizeof block_sizes[0]; i++)
-        lab_results_row(&out, "%d,%.4g,%.4g,%.4g,%d,%d,%d,%lld", block_sizes[i], contiguous.waste_percent,
+        lab_results_row_or_exit(&out, "%d,%.4g,%.4g,%.4g,%d,%d,%d,%lld", block_sizes[i], contiguous.waste_percent,
                         rows[i][0].waste_percent, rows[i][1].waste_percent, contiguous.sequences, rows[i][0].sequences,
                         rows[i][1].sequences, rows[i][1].copies);
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     printf("Wrote waste and sequences held for block sizes %d .. %d.\n", block_sizes[0],
            block_sizes[sizeof block_sizes / sizeof block_sizes[0] - 1]);
     return 0;

@@ -108,7 +108,7 @@ static void gpu_lengths_part(results *csv)
             printf("%6d   measured on this GPU: naive %s us, flash %s us\n", n, naive_us, flash_us);
         char error[32] = "";
         if (!isnan(flash_error)) snprintf(error, sizeof error, "%.3g", flash_error);
-        lab_results_row(csv, "gpu-n,%d,%d,32,%s,%s,%.0f,%.0f,%s,%s,%s,,,,,", n, HEAD_DIM, naive_bytes, flash_bytes,
+        lab_results_row_or_exit(csv, "gpu-n,%d,%d,32,%s,%s,%.0f,%.0f,%s,%s,%s,,,,,", n, HEAD_DIM, naive_bytes, flash_bytes,
                         predicted, matrix, error, naive_us, flash_us);
         free_inputs(&x);
     }
@@ -135,7 +135,7 @@ static void gpu_tiles_part(results *csv)
                                            predicted / mib);
             else used += snprintf(row + used, sizeof row - used, "   %10s %s   %9.3f", us[0] ? us : "-",
                                   us[0] ? "us" : "  ", predicted / mib);   /* a GPU's time, measured */
-            lab_results_row(csv, "gpu-tile,%d,%d,%d,,%s,%.0f,%.0f,%s,,%s,,,,,", TILE_N, head_dims[h], tile_sizes[t],
+            lab_results_row_or_exit(csv, "gpu-tile,%d,%d,%d,,%s,%.0f,%.0f,%s,,%s,,,,,", TILE_N, head_dims[h], tile_sizes[t],
                             bytes, predicted, 24.0 * TILE_N * TILE_N, error_text, us);
             free_inputs(&x);
         }
@@ -199,7 +199,7 @@ static void cpu_part(results *csv)
         }
         printf("%6d   %20.4f   %14s   %13s   %9.1f MiB   %9.1f KiB\n", n, naive, tiled_text, ratio,
                scratch / (1 << 20), sizeof *tiles / 1024.0);
-        lab_results_row(csv, "cpu,%d,%d,%d,,,,,,,,%.4f,%s,%.0f,%zu,\"%s\"", n, d, CPU_TILE, naive, tiled_text, scratch,
+        lab_results_row_or_exit(csv, "cpu,%d,%d,%d,,,,,,,,%.4f,%s,%.0f,%zu,\"%s\"", n, d, CPU_TILE, naive, tiled_text, scratch,
                         sizeof *tiles, cpu);
         free(q), free(k), free(v), free(out), free(scores);
     }
@@ -212,13 +212,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s RESULTS.csv\n", argv[0]);
         return 2;
     }
-    results csv = lab_results_open(argv[1], "part,n,d,tile,naive_bytes,flash_bytes,predicted_flash_bytes,"
+    results csv = lab_results_open_or_exit(argv[1], "part,n,d,tile,naive_bytes,flash_bytes,predicted_flash_bytes,"
                                             "matrix_traffic_bytes,max_error,naive_gpu_us,flash_gpu_us,"
                                             "naive_cpu_seconds,tiled_cpu_seconds,naive_scratch_bytes,"
                                             "tiled_scratch_bytes,cpu");
     gpu_lengths_part(&csv);
     gpu_tiles_part(&csv);
     cpu_part(&csv);
-    lab_results_close(&csv);
+    lab_results_close_or_exit(&csv);
     return 0;
 }

@@ -103,7 +103,7 @@ int main(int argc, char **argv)
            ROWS, ROW_THREADS, TOKENS);
     printf(" hidden  launches   bytes per row (counted)   fewer bytes     predicted us, %d rows\n"
            "         unf. fus.   unfused        fused    counted  chapter   unfused    fused\n", TOKENS);
-    results out = lab_results_open(argv[1], "hidden,unfused_launches,fused_launches,unfused_bytes_per_row,"
+    results out = lab_results_open_or_exit(argv[1], "hidden,unfused_launches,fused_launches,unfused_bytes_per_row,"
                                             "fused_bytes_per_row,counted_ratio,predicted_ratio,unfused_predicted_us,"
                                             "fused_predicted_us,unfused_measured_us,fused_measured_us");
     int written = 0;
@@ -142,12 +142,12 @@ int main(int argc, char **argv)
                    measured[1]);
         char ratio[32] = "";
         if (unfused.counted) snprintf(ratio, sizeof ratio, "%.4f", unfused_bytes / fused_bytes);
-        lab_results_row(&out, "%d,%d,%d,%s,%s,%s,%.4f,%s,%s,%s,%s", n, unfused.launches, fused.launches, counted[0],
+        lab_results_row_or_exit(&out, "%d,%d,%d,%s,%s,%s,%.4f,%s,%s,%s,%s", n, unfused.launches, fused.launches, counted[0],
                         counted[1], ratio, UNFUSED_TRANSFERS / FUSED_TRANSFERS, counted[2], counted[3], measured[0],
                         measured[1]);
         written++;
     }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     printf("\nCounted on the simulator: 32-byte sectors requested from global memory, as ncu's l1tex global\n"
            "sectors are; on a GPU the bias and the weights (n floats, read by every row) come from L2, and so\n"
            "may some of the chain's intermediate rows. %d of %d hidden sizes right so far.\n", written, SIZES);

@@ -167,7 +167,7 @@ static void write_events(results *csv, const char *mode, decode_config c, const 
 {
     for (int k = 0; k < kernels; k++) {
         char name[64];
-        lab_results_row(csv, "gantt,%s,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,,,,,,", mode, k, decode_kernel_name(c, k, name,
+        lab_results_row_or_exit(csv, "gantt,%s,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,,,,,,", mode, k, decode_kernel_name(c, k, name,
                         sizeof name), events[k].host_start, events[k].host_end, events[k].gpu_start, events[k].gpu_end,
                         kernel_us[k]);
     }
@@ -220,7 +220,7 @@ static void model_part(results *csv)
         if (e % 4 == 0)
             printf("   %9.3g   %6.3f / %6.3f   %6.3f / %6.3f   %6.3f / %6.3f\n", k_us, shares[0], shares[1], shares[2],
                    shares[3], shares[4], shares[5]);
-        lab_results_row(csv, "sweep,,,,,,,,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", k_us, shares[0], shares[1], shares[2],
+        lab_results_row_or_exit(csv, "sweep,,,,,,,,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", k_us, shares[0], shares[1], shares[2],
                         shares[3], shares[4], shares[5]);
     }
     free(equal), free(eager), free(serial), free(graph), free(kernel_us);
@@ -233,11 +233,11 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("Day 24 — CUDA graphs: one launch for the whole decode step\n\n");
-    results csv = lab_results_open(argv[1], "part,mode,kernel,name,host_start_us,host_end_us,gpu_start_us,gpu_end_us,"
+    results csv = lab_results_open_or_exit(argv[1], "part,mode,kernel,name,host_start_us,host_end_us,gpu_start_us,gpu_end_us,"
                                             "kernel_us,eager_closed,eager_simulated,serial_closed,serial_simulated,"
                                             "graph_closed,graph_simulated");
     toy_part();
     model_part(&csv);
-    lab_results_close(&csv);
+    lab_results_close_or_exit(&csv);
     return 0;
 }

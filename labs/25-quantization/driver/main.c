@@ -231,7 +231,7 @@ static void predict(results *out)
                 int fits = e.weights_bytes <= h.memory_bytes;
                 if (fits) printf(" %9.2f", 1e3 * e.decode_step_time_s);
                 else printf(" %9s", "-");
-                lab_results_row(out, "predicted-decode,%s,%s,%s,,%.6g,%d", models[mi], key,
+                lab_results_row_or_exit(out, "predicted-decode,%s,%s,%s,,%.6g,%d", models[mi], key,
                                 perfmodel_dtype_name(weight_types[f]), 1e3 * e.decode_step_time_s, fits);
             }
             printf("\n");
@@ -274,12 +274,12 @@ int main(int argc, char **argv)
     print_kernel();
     print_engine();
 
-    results out = lab_results_open(argv[1], "series,model,gpu,format,size,time_ms,fits");
+    results out = lab_results_open_or_exit(argv[1], "series,model,gpu,format,size,time_ms,fits");
     for (int f = 0; f < 3; f++)   /* one series after the other, so that the plot's lines join each series' points */
         for (int s = 0; s < SIZES; s++)
-            lab_results_row(&out, "measured-gemv,,cpu,%s,%d,%.6g,", formats[f], sizes[s], times[s].ms[f]);
+            lab_results_row_or_exit(&out, "measured-gemv,,cpu,%s,%d,%.6g,", formats[f], sizes[s], times[s].ms[f]);
     predict(&out);
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     printf("Wrote the measured GEMV times (machine: %s) and the predicted decode bounds.\n", cpu);
     return 0;
 }

@@ -84,7 +84,7 @@ static void gpu_series(results *out, const ModelShape *m, const char *key)
         int compute = step_flops(&d, batch, context) / hw.peak_flop_per_s > step_bytes(&d, batch, context) / hw.bandwidth_byte_per_s;
         printf("   %6d %12.3f %14.0f %9s %13.3f ms %s\n", batch, 1e3 * tpot, rate, compute ? "compute" : "memory",
                1e3 * e.tpot_s, fabs(tpot - e.tpot_s) <= 1e-9 * e.tpot_s ? "equal" : "DIFFERS");
-        lab_results_row(out, "%s,%d,%.6g,%.6g,%.6g", key, batch, 1e3 * tpot, rate, knee);
+        lab_results_row_or_exit(out, "%s,%d,%.6g,%.6g,%.6g", key, batch, 1e3 * tpot, rate, knee);
     }
     print_knee(h.name, &d, &hw, m, context, estimate_of(m, &h, 1, GPU_PROMPT, GPU_GEN).weights_bytes);
     Estimate one = estimate_of(m, &h, 1, GPU_PROMPT, GPU_GEN), many = estimate_of(m, &h, 64, GPU_PROMPT, GPU_GEN);
@@ -177,10 +177,10 @@ static void cpu_series(results *out)
         int batch = cpu_batches[b];
         double tpot = predicted_tpot(&d, &hw, batch, context), rate = predicted_tokens_per_s(&d, &hw, batch, context);
         printf("   %6d %16.3f %16.3f %18.0f %18.0f\n", batch, 1e3 * tpot, 1e3 * best[b], rate, batch / best[b]);
-        lab_results_row(out, "cpu-predicted,%d,%.6g,%.6g,%.6g", batch, 1e3 * tpot, rate, knee);
+        lab_results_row_or_exit(out, "cpu-predicted,%d,%.6g,%.6g,%.6g", batch, 1e3 * tpot, rate, knee);
     }
     for (int b = 0; b < CPU_BATCHES; b++)   /* each series' rows together, so that the plot joins them */
-        lab_results_row(out, "cpu-measured,%d,%.6g,%.6g,%.6g", cpu_batches[b], 1e3 * best[b], cpu_batches[b] / best[b], knee);
+        lab_results_row_or_exit(out, "cpu-measured,%d,%.6g,%.6g,%.6g", cpu_batches[b], 1e3 * best[b], cpu_batches[b] / best[b], knee);
     /* the rates the engine reached: streaming at batch 1, computing at the largest batch; the knee at those rates */
     double streamed = step_bytes(&d, 1, context) / best[0];
     double computed = step_flops(&d, LARGEST_CPU_BATCH, context) / best[CPU_BATCHES - 1];
@@ -211,12 +211,12 @@ int main(int argc, char **argv)
                         "says which check fails.\n", predicted_tpot(&d, &probe, 1, 24));
         return 1;
     }
-    results out = lab_results_open(argv[1], "series,batch,tpot_ms,tokens_per_s,knee_batch");
+    results out = lab_results_open_or_exit(argv[1], "series,batch,tpot_ms,tokens_per_s,knee_batch");
     printf("1. Llama-2-7B, FP16 weights and KV cache, a %d-token prompt and %d generated, predicted by your roofline:\n",
            GPU_PROMPT, GPU_GEN);
     for (int g = 0; g < 2; g++) gpu_series(&out, &m, gpu_keys[g]);
     long_context(&m);
     cpu_series(&out);
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     return 0;
 }

@@ -125,11 +125,11 @@ static void print_formula(results *out)
     for (int c = 0; c < 2; c++)
         for (int a = 0; a < 4; a++) {
             for (int gamma = 1; gamma <= MAX_GAMMA_SHOWN; gamma++)
-                lab_results_row(out, "predicted,%g,%d,%g,%.6g,%.6g", alphas[a], gamma, cost_ratios[c],
+                lab_results_row_or_exit(out, "predicted,%g,%d,%g,%.6g,%.6g", alphas[a], gamma, cost_ratios[c],
                                 expected_tokens_per_call(alphas[a], gamma),
                                 speculative_speedup(alphas[a], gamma, cost_ratios[c]));
             for (int gamma = 1; gamma <= MAX_GAMMA_SHOWN; gamma++)
-                lab_results_row(out, "counted-montecarlo,%g,%d,%g,%.6g,%.6g", alphas[a], gamma, cost_ratios[c],
+                lab_results_row_or_exit(out, "counted-montecarlo,%g,%d,%g,%.6g,%.6g", alphas[a], gamma, cost_ratios[c],
                                 counted[a][gamma], counted[a][gamma] / (gamma * cost_ratios[c] + 1));
         }
     printf("   (counted: the mean of your verify_draft's output. Speedup: predicted, tokens per call over\n"
@@ -211,10 +211,10 @@ static int print_engine(results *out, const Transformer *target, const Transform
             alpha_of[gamma] = alpha, per_call_of[gamma] = per_call, cost_of[gamma] = cost_ratio;
         }
         for (int gamma = 1; gamma <= ENGINE_GAMMA; gamma++)
-            lab_results_row(out, "%s,%.6g,%d,%.6g,%.6g,%.6g", series[d], alpha_of[gamma], gamma, cost_of[gamma],
+            lab_results_row_or_exit(out, "%s,%.6g,%d,%.6g,%.6g,%.6g", series[d], alpha_of[gamma], gamma, cost_of[gamma],
                             per_call_of[gamma], per_call_of[gamma] / (gamma * cost_of[gamma] + 1));
         for (int gamma = 1; gamma <= ENGINE_GAMMA; gamma++)
-            lab_results_row(out, "predicted-%s,%.6g,%d,%.6g,%.6g,%.6g", series[d] + strlen("counted-"), alpha_of[gamma],
+            lab_results_row_or_exit(out, "predicted-%s,%.6g,%d,%.6g,%.6g,%.6g", series[d] + strlen("counted-"), alpha_of[gamma],
                             gamma, cost_of[gamma], expected_tokens_per_call(alpha_of[gamma], gamma),
                             speculative_speedup(alpha_of[gamma], gamma, cost_of[gamma]));
     }
@@ -233,7 +233,7 @@ int main(int argc, char **argv)
     }
     printf("Day 28 — speculative decoding: draft, verify, and what it buys\n\n");
     print_one_position();
-    results out = lab_results_open(argv[1], "series,alpha,gamma,cost_ratio,tokens_per_call,speedup");
+    results out = lab_results_open_or_exit(argv[1], "series,alpha,gamma,cost_ratio,tokens_per_call,speedup");
     print_formula(&out);
     /* nothing to run on the engine until the verification emits tokens */
     float p[VOCAB], q[VOCAB];
@@ -243,7 +243,7 @@ int main(int argc, char **argv)
     float residual[VOCAB];
     int emitted = verify_draft(p, q, &token, 0, VOCAB, &rng, residual, tokens);
     if (emitted != 1) {
-        lab_results_close(&out);
+        lab_results_close_or_exit(&out);
         fflush(stdout);
         fprintf(stderr, "Nothing to run on the toy Llama yet: your verify_draft with gamma = 0 returned %d (it must emit "
                         "one token, drawn from target row 0). The verdict below says which check fails.\n", emitted);
@@ -258,7 +258,7 @@ int main(int argc, char **argv)
     const char *names[2] = {"first layer alone", "the target in INT8"};
     const char *series[2] = {"counted-engine-layer-skip", "counted-engine-int8"};
     int status = print_engine(&out, &target, drafts, names, series);
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     llama_free_transformer(&target), llama_free_transformer(&layer_skip), llama_free_transformer(&int8);
     return status ? 1 : 0;
 }

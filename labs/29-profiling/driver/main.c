@@ -195,16 +195,16 @@ static void write_results(const char *path, const tracer *t, const phase_report 
 {
     double predicted[2][TRACE_PARTS];
     predicted_shares(c, 0, predicted[0]), predicted_shares(c, 1, predicted[1]);
-    results out = lab_results_open(path, "series,phase,part,part_index,depth,step,start_ms,end_ms,total_ms,share_percent,"
+    results out = lab_results_open_or_exit(path, "series,phase,part,part_index,depth,step,start_ms,end_ms,total_ms,share_percent,"
                                          "predicted_share_percent");
     const phase_report *reports[2] = {prefill, decode};
     const char *phases[2] = {"prefill", "decode"};
     for (int k = 0; k < 2; k++) {
         const phase_report *r = reports[k];
         for (int p = 0; p < TRACE_PARTS; p++)
-            lab_results_row(&out, "breakdown,%s,%s,%d,,,,,%.6g,%.4g,%.4g", phases[k], trace_part_names[p], p,
+            lab_results_row_or_exit(&out, "breakdown,%s,%s,%d,,,,,%.6g,%.4g,%.4g", phases[k], trace_part_names[p], p,
                             r->parts.part_us[p] / 1e3, 100 * r->parts.part_us[p] / r->time_us, predicted[k][p]);
-        lab_results_row(&out, "breakdown,%s,other,%d,,,,,%.6g,%.4g,0", phases[k], TRACE_PARTS, r->other_us / 1e3,
+        lab_results_row_or_exit(&out, "breakdown,%s,other,%d,,,,,%.6g,%.4g,0", phases[k], TRACE_PARTS, r->other_us / 1e3,
                         100 * r->other_us / r->time_us);
     }
     /* the timeline, from the first step's start: spans end before their parents (the step last),
@@ -219,11 +219,11 @@ static void write_results(const char *path, const tracer *t, const phase_report 
     for (int i = 0; i < t->count && step <= TIMELINE_DECODE_STEPS; i++) {
         const trace_span *s = &t->spans[i];
         double end_us = s->start_us + s->duration_us;
-        lab_results_row(&out, "timeline,%s,%s,%d,%d,%d,%.6f,%.6f,,,", s->phase, s->name, part_index_of(s->name), s->depth,
+        lab_results_row_or_exit(&out, "timeline,%s,%s,%d,%d,%d,%.6f,%.6f,,,", s->phase, s->name, part_index_of(s->name), s->depth,
                         step, (s->start_us - origin_us) / 1e3, (end_us - origin_us) / 1e3);
         if (strcmp(s->name, "step") == 0) step++;
     }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
 }
 
 int main(int argc, char **argv)

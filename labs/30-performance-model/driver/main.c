@@ -135,7 +135,7 @@ static void write_row(results *out, const char *phase, int batch, int prompt, co
                       const bound *b, double measured_s, double peak, double bandwidth)
 {
     double intensity = cost->flops / cost->bytes;
-    lab_results_row(out, "%s,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s", phase, batch, prompt,
+    lab_results_row_or_exit(out, "%s,%d,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s", phase, batch, prompt,
                     p->decode_context, cost->flops, cost->bytes, intensity, b->seconds * 1e3, measured_s * 1e3,
                     measured_s / b->seconds, cost->flops / measured_s / 1e9, fmin(peak, intensity * bandwidth) / 1e9,
                     peak / 1e9, bandwidth / 1e9, b->memory_bound ? "memory" : "compute");
@@ -180,7 +180,7 @@ int main(int argc, char **argv)
     printf("   %-8s %5s %6s %10s %10s %8s %9s %9s %10s  %s\n", "phase", "batch", "prompt", "predicted", "measured", "meas/",
            "FLOP/B", "GFLOP/s", "attainable", "bound");
     printf("   %-8s %5s %6s %10s %10s %8s %9s %9s %10s\n", "", "", "", "ms", "ms", "pred", "", "measured", "GFLOP/s");
-    results out = lab_results_open(argv[1], "phase,batch,prompt,context,flops,bytes,intensity,predicted_ms,measured_ms,"
+    results out = lab_results_open_or_exit(argv[1], "phase,batch,prompt,context,flops,bytes,intensity,predicted_ms,measured_ms,"
                                             "measured_over_predicted,measured_gflop_per_s,attainable_gflop_per_s,"
                                             "peak_gflop_per_s,bandwidth_gb_per_s,bound");
     for (int b = 0; b < BATCHES; b++) {
@@ -197,7 +197,7 @@ int main(int argc, char **argv)
         if (measured <= 0) fprintf(stderr, "the engine refused: %s\n", error), exit(1);
         write_row(&out, "prefill", 1, prompts[i], &p, &p.prefill, &p.ttft, measured, peak, cpu.bandwidth);
     }
-    lab_results_close(&out);
+    lab_results_close_or_exit(&out);
     Estimate e;
     perfmodel_estimate(&toy, &cpu, &first, &e);
     printf("   (lib/perfmodel on the same measured CPU, batch 1: TPOT %.3f ms, yours %.3f ms. Measured on this machine's\n"

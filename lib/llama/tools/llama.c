@@ -289,7 +289,8 @@ int main(int argc, char **argv)
     double run_start = now_s();
     for (int r = 0; r < o.repeat; r++) {
         for (int b = 0; b < o.batch; b++) llama_reset_sequence(&s, b);
-        llama_build_sampler(&sampler, config.vocab_size, o.temperature, o.sample_seed);   /* each repeat draws the same */
+        if (llama_build_sampler(&sampler, config.vocab_size, o.temperature, o.sample_seed, error, sizeof error) != 0)
+            die("%s", error);   /* each repeat draws the same */
 
         /* prefill: the prompts together, in calls of about PREFILL_CALL_ROWS rows (a sequence's
          * logits do not depend on which others share its call), so that a long prefill shows

@@ -59,6 +59,17 @@ static void fail(size_t position, const char *format, ...)
     exit(EXIT_FAILURE);
 }
 
+/* cu2sim's memory: a size, or the program ends with the reason (it is a tool: nothing to return to). */
+static void *resize_or_exit(void *p, size_t bytes)
+{
+    void *q = realloc(p, bytes ? bytes : 1);
+    if (!q) {
+        fprintf(stderr, "cu2sim: out of memory (%zu bytes)\n", bytes);
+        exit(EXIT_FAILURE);
+    }
+    return q;
+}
+
 static void read_input(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -67,10 +78,10 @@ static void read_input(const char *path)
     input_path = path;
     length = 0;
     free(text);
-    text = malloc(capacity + 1);
+    text = resize_or_exit(NULL, capacity + 1);
     for (size_t n; (n = fread(text + length, 1, capacity - length, f)) > 0;) {
         length += n;
-        if (length == capacity) text = realloc(text, (capacity *= 2) + 1);
+        if (length == capacity) text = resize_or_exit(text, (capacity *= 2) + 1);
     }
     fclose(f);
     text[length] = 0;
@@ -79,7 +90,7 @@ static void read_input(const char *path)
 static void classify(void)
 {
     free(is_code);
-    is_code = calloc(length + 1, 1);
+    is_code = memset(resize_or_exit(NULL, length + 1), 0, length + 1);
     for (size_t i = 0; i < length;) {
         if (text[i] == '/' && text[i + 1] == '/') {
             while (i < length && text[i] != '\n') i++;
@@ -120,7 +131,7 @@ static size_t edit_count, edit_capacity;
 
 static void add_edit(size_t at, size_t remove, const char *format, ...)
 {
-    if (edit_count == edit_capacity) edits = realloc(edits, (edit_capacity = edit_capacity * 2 + 16) * sizeof *edits);
+    if (edit_count == edit_capacity) edits = resize_or_exit(edits, (edit_capacity = edit_capacity * 2 + 16) * sizeof *edits);
     va_list args;
     va_start(args, format);
     char *s = NULL;
@@ -303,7 +314,7 @@ static char *trimmed_copy(const char *from, size_t n)
 {
     while (n > 0 && isspace((unsigned char)*from)) from++, n--;
     while (n > 0 && isspace((unsigned char)from[n - 1])) n--;
-    char *s = malloc(n + 1);
+    char *s = resize_or_exit(NULL, n + 1);
     memcpy(s, from, n);
     s[n] = 0;
     return s;
