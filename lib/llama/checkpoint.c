@@ -188,10 +188,7 @@ int llama_read_checkpoint_config(const char *path, LlamaConfig *config, int *ver
  * be 4-byte aligned) into t->scale_storage, both in the order a decode step reads the
  * matrices (llama_step_matrix), as quantize.c stores them; the file
  * keeps llama2.c's order (every layer's wq, then every layer's wk, ...) on the mapping's small
- * pages. Measured on an Intel Xeon (AVX-512), one thread, 110M decode at batch 1 from a
- * version-2 file, the L3 flushed between rounds (medians of 45 steps, 12 paired runs on a
- * machine under load): the copies took a median 0.92 of the time the file's order took (9 of
- * the 12 pairs faster; 0.67-1.16). Loading copies 110 MB once. */
+ * pages. Loading copies the INT8 values once (110 MB for 110M). */
 static int lay_out_version2(Transformer *t, const LlamaConfig *c, int group_size, const unsigned char *body, const char *path,
                             char *error, size_t error_size)
 {
@@ -317,11 +314,8 @@ int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, ch
     } else if ((uintptr_t)body % CHECKPOINT_ALIGNMENT != 0) {
         /* Version 0's header is 28 bytes, so every tensor of its body starts 28 bytes into a
          * cache line, and each vector load of a weight row spans two lines. The body is
-         * copied onto large pages once: measured on an Intel Xeon (AVX-512), one thread, a
-         * 42M model written as version 0 and as version 1, prefill of 32 tokens ran at
-         * 730-854 tokens/s from the mapped version 0 and 858-1108 from version 1 (three
-         * paired runs of three repeats each); copied, at 910-992 against 934-1165, for a
-         * load of 0.46-0.85 s instead of 0.05-0.07. */
+         * copied onto large pages once, which costs a longer load and repays it in every
+         * step. */
         size_t body_bytes = (size_t)h.file_bytes - (size_t)h.header_bytes;
         t->fp32_storage = llama_allocate_large_pages(body_bytes);
         if (!t->fp32_storage) {

@@ -38,9 +38,7 @@ static double physical_memory_bytes(void)
 
 /* Activations start on a cache line, so that a row whose size is a multiple of 64 bytes
  * (the 15M, 42M and 110M shapes; not 260K's hidden rows of 172 floats) never has a vector
- * load straddle two lines.
- * Measured on an AMD EPYC (AVX2), one thread, FP32 tiles of 1 x 3 at 8 to 32 rows: with
- * the inputs 16 bytes past a line, as malloc gives them, 9-10 % slower. */
+ * load straddle two lines, as it would 16 bytes past a line, where malloc puts them. */
 static float *line_aligned_floats(size_t count)
 {
     enum { LINE = 64 };
@@ -82,11 +80,7 @@ int llama_build_session(Session *s, const Transformer *t, int batch, int capacit
     s->cache = (KVCache){.batch = batch, .capacity = capacity, .kv_dim = kv_dim};
     /* The KV cache on large pages, written through once now: zeroed as calloc would, and
      * without the page faults a step took on first writing each page of its new positions
-     * (llama.cpp clears its KV buffer when it makes it, too). Measured on an AMD EPYC (Zen 5),
-     * 110M INT8 at batch 8, one thread, side by side (medians of 21, three runs): rope_and_cache
-     * (the tracer's part that writes the cache) took 0.52-0.62 ms a step in calloc's memory
-     * faulted page by page, 0.10 ms written through first, 0.07-0.08 ms on large pages too;
-     * on large pages faulted as written, 0.25-0.31 ms. */
+     * (llama.cpp clears its KV buffer when it makes it, too). */
     size_t cache_bytes = (size_t)kv_bytes / 2;
     s->cache.keys = llama_allocate_large_pages(cache_bytes);
     s->cache.values = llama_allocate_large_pages(cache_bytes);

@@ -42,12 +42,9 @@ ALWAYS_INLINE FloatLanes load_int8_as_floats(const int8_t *p)
 /* A stream of weights asks for its cache lines before it reads them, at two distances: 8 KB
  * on into L1, where the loads will want them soon, and 64 KB on into L2 (prefetcht1), so
  * that more lines are on their way from DRAM than L1's few miss buffers can track. The
- * hardware prefetcher alone falls short of what one core can read: measured on an Intel
- * Xeon (AVX-512), one thread, STREAM's read kernel over 440 MB (best of 7): 13.6 GB/s with
- * no prefetches, 14.9 GB/s with the L1 distance alone, 15.7 GB/s with both. Weights that
- * sit in L3 pay for the extra instructions (on the same Xeon, 4 MB of matrices read again
- * and again: 6-10 % slower at one row), which decode from DRAM, what the book measures,
- * repays. The engine's decode rows (matmul.c) and the read probe that measures the memory
+ * hardware prefetcher alone falls short of what one core can read. Weights that sit in L3
+ * pay for the extra instructions, which decode from DRAM, what the book measures, repays.
+ * The engine's decode rows (matmul.c) and the read probe that measures the memory
  * bound (lib/perfmodel/cpu_probes.c) ask alike, so that the bound is one the kernels can
  * meet. */
 enum { PREFETCH_NEAR_BYTES = 8 * 1024, PREFETCH_FAR_BYTES = 64 * 1024, CACHE_LINE_BYTES = 64 };

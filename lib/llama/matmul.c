@@ -25,9 +25,8 @@ enum {
      * INT4 4 with AVX-512 and 8 with AVX2; 2 or 3 rows, 2 x 4; 4 rows or more, 4 x 3, each
      * converted weight serving 4 rows (INT8 keeps 2 x 4 where there are 16 vector
      * registers: see matmul_quantized). INT4's 8 outputs at one row, with their zero
-     * points, spilled with AVX-512's wider unpacking: measured side by side on an Intel Xeon,
-     * one thread, the matrices of a step (medians of 11), 4 outputs took 0.87-0.90 of 8's
-     * time on 110M (groups of 64) and 0.99-1.03 on 42M (groups of 32). */
+     * points, spill with AVX-512's wider unpacking, so it takes 4 there (the figures:
+     * data/measured/cpu/engine-kernels.md). */
     INT8_ROW_OUTPUTS = 4, INT4_ROW_OUTPUTS = LANES == 16 ? 4 : 8, MOST_TILE_OUTPUTS = 8,
     INT8_FEW_ROWS = 2, INT8_FEW_OUTPUTS = 4, INT8_MANY_ROWS = 4, INT8_MANY_OUTPUTS = 3,
     INT8_PREFETCH_ROWS = 16,/* how far ahead of its tile INT8 and INT4 ask for weights, in rows */
@@ -55,29 +54,18 @@ static int smaller(int a, int b) { return a < b ? a : b; }
  *                          read from memory once and then served from L1 to every other
  *                          pair of rows; while those pairs compute, the next tile of
  *                          outputs is prefetched, a share per pair, so that the memory
- *                          keeps streaming under the FMAs. (Measured at 8 rows of 110M,
- *                          one thread: 37 GFLOP/s with a 2 x 2 tile, 43 with 2 x 3, 58
- *                          with 2 x 3 and these prefetches.)
+ *                          keeps streaming under the FMAs.
  *   8 rows or more, where  tile_fp32 with tiles of 1 row x 3 outputs: the 2 x 3 tile's 24
  *   there are 16 vector    accumulators do not fit AVX2's 16 registers, and the spills
- *   registers (AVX2)       cost more than the loads 1 x 3 adds (4 feed 3 FMAs). Measured
- *                          side by side on an AMD EPYC (AVX2), one thread, weights and
- *                          inputs on cache lines (medians of 11): the matrices of 42M and
- *                          110M, in L3, at 16 and 32 rows, 44-47 GFLOP/s in 2 x 3 and
- *                          49-64 in 1 x 3; at 8 rows 0.73-1.05 of 2 x 3's time; streamed
- *                          from memory at 8 rows, 0.995-1.03, where below 8 rows 2 x 3,
- *                          reading each weight for two rows at once, is faster (at 4
- *                          rows, 1 x 3 took up to 1.39 times as long). */
+ *   registers (AVX2)       cost more than the loads 1 x 3 adds (4 feed 3 FMAs). Below 8
+ *                          rows 2 x 3, reading each weight for two rows at once, stays
+ *                          faster (data/measured/cpu/engine-kernels.md). */
 
 enum { CHAINS = 4, CHAIN_STRIDE = CHAINS * LANES, TILE_ROWS = 2, TILE_OUTPUTS = 3 };
 enum { ONE_ROW_TILES_FROM = LANES < 16 ? 8 : 1 << 30 };   /* rows from which AVX2 takes 1 x 3 tiles */
 
 /* A decode row asks for its weights ahead as lanes.h's prefetch_stream_line says: the
- * hardware prefetcher alone keeps too few lines in flight, from L3 and from DRAM. Measured
- * on the 15M model (61 MB, half of it in L3), 44 GB/s without the L1 distance, 53 GB/s with
- * it; side by side on an Intel Xeon (AVX-512, about 14 GB/s from DRAM on one core), one
- * thread, the matrices of a 42M and a 110M step with the L3 flushed before each (medians of
- * 9), in 0.86-1.00 of the time the L1 distance alone took. */
+ * hardware prefetcher alone keeps too few lines in flight, from L3 and from DRAM. */
 ALWAYS_INLINE float combine_chains(FloatLanes c0, FloatLanes c1, FloatLanes c2, FloatLanes c3)
 {
     return sum_lanes((c0 + c1) + (c2 + c3));
@@ -109,16 +97,15 @@ ALWAYS_INLINE float dot_fp32(const float *x, const float *w, int cols)
 
 /* Up to TILE_ROWS rows x TILE_OUTPUTS outputs side by side, each with its four chains; the
  * blocks in order. `prefetch_lines` cache lines from `prefetch` are asked for along the way,
- * a few per step, into L2 (measured on 110M, the matrices of a step at 8 rows: 42 ms
- * without these prefetches, 41 ms fetching into L1, 30 ms into L2). */
+ * a few per step, into L2: into L1 they would evict the tile being worked on. */
 ALWAYS_INLINE void tile_fp32(float *out, int out_stride, const float *x, const float *w, int cols, int rows, int outputs,
                              const char *prefetch, int prefetch_lines)
 {
     FloatLanes c[CHAINS][TILE_ROWS][TILE_OUTPUTS] = {{{0}}};
     int body = cols - cols % LANES, steps = body / CHAIN_STRIDE, j = 0;
     int lines_per_step = steps > 0 ? (prefetch_lines + steps - 1) / steps : 0;
-    /* each row's own pointer, as INT8's tiles keep them (measured with 1 x 3 on AVX2, 4-18 %
-     * faster than computing the addresses in the loop) */
+    /* each row's own pointer, as INT8's tiles keep them: computed in the loop, the addresses
+     * chain one on another */
     const float *weight_row[TILE_OUTPUTS], *input_row[TILE_ROWS];
     for (int o = 0; o < outputs; o++) weight_row[o] = w + (size_t)o * cols;
     for (int r = 0; r < rows; r++) input_row[r] = x + (size_t)r * cols;
@@ -192,25 +179,18 @@ static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix
  * weight — and the result is sum_lanes(accumulator).
  *
  * Converting a weight from int8 to float costs two instructions beside the FMA it feeds
- * (sign-extend, convert). From L1 one core of this kind converts and multiplies about
- * 65 G weights/s (make bench PART=engine prints its probe), faster than its memory delivers
- * them (about 40 GB/s, one byte a weight), but not so much faster that the conversions
+ * (sign-extend, convert). One core converts and multiplies faster than its memory delivers
+ * weights (make bench PART=engine prints both), but not so much faster that the conversions
  * hide: at one row INT8 decode spends most of its time converting, and the memory has to
- * stream under that work. It does, in part: measured side by side on an Intel Xeon
- * (AVX-512), one thread, the matrices of a 110M step at one row with the L3 flushed before
- * each (medians of 15), the same bytes read as dot_fp32 reads its weights, with no
- * arithmetic, took 8.6-9.3 ms; these tiles with each conversion replaced by a plain load,
- * 10.0-10.8 ms; the tiles, 11.4 ms. The tiles' multiply-adds (one per 16 bytes, where FP32
- * has one per 64) cost as much as the conversions: the more instructions lie between two
- * loads, the fewer misses the out-of-order window holds when a prefetch comes late
- * (day 27's "nearer a sum than a max"). One row (decode) takes 4 outputs at a time (8 accumulators); 2
- * or 3 rows take tiles of 2 rows x 4 outputs, and 4 rows or more tiles of 4 x 3, where each
- * converted weight serves 4 rows (with AVX-512; with AVX2, see matmul_quantized). Measured
- * side by side on the 110M model's matrices, one thread: at one row (medians of 31), 8 outputs a tile prefetching row by row into L2,
- * 4.27 ms; 8 outputs and the prefetches below, 3.97 ms; 4 outputs and those, 3.48 ms. At 32
- * rows (medians of 5), tiles of 4 x 2, 50.9 ms; 4 x 3, 45.2 ms; 4 x 4, 45.5 ms. Each group
- * adds one multiply-add by its scale for every four of its own (group 64, 16 lanes), so the
- * tiles cannot pass 80 % of the FMA peak. */
+ * stream under that work, which it does only in part. The tiles' multiply-adds (one per 16
+ * bytes, where FP32 has one per 64) cost as much as the conversions: the more instructions
+ * lie between two loads, the fewer misses the out-of-order window holds when a prefetch comes
+ * late (day 27's "nearer a sum than a max"). One row (decode) takes 4 outputs at a time (8
+ * accumulators); 2 or 3 rows take tiles of 2 rows x 4 outputs, and 4 rows or more tiles of
+ * 4 x 3, where each converted weight serves 4 rows (with AVX-512; with AVX2, see
+ * matmul_quantized): the sizes that measured fastest (data/measured/cpu/engine-kernels.md).
+ * Each group adds one multiply-add by its scale for every four of its own (group 64, 16
+ * lanes), so the tiles cannot pass 80 % of the FMA peak. */
 
 /* Asks for the cache lines of the `bytes` bytes from `from` on past `ahead` into L1 and,
  * where `far` is not NULL, for the same lines past `far` into L2. A tile asks for the same
@@ -218,10 +198,7 @@ static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix
  * tile's sizes are), so the loop unrolls into straight prefetches; near the end of a matrix
  * it asks for a few lines past what the next tile reads, which costs nothing (a prefetch
  * does not fault). Asked for as a range cut to the matrix's last group, the loop's bounds
- * and branches ran each group: measured side by side on an Intel Xeon (AVX-512), one
- * thread, weight-only INT8 on 768 x 768 in L2, one row (medians of 51), 0.86-0.88 of that
- * version's time; the matrices of a 42M and a 110M step, the L3 flushed before each
- * (medians of 11), 0.88-0.98 at one row and 0.91-0.98 at 4 and 32; INT4 0.92-1.01. */
+ * and branches would run each group. */
 ALWAYS_INLINE void prefetch_span(const char *ahead, const char *far, size_t from, size_t bytes)
 {
     for (size_t at = from; at < from + bytes; at += CACHE_LINE_BYTES) {
@@ -240,14 +217,12 @@ ALWAYS_INLINE void tile_grouped(float *out, int out_stride, const float *x, cons
     int groups_a_line = group_size < CACHE_LINE_BYTES ? CACHE_LINE_BYTES / group_size : 1;
     /* the tile INT8_PREFETCH_ROWS rows further on: as many bytes as this one, contiguous.
      * At one or two rows, where the weights stream from memory under little work, 4 rows
-     * on into L1, and PREFETCH_FAR_BYTES on into L2 as dot_fp32 asks (measured side by
-     * side as there, 42M and 110M at one and two rows: 0.86-0.99 of the time 16 rows into
-     * L1 and nothing into L2 took) */
+     * on into L1, and PREFETCH_FAR_BYTES on into L2 as dot_fp32 asks */
     int few_rows = rows <= INT8_FEW_ROWS;
     const char *ahead = (const char *)w + (size_t)(few_rows ? INT8_FEW_ROWS_PREFETCH_ROWS : INT8_PREFETCH_ROWS) * cols;
     const char *far = few_rows ? (const char *)w + PREFETCH_FAR_BYTES : NULL;
     /* each row's own pointer: computed as w + o * cols in the loop, clang chains the
-     * addresses one on another (16 dependent adds a group) and INT8 ran 10-25% slower */
+     * addresses one on another (16 dependent adds a group) */
     size_t weight_bytes = dequantized ? sizeof(float) : 1;
     const char *weight_row[MOST_TILE_OUTPUTS];
     const float *scale_row[MOST_TILE_OUTPUTS], *input_row[INT8_MANY_ROWS];
@@ -256,10 +231,7 @@ ALWAYS_INLINE void tile_grouped(float *out, int out_stride, const float *x, cons
     for (int first_group = 0; first_group < groups; first_group += groups_a_line) {
         /* Ask now, into L1, for the lines of the tile ahead that match the bytes this step
          * reads, in address order: rows read a few bytes at a time, side by side, are a
-         * pattern the hardware prefetcher follows poorly. Measured on 110M, one row: 7 GB/s
-         * without prefetches, 21 GB/s asking 16 rows ahead row by row into L2; side by side
-         * on its matrices (one row, 4 outputs a tile, medians of 31), 4.53 ms row by row
-         * into L2, 4.23 ms in address order into L2, 4.13 ms in address order into L1. */
+         * pattern the hardware prefetcher follows poorly. */
         if (!dequantized)
             prefetch_span(ahead, far, (size_t)first_group * group_size * outputs, (size_t)groups_a_line * group_size * outputs);
         for (int g = first_group; g < first_group + groups_a_line && g < groups; g++) {
@@ -337,15 +309,11 @@ ALWAYS_INLINE void tile_grouped_any(float *out, int out_stride, const float *x, 
  *                 bytes a lane (8 lanes of AVX2 hold one word; 16 of AVX-512, two), and
  *                 lane i shifted right by 4 x (i % 8) bits and masked: with AVX2, a
  *                 broadcast, one variable shift (vpsrlvd), an AND, an OR and the
- *                 subtraction. Measured side by side on an AMD EPYC (AVX2), one thread,
- *                 768 x 768 in L2 (medians of 31): 17.4 GFLOP/s at one row and 39.4 at
- *                 four with the byte shuffles this replaced, 19.9 and 46.0;
+ *                 subtraction, fewer than the byte shuffles it replaced;
  *   AVX-512 VBMI  8 bytes (16 values) are loaded into every 64-bit lane, and one
  *                 multishift (vpmultishiftqb) copies nibble i to 32-bit lane i; with one
  *                 vpternlogd for the mask and the OR, three instructions a register, as
- *                 INT8's sign-extend and convert are two. Measured side by side on the 110M
- *                 matrices, one row, one thread (medians of 15): 4.68 ms with byte shuffles,
- *                 3.29 ms.
+ *                 INT8's sign-extend and convert are two.
  * Either way INT4 at one row is bound by the instructions on one core of this kind, not
  * by memory (day 25 measures the same of the learner's GEMV). The tiles are INT8's. */
 
@@ -355,9 +323,8 @@ typedef FloatLanes ZeroLanes;
 typedef uint32_t WordLanes __attribute__((vector_size(LANES * sizeof(uint32_t))));
 
 /* made as the unpacking makes 2^23 + q, by OR-ing the zero point into the float's bits: a
- * broadcast of one integer (converting the byte to float and adding 2^23 took four
- * instructions more a group and output; measured as above, 0.84-0.90 of the time with 8
- * outputs at one row) */
+ * broadcast of one integer (converting the byte to float and adding 2^23 takes four
+ * instructions more a group and output) */
 ALWAYS_INLINE ZeroLanes zero_lanes(int zero)
 {
     WordLanes bits = (WordLanes){0} + (0x4b000000u | (uint32_t)zero);
@@ -428,8 +395,7 @@ ALWAYS_INLINE void tile_int4(float *out, int out_stride, const float *x, const u
         weight_row[o] = w + (size_t)o * (cols / 2), scale_row[o] = scales + (size_t)o * groups, zero_row[o] = zeros + (size_t)o * groups;
     for (int r = 0; r < rows; r++) input_row[r] = x + (size_t)r * cols;
     for (int first_group = 0; first_group < groups; first_group += groups_a_line) {
-        /* as INT8 does, the lines of the tile INT8_PREFETCH_ROWS rows ahead that match these
-         * (on the 110M matrices, one row, medians of 9: 3.25 ms row by row into L2, 2.97 ms) */
+        /* as INT8 does, the lines of the tile INT8_PREFETCH_ROWS rows ahead that match these */
         prefetch_span(ahead, NULL, (size_t)first_group * group_size / 2 * outputs, (size_t)groups_a_line * group_size / 2 * outputs);
         for (int g = first_group; g < first_group + groups_a_line && g < groups; g++) {
             FloatLanes part[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
@@ -501,24 +467,10 @@ ALWAYS_INLINE void tile_int4_any(float *out, int out_stride, const float *x, con
  * registers (q, or q - zero: exact), so the sums are the same bit for bit; each weight is
  * converted once for up to ROW_BLOCK rows instead of once for every tile of rows, and the
  * next tile's quantized bytes are asked for, a share by each tile of rows, as FP32's are.
- * Measured side by side on an Intel Xeon (AVX-512), one thread, the matrices of a 42M and a
- * 110M step, the L3 flushed before each (medians of 7, four runs): INT8 at 32 rows in
- * 0.83-0.96 of the time the tiles converting in registers took, at 16 in 0.94-1.03, at 8 in
- * 1.10-1.17 (too few rows to repay the buffer's stores and loads: it starts at 16); INT4 at
- * 32 rows 0.69-0.78, at 16 0.84-0.93, at 8 1.03-1.05. Built for AVX2 (-march=haswell, on
- * the same Xeon, medians of 5), at 16 and 32 rows, in INT8's tiles of 2 x 4 and INT4's of
- * 4 x 3: INT8 0.77-0.89, INT4 0.82-1.05; in tiles of 2 rows x 3 outputs, whose sums fit its
- * 16 vector registers, INT8 took 0.96-1.04 of that time and INT4 0.82-0.97.
- * On an AMD EPYC (Zen 5, AVX-512) INT8's buffer did not pay. A step's matrices on 110M, one
- * thread, side by side (three runs): INT8 at 16 rows took 0.79-0.86 of the buffer's time in
- * registers (medians of 9), at 32 rows 0.80-0.97 (medians of 5); make bench's tokens/s fell
- * from batch 8 to 16, then, with the buffer from 32 rows, from 16 to 32 (x0.90-0.92). Most
- * likely the Xeon's conversions take the ports its FMAs need, and Zen 5's do not, so the
- * registers' extra conversions cost it little; whatever the cause, the engine measures
- * which of the two pays on the core it runs on (many_rows_dequantize, below). On that EPYC
- * the measurement chose the registers for INT8 (the buffer 1.26-1.29x their time at 16 rows,
- * 1.15-1.17x at 32; four processes), and for INT4 the registers at 16 rows (0.96-1.06x) and
- * the buffer at 32 (0.86-0.91x). */
+ * Whether the buffer repays its stores and loads depends on the core: below 16 rows it never
+ * does, and above, on one core it pays and on another the tiles converting in registers
+ * are faster, so the engine measures which of the two pays on the core it runs on
+ * (many_rows_dequantize, below; the figures of two machines: data/measured/cpu/engine-kernels.md). */
 enum { DEQUANTIZED_FLOATS = 12 * 1024 };   /* the buffer: 48 KB, on the stack */
 
 /* rows [first, first + count) of a quantized matrix as floats, count x cols */
@@ -584,25 +536,18 @@ ALWAYS_INLINE void matmul_quantized(float *out, const float *x, int rows, const 
     /* Blocks of as many rows as keep their inputs in L1 beside the weights (at least one
      * tile of 4), as the tiles of rows re-read them for every tile of outputs: in blocks of
      * 64, 32 rows of 768 (96 KB) were read from L2 for every tile. Each block reads the
-     * weights again, from L2 or L3, which costs less than the conversions they feed.
-     * Measured side by side, 110M INT8 on one thread, two runs each: a step at batch 32 took
-     * 81 ms in blocks of 64 rows and 59-70 ms in these, batches 4 to 16 no slower. */
+     * weights again, from L2 or L3, which costs less than the conversions they feed. */
     int row_block = QUANTIZED_BLOCK_BYTES / (cols * (int)sizeof(float)) / INT8_MANY_ROWS * INT8_MANY_ROWS;
     if (row_block < INT8_MANY_ROWS) row_block = INT8_MANY_ROWS;
     int row_outputs = format == WEIGHTS_INT4 ? INT4_ROW_OUTPUTS : INT8_ROW_OUTPUTS;
     /* The 4 x 3 tile's 24 sums fit in AVX-512's 32 vector registers, not in AVX2's 16.
      * There INT8 runs faster in tiles of 2 x 4 whatever the rows, spilling less; INT4,
-     * whose unpacking costs more than the spills, still gains from serving 4 rows. Measured
-     * side by side on an AMD EPYC (AVX2), one thread, in L2, 8 and 32 rows (medians of 31
-     * and 21): INT8 in groups of 64, 768 x 768 and 768 x 2048, 50-52 GFLOP/s in 4 x 3 and
-     * 58 in 2 x 4; in groups of 32, 512 x 1376 and 1376 x 512, 2 x 4 in 0.89-0.95 of the
-     * time; INT4 in groups of 64, 768 x 768, 46 GFLOP/s in 4 x 3 and 39 in 2 x 4. */
+     * whose unpacking costs more than the spills, still gains from serving 4 rows. */
     int many = rows >= INT8_MANY_ROWS && !(format == WEIGHTS_INT8 && LANES < 16);
     int tile = rows == 1 ? row_outputs : many ? INT8_MANY_OUTPUTS : INT8_FEW_OUTPUTS;
     int row_tile = many ? INT8_MANY_ROWS : INT8_FEW_ROWS;
     /* as many blocks as that takes, of equal sizes (whole tiles): 16 rows in 12 and 4 left
-     * the second block too few rows to hide its weights' second reading (42M INT8 and INT4
-     * on one thread, in one run: 4-5 % fewer tokens/s at batch 16 than at 8; none since) */
+     * the second block too few rows to hide its weights' second reading */
     int blocks = (rows + row_block - 1) / row_block;
     row_block = ((rows + blocks - 1) / blocks + row_tile - 1) / row_tile * row_tile;
     for (int block = 0; block < rows; block += row_block) {
@@ -646,9 +591,8 @@ static __attribute__((noinline)) void matmul_int4_by(float *out, const float *x,
  * MEASURED_OUTPUTS x MEASURED_COLS (weights in L2): the best of MEASURED_ROUNDS of each, side
  * by side. The buffer is taken where it takes less than MATMUL_BUFFER_MARGIN of the
  * registers' time, a margin beyond the measurement's noise: where the two tie in L2 the
- * registers, which store nothing, did no worse streamed (on the Zen 5, INT4 at 16 rows:
- * 0.99x in L2, and make bench's tokens/s fell from batch 8 to 16 with the buffer, x0.95).
- * Both paths give the same bits: the choice moves the speed only. */
+ * registers, which store nothing, do no worse streamed. Both paths give the same bits: the
+ * choice moves the speed only. make bench PART=engine prints the choice and the ratio. */
 enum { MEASURED_OUTPUTS = 48, MEASURED_COLS = 768, MEASURED_GROUP = 64, MEASURED_ROUNDS = 7, ROW_CLASSES = 2 };
 static const int class_rows[ROW_CLASSES] = {MATMUL_MANY_ROWS, 2 * MATMUL_MANY_ROWS};
 

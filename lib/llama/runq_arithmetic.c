@@ -2,7 +2,8 @@
  * Each function follows the corresponding lines of runq.c: the same operations in the same
  * order, so every float rounds as it does there. FP_CONTRACT is off: a compiler must not
  * fuse a multiply and an add into one FMA (one rounding instead of two), which runq.c built
- * with `gcc -O3` for x86-64 does not do either. */
+ * with `gcc -O3` for x86-64 does not do either. gcc ignores the pragma: the Makefile builds this
+ * file with -ffp-contract=off as well, so that any compiler keeps it. */
 #include "runq_arithmetic.h"
 
 #include <math.h>

@@ -75,11 +75,8 @@ int llama_tensor_present(const LlamaConfig *c, TensorKind kind)
 /* Stored in this order, a matrix's prefetches (matmul.c) run on into the next one a step
  * reads, so that it starts with its first lines on their way and no prefetch fetches what
  * the step does not read next. Stored as llama2.c's files order them (every layer's wq, then
- * every layer's wk, ...), the prefetches past each matrix's end fetched the same matrix of
- * the next layer. Measured side by side on an Intel Xeon (AVX-512), one thread, decode at
- * batch 1 (medians of 45 steps, three or four paired runs): INT8 110M 0.95-0.98 of the time
- * with the L3 flushed between rounds (once 0.81) and 0.95-0.97 without, INT8 42M 0.92-0.95,
- * INT4 110M (bound by its unpacking) 0.87-1.02. */
+ * every layer's wk, ...), the prefetches past each matrix's end would fetch the same matrix
+ * of the next layer. */
 int llama_step_matrix(const LlamaConfig *c, int index, TensorKind *kind, int *layer)
 {
     static const TensorKind in_a_layer[] = {TENSOR_WQ, TENSOR_WK, TENSOR_WV, TENSOR_WO, TENSOR_W1, TENSOR_W3, TENSOR_W2};

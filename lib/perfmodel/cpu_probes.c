@@ -189,8 +189,8 @@ double perfmodel_peak_fp32_flops(void) { return perfmodel_fma_flops(perfmodel_pe
  * weights from int8 to float (sign-extend, then convert), two instructions beside the FMA.
  * Eight independent chains, each reading its own int8 vectors from an L1-resident block.
  * The block's offset wraps with a compare, not a remainder: `(offset + 128) % 3968` is a
- * multiply and shifts that each pass waits for, and it held this probe at 30 G weights/s
- * on a core that converts 70 G (measured side by side, AVX-512, one thread). */
+ * multiply and shifts that each pass waits for, which held this probe well below the rate a
+ * core converts at (data/measured/cpu/engine-kernels.md). */
 
 static double run_dequantizing_chains(int unused, long iterations)
 {

@@ -46,8 +46,7 @@ double perfmodel_fma_flops(int chains, double seconds, int repeats);
 
 /* How many chains the peak takes: enough to cover the FMA's latency times its pipes, and
  * few enough that the chains and their two constants stay in vector registers: 16 with
- * AVX-512's 32 registers, 12 with AVX2's 16, where 16 chains spill to memory (measured on
- * an AMD EPYC: 58.7 GFLOP/s with 16 chains, 102.6 with 12, 102.2 with 8). */
+ * AVX-512's 32 registers, 12 with AVX2's 16, where 16 chains spill to memory. */
 int perfmodel_peak_chains(void);
 
 /* The peak: perfmodel_fma_flops with perfmodel_peak_chains() chains. */

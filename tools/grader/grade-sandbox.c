@@ -817,7 +817,7 @@ int main(int argc, char **argv)
     close(output[1]);
     if (o.report) close(report[1]);
     /* A descriptor that becomes readable when the command ends, so the wait below wakes at once
-     * instead of at its next 50 ms tick (a test takes tens of milliseconds); -1 on kernels before 5.3. */
+     * instead of at the next tick of the poll below (a test takes tens of milliseconds); -1 on kernels before 5.3. */
 #ifdef SYS_pidfd_open
     int ended = (int)syscall(SYS_pidfd_open, pid, 0);
 #else
