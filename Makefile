@@ -179,14 +179,14 @@ LLAMA_CFLAGS = $(BOOK_NATIVE_CFLAGS) $(NATIVE_FLAGS) -fPIC
 LLAMA_OBJECTS := $(patsubst lib/llama/%.c,build/lib/llama/%.o,$(wildcard lib/llama/*.c))
 PERFMODEL_OBJECTS := $(patsubst lib/perfmodel/%.c,build/lib/perfmodel/%.o,$(wildcard lib/perfmodel/*.c))
 
-build/lib/llama/%.o: lib/llama/%.c $(wildcard lib/llama/*.h) build/config.mk | build/lib/llama
+build/lib/llama/%.o: lib/llama/%.c $(wildcard lib/llama/*.h lib/simd/*.h) build/config.mk | build/lib/llama
 	$(BOOK_CC) $(LLAMA_CFLAGS) -c $< -o $@
 # runq.c's arithmetic rounds as runq.c does only if no multiply and add are fused into an FMA: the
 # file says so with #pragma STDC FP_CONTRACT OFF, which gcc ignores, so the build says it too.
 build/lib/llama/runq_arithmetic.o: LLAMA_CFLAGS += -ffp-contract=off
 build/lib/libllama.a: $(LLAMA_OBJECTS)
 	rm -f $@ && ar rcs $@ $^
-build/lib/perfmodel/%.o: lib/perfmodel/%.c $(wildcard lib/perfmodel/*.h lib/llama/*.h) lib/lab/table.h build/config.mk | build/lib/perfmodel
+build/lib/perfmodel/%.o: lib/perfmodel/%.c $(wildcard lib/perfmodel/*.h lib/llama/*.h lib/simd/*.h) lib/lab/table.h build/config.mk | build/lib/perfmodel
 	$(BOOK_CC) $(LLAMA_CFLAGS) -I lib/llama -I lib/lab -c $< -o $@
 build/lib/libperfmodel.a: $(PERFMODEL_OBJECTS)
 	rm -f $@ && ar rcs $@ $^

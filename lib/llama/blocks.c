@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "lanes.h"
+#include "../simd/lanes.h"
 
 void llama_rmsnorm(float *out, const float *x, const float *weight, int size)
 {

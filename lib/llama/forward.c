@@ -330,6 +330,10 @@ static void trace_end(const Session *s, const char *name, int rows)
 {
     if (s->trace.end) s->trace.end(s->trace.state, name, rows);
 }
+/* TRACED(s, "qkv", rows) { ... }: the statement between the tracer's begin and end, so that the
+ * step below reads as the maths it does (nothing inside one may return or break out of it) */
+#define TRACED(s, name, rows) \
+    for (int traced_once_ = (trace_begin(s, name, rows), 1); traced_once_; traced_once_ = 0, trace_end(s, name, rows))
 
 static void forward_step(Session *s, int rows, const int *logit_rows, int logit_count, float *logits_out)
 {
@@ -341,78 +345,70 @@ static void forward_step(Session *s, int rows, const int *logit_rows, int logit_
     void (*rmsnorm)(float *, const float *, const float *, int) = runq ? llama_runq_rmsnorm : llama_rmsnorm;
     void (*swiglu)(float *, const float *, int) = runq ? llama_runq_swiglu : llama_swiglu;
 
-    trace_begin(s, "step", rows);
-    trace_begin(s, "embedding", rows);
-    for (int r = 0; r < rows; r++) llama_dequantize_row(s->x + (size_t)r * dim, &t->token_embedding, s->row_token[r]);
-    trace_end(s, "embedding", rows);
-    s->counters.steps++;
-    s->counters.rows += rows;
-    s->counters.weight_bytes += stored_bytes(&t->token_embedding, rows);
-    count_attention(s, rows);
+    TRACED(s, "step", rows) {
+        TRACED(s, "embedding", rows)
+            for (int r = 0; r < rows; r++) llama_dequantize_row(s->x + (size_t)r * dim, &t->token_embedding, s->row_token[r]);
+        s->counters.steps++;
+        s->counters.rows += rows;
+        s->counters.weight_bytes += stored_bytes(&t->token_embedding, rows);
+        count_attention(s, rows);
 
-    for (int l = 0; l < c->n_layers; l++) {
-        const LayerWeights *w = &t->layers[l];
+        for (int l = 0; l < c->n_layers; l++) TRACED(s, "layer", rows) {
+            const LayerWeights *w = &t->layers[l];
 
-        /* attention: norm, project to q k v, rotate, cache, attend, project back, add */
-        trace_begin(s, "layer", rows);
-        trace_begin(s, "attention_norm", rows);
-        for (int r = 0; r < rows; r++) rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_attention, dim);
-        trace_end(s, "attention_norm", rows);
-        trace_begin(s, "qkv", rows);
-        multiply(s, 3, (MatmulJob){s->q, s->xb, rows, &w->wq}, (MatmulJob){s->k, s->xb, rows, &w->wk},
-                 (MatmulJob){s->v, s->xb, rows, &w->wv});
-        trace_end(s, "qkv", rows);
-        trace_begin(s, "rope_and_cache", rows);
-        for (int r = 0; r < rows; r++) {
-            int position = s->row_position[r];
-            const float *angle_cos = t->rope_cos + (size_t)position * half, *angle_sin = t->rope_sin + (size_t)position * half;
-            if (runq) {
-                llama_runq_rope(s->q + (size_t)r * dim, s->k + (size_t)r * kv_dim, dim, kv_dim, head_dim, position);
-            } else {
-                llama_rope(s->q + (size_t)r * dim, dim, head_dim, angle_cos, angle_sin);
-                llama_rope(s->k + (size_t)r * kv_dim, kv_dim, head_dim, angle_cos, angle_sin);
+            /* attention: norm, project to q k v, rotate, cache, attend, project back, add */
+            TRACED(s, "attention_norm", rows)
+                for (int r = 0; r < rows; r++) rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_attention, dim);
+            TRACED(s, "qkv", rows)
+                multiply(s, 3, (MatmulJob){s->q, s->xb, rows, &w->wq}, (MatmulJob){s->k, s->xb, rows, &w->wk},
+                         (MatmulJob){s->v, s->xb, rows, &w->wv});
+            TRACED(s, "rope_and_cache", rows)
+                for (int r = 0; r < rows; r++) {
+                    int position = s->row_position[r];
+                    const float *angle_cos = t->rope_cos + (size_t)position * half, *angle_sin = t->rope_sin + (size_t)position * half;
+                    if (runq) {
+                        llama_runq_rope(s->q + (size_t)r * dim, s->k + (size_t)r * kv_dim, dim, kv_dim, head_dim, position);
+                    } else {
+                        llama_rope(s->q + (size_t)r * dim, dim, head_dim, angle_cos, angle_sin);
+                        llama_rope(s->k + (size_t)r * kv_dim, kv_dim, head_dim, angle_cos, angle_sin);
+                    }
+                    if (s->kv_hooks.store) {
+                        s->kv_hooks.store(s->kv_hooks.state, s->row_sequence[r], l, position, s->k + (size_t)r * kv_dim,
+                                          s->v + (size_t)r * kv_dim);
+                        continue;
+                    }
+                    size_t slot = (size_t)position * (size_t)kv_dim, bytes = (size_t)kv_dim * sizeof(float);
+                    memcpy(cache_at(s, s->cache.keys, s->row_sequence[r], l) + slot, s->k + (size_t)r * kv_dim, bytes);
+                    memcpy(cache_at(s, s->cache.values, s->row_sequence[r], l) + slot, s->v + (size_t)r * kv_dim, bytes);
+                }
+            TRACED(s, "attention", rows) {
+                AttentionJob attention = {s, l, rows};
+                llama_run_parallel(s->pool, run_attention, &attention);
             }
-            if (s->kv_hooks.store) {
-                s->kv_hooks.store(s->kv_hooks.state, s->row_sequence[r], l, position, s->k + (size_t)r * kv_dim,
-                                  s->v + (size_t)r * kv_dim);
-                continue;
+            TRACED(s, "output_projection", rows) {
+                multiply(s, 1, (MatmulJob){s->xb2, s->xb, rows, &w->wo}, (MatmulJob){0}, (MatmulJob){0});
+                for (int r = 0; r < rows; r++) llama_add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
             }
-            size_t slot = (size_t)position * (size_t)kv_dim;
-            memcpy(cache_at(s, s->cache.keys, s->row_sequence[r], l) + slot, s->k + (size_t)r * kv_dim, (size_t)kv_dim * sizeof(float));
-            memcpy(cache_at(s, s->cache.values, s->row_sequence[r], l) + slot, s->v + (size_t)r * kv_dim, (size_t)kv_dim * sizeof(float));
+
+            /* MLP: norm, gate and up projections, SwiGLU, down projection, add */
+            TRACED(s, "ffn_norm", rows)
+                for (int r = 0; r < rows; r++) rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_ffn, dim);
+            TRACED(s, "ffn", rows) {
+                multiply(s, 2, (MatmulJob){s->hb, s->xb, rows, &w->w1}, (MatmulJob){s->hb2, s->xb, rows, &w->w3},
+                         (MatmulJob){0});
+                for (int r = 0; r < rows; r++) swiglu(s->hb + (size_t)r * hidden, s->hb2 + (size_t)r * hidden, hidden);
+                multiply(s, 1, (MatmulJob){s->xb2, s->hb, rows, &w->w2}, (MatmulJob){0}, (MatmulJob){0});
+                for (int r = 0; r < rows; r++) llama_add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
+            }
         }
-        trace_end(s, "rope_and_cache", rows);
-        trace_begin(s, "attention", rows);
-        AttentionJob attention = {s, l, rows};
-        llama_run_parallel(s->pool, run_attention, &attention);
-        trace_end(s, "attention", rows);
-        trace_begin(s, "output_projection", rows);
-        multiply(s, 1, (MatmulJob){s->xb2, s->xb, rows, &w->wo}, (MatmulJob){0}, (MatmulJob){0});
-        for (int r = 0; r < rows; r++) llama_add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
-        trace_end(s, "output_projection", rows);
 
-        /* MLP: norm, gate and up projections, SwiGLU, down projection, add */
-        trace_begin(s, "ffn_norm", rows);
-        for (int r = 0; r < rows; r++) rmsnorm(s->xb + (size_t)r * dim, s->x + (size_t)r * dim, w->rms_ffn, dim);
-        trace_end(s, "ffn_norm", rows);
-        trace_begin(s, "ffn", rows);
-        multiply(s, 2, (MatmulJob){s->hb, s->xb, rows, &w->w1}, (MatmulJob){s->hb2, s->xb, rows, &w->w3}, (MatmulJob){0});
-        for (int r = 0; r < rows; r++) swiglu(s->hb + (size_t)r * hidden, s->hb2 + (size_t)r * hidden, hidden);
-        multiply(s, 1, (MatmulJob){s->xb2, s->hb, rows, &w->w2}, (MatmulJob){0}, (MatmulJob){0});
-        for (int r = 0; r < rows; r++) llama_add_into(s->x + (size_t)r * dim, s->xb2 + (size_t)r * dim, dim);
-        trace_end(s, "ffn", rows);
-        trace_end(s, "layer", rows);
+        /* the classifier, only for the rows whose next token is wanted */
+        if (logit_count > 0) TRACED(s, "classifier", logit_count) {
+            for (int k = 0; k < logit_count; k++)
+                rmsnorm(s->xb + (size_t)k * dim, s->x + (size_t)logit_rows[k] * dim, t->rms_final, dim);
+            multiply(s, 1, (MatmulJob){logits_out, s->xb, logit_count, &t->classifier}, (MatmulJob){0}, (MatmulJob){0});
+        }
     }
-
-    /* the classifier, only for the rows whose next token is wanted */
-    if (logit_count > 0) {
-        trace_begin(s, "classifier", logit_count);
-        for (int k = 0; k < logit_count; k++)
-            rmsnorm(s->xb + (size_t)k * dim, s->x + (size_t)logit_rows[k] * dim, t->rms_final, dim);
-        multiply(s, 1, (MatmulJob){logits_out, s->xb, logit_count, &t->classifier}, (MatmulJob){0}, (MatmulJob){0});
-        trace_end(s, "classifier", logit_count);
-    }
-    trace_end(s, "step", rows);
 }
 
 /* ----------------------------------------------------------------------------------

@@ -329,6 +329,13 @@ int llama_sample(Sampler *sampler, const float *logits);
 int llama_argmax(const float *values, int n);
 
 /* ----------------------------------------------------------------------------------
+ * The maths, plainly (reference.c: read it first). Logits after each of the n tokens (n x
+ * vocab_size doubles, row p the logits that predict token p + 1), in double precision and
+ * recomputed from scratch, from the transformer's weights (INT8 and INT4 read back as floats):
+ * what every fast path is tested against. 0, or -1 with the reason. */
+int llama_reference_forward(const Transformer *t, const int *tokens, int n, double *logits, char *error, size_t error_size);
+
+/* ----------------------------------------------------------------------------------
  * The seeded generator (xorshift64*, seeded through splitmix64): weights, prompts, sampling. */
 
 uint64_t llama_seed_generator(uint64_t seed);

@@ -2,7 +2,7 @@
  * contract).
  *
  * How they are fast: a dot product is kept as independent partial sums in SIMD registers
- * (vector types: see lanes.h), several rows and outputs are computed at once so that each
+ * (vector types: see lib/simd/lanes.h), several rows and outputs are computed at once so that each
  * value loaded serves more than one FMA, and the weights stream through the caches in the
  * order the hardware prefetcher follows (with software prefetches where it does not). At
  * one row (decode) every weight byte is read exactly once a step, which is what the
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "lanes.h"
+#include "../simd/lanes.h"
 
 enum {
     OUTPUT_TILE = MATMUL_OUTPUT_TILE,

@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "lanes.h"
+#include "../simd/lanes.h"
 
 static volatile float sink;
 

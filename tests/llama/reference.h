@@ -1,13 +1,12 @@
-/* reference.h — a second, independent implementation of the toy Llama for the tests: every
- * value in double precision, the whole sequence recomputed from scratch (no KV cache, no
- * tiles, no lanes), written the way the maths is written. The engine is held against it. */
+/* reference.h — what the engine's tests hold it against: its plain path (lib/llama/reference.c,
+ * every value in double precision, the whole sequence recomputed from scratch, no KV cache, no
+ * tiles, no lanes, written the way the maths is written), and helpers to compare and to seed. */
 #ifndef LLAMA_TEST_REFERENCE_H
 #define LLAMA_TEST_REFERENCE_H
 
 #include "llama.h"
 
-/* Logits after each of the n tokens (n x vocab_size doubles, row p = the logits that
- * predict token p + 1), from the transformer's weights (INT8 weights dequantized). */
+/* llama_reference_forward, stopping the test program if it cannot run (no memory) */
 void reference_forward(const Transformer *t, const int *tokens, int n, double *logits);
 
 /* The largest |a[i] - b[i]| and the largest |b[i]|, over n values. */

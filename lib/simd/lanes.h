@@ -1,13 +1,14 @@
-/* lanes.h — inside the engine: one SIMD register of floats as a C type, and the helpers
- * the kernels build on.
+/* lanes.h — one SIMD register of floats as a C type, and the helpers built on it: what the
+ * engine's kernels (lib/llama) and the CPU probes that measure the machine for the performance
+ * model (lib/perfmodel) share, so that the probes read and compute as the kernels do.
  *
  * This is the one extension of C the engine uses: GNU vector types (`vector_size`), which
  * clang and gcc both compile to SIMD registers on any CPU (and one path of matmul.c's INT4,
  * taken only where the CPU has AVX-512 VBMI, adds two of its intrinsics). Written with plain float
  * arrays, matmul.c's tile of 4 x 4 partial sums was left in memory by clang 14 and ran 8x
  * slower. No -ffast-math: the order of every sum is fixed and written out. */
-#ifndef LLAMA_LANES_H
-#define LLAMA_LANES_H
+#ifndef SIMD_LANES_H
+#define SIMD_LANES_H
 
 #include <stddef.h>
 #include <stdint.h>
