@@ -1,5 +1,12 @@
 # common.sh — shell functions shared by the tools that take a DAY (check, hint, reset,
 # watch, progress). Sourced, not run.
+#
+# The book's scripts start with `set -uo pipefail`, most without -e: they test the status of each
+# command whose failure matters and say what failed (a check that fails is something to report,
+# and a test runner goes on to report the others), where -e would end them silently at the first
+# command that returns non-zero, grep finding nothing included. The few that must stop at any
+# failure (tools/build/build-lab, lab-policy, runner-stand-in, simcc, the release, .ci/run) say
+# `set -euo pipefail`.
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 all_days=$(cat "$root/tools/days.list")

@@ -1,4 +1,4 @@
-/* report_file.h — reading the per-test report that tests/lib/report.c writes: one line per
+/* report_file.h — reading the per-test report that tests/support/report.c writes: one line per
  * test, "status <TAB> suite/test <TAB> what went wrong <TAB> hint <TAB> source line", with tabs,
  * newlines and backslashes inside the texts escaped. The verdict and the grader both read it
  * through here, so the format has one reader. */

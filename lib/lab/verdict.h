@@ -1,5 +1,5 @@
 /* verdict.h — the end of every `make check`: what passed, what failed, why, and a hint.
- * It reads the report that the test program wrote (tests/lib/report.c), so the learner's
+ * It reads the report that the test program wrote (tests/support/report.c), so the learner's
  * `make check` and the grader judge the same code the same way. */
 #ifndef LAB_VERDICT_H
 #define LAB_VERDICT_H

@@ -34,7 +34,7 @@ if grep -E '^(solutions|tests/wrong|tests/grader|tools/grader|course|tools/cours
 fi
 ok "no path under solutions/, tests/wrong/, tests/grader/ (the hidden tests), tools/grader/ or the course kit"
 for needed in RELEASE.md Makefile README.md tools/setup tools/check tools/build/build-lab tools/build/config.sh \
-              labs/driver-sums.txt tests/01-why-gpu.c tests/lib/report.c plots/01-why-gpu.gp data/gpus.csv lib/sim/tools/simcc; do
+              labs/driver-sums.txt tests/01-why-gpu.c tests/support/report.c plots/01-why-gpu.gp data/gpus.csv lib/sim/tools/simcc; do
     grep -qx "$needed" "$tmp/list" || bad "the release lacks $needed"
 done
 ok "the release holds RELEASE.md and what make check needs"

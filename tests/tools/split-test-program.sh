@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # split-test-program.sh — checks of the test program's two parts on the simulator
-# (tools/build/build-lab, tools/build/runner-stand-in, tests/lib/report.c, lib/sim/module/): the
+# (tools/build/build-lab, tools/build/runner-stand-in, tests/support/report.c, lib/sim/module/): the
 # runner, which writes the report, loads a stand-in for the learner's code, never the code itself;
 # the stand-in holds exactly the names the tests take from the code, each function a trap; the runner
 # refuses to run if it finds the real code loaded in itself, and refuses a report channel that is not

@@ -63,6 +63,9 @@ book_dependencies=(
     "zip|zip|tool|probe_zip|grade"
     "pandoc|pandoc|tool|probe_pandoc|book"
     "Chromium|chromium|tool|probe_chromium|book"
+    "shellcheck|shellcheck|tool|probe_shellcheck|book"
+    "cppcheck|cppcheck|tool|probe_cppcheck|book"
+    "gcc|gcc|tool|probe_gcc|book"
     "a CJK font|fonts-wqy-microhei|tool|probe_cjk_font|book"
 )
 
@@ -101,6 +104,16 @@ probe_zip() { zip -v; }
 probe_pandoc() { printf '**x**\n' | pandoc -f gfm -t html5 | grep -q '<strong>x</strong>'; }
 probe_chromium() { chromium --headless --version; }
 probe_cjk_font() { fc-list :lang=zh family | grep -q .; }
+# make test's second opinions on the code (tools/ci/lint): each run on a file with one finding it must report.
+probe_shellcheck() { printf '#!/bin/bash\necho $1\n' > "$probe_dir/s.sh" && [[ $(shellcheck -f gcc "$probe_dir/s.sh") == *SC2086* ]]; }
+probe_cppcheck() {
+    printf 'int f(void) { int a[2]; return a[2]; }\n' > "$probe_dir/c.c" &&
+        [[ $(cppcheck --quiet --template='{id}' "$probe_dir/c.c" 2>&1) == *arrayIndexOutOfBounds* ]]
+}
+probe_gcc() {
+    printf 'int f(void) { int unused; return 0; }\n' > "$probe_dir/g.c" &&
+        [[ $(gcc -Wall -c "$probe_dir/g.c" -o "$probe_dir/g.o" 2>&1) == *Wunused-variable* ]]
+}
 
 # `config.sh --make`: the same flags as make variables (build/config.mk, included by the Makefile).
 if [[ ${BASH_SOURCE[0]} == "$0" && ${1:-} == --make ]]; then

@@ -57,7 +57,7 @@ book=$root
 if ! readable_by_the_job; then
     book=$stage/book
     mkdir -p "$book/tests" "$book/build"
-    for part in Makefile tools lib labs data tests/lib "tests/$day.c" build/config.mk build/lib build/tools; do
+    for part in Makefile tools lib labs data tests/support "tests/$day.c" build/config.mk build/lib build/tools; do
         [[ -e $root/$part ]] && cp -a "$root/$part" "$book/$part"
     done
     chmod -R a+rX,go-w "$book"

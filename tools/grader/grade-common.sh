@@ -109,7 +109,7 @@ sanitized() { head -c "${2:-20000}" "$1" 2>/dev/null | LC_ALL=C tr -d '\000-\010
 
 # run_test BINARY NAME PREFIX UID: one test, alone, in its own sandbox (with the fallback isolation,
 # grade-sandbox gives each step a /tmp folder of its own as TMPDIR). The report comes back on the pipe
-# grade-sandbox hands the runner as fd 3 (LAB_REPORT_FD=3, tests/lib/report.c).
+# grade-sandbox hands the runner as fd 3 (LAB_REPORT_FD=3, tests/support/report.c).
 # Criterion listens on /tmp/criterion_PID.sock. One killed elsewhere on this machine leaves its file
 # behind, and when the fallback's shared /tmp holds one for the pid a test then gets, the job's user
 # may not replace it: the test ends with "Could not initialize the message server". Files of
