@@ -1,21 +1,33 @@
-/* sim_counts.h — what the simulator counted while a driver ran a learner's code: every launch
- * made between lab_counts_begin() and lab_counts_end(), with its counts (sim_metrics.h) summed,
- * so that a driver only copies the sums it reports into its own results struct. Included by the
- * drivers' .cu files (header-only). On the simulator only: on a GPU (nvcc) nothing is counted
- * and this header declares nothing, so the drivers use it under #ifdef SIM_CUDA; Nsight
- * Compute measures the same quantities there.
+/* sim_counts.h — the simulator/GPU split of the drivers, in one place: what the simulator counted
+ * while a driver ran a learner's code (every launch made between lab_counts_begin() and
+ * lab_counts_end(), with its counts, sim_metrics.h, summed), so that a driver only copies the sums
+ * it reports into its own results struct. Included by the drivers' .cu files (header-only).
  *
- *   int first = lab_counts_begin();              counting on (sim_declare_flops() may follow)
- *   ... the launches, cudaDeviceSynchronize() ...
- *   lab_counts counts = lab_counts_end(first);   counting off; counts.launches, counts.total */
+ * The same code builds on both backends: on the simulator LAB_SIMULATED is 1 and the counts are
+ * real; built with nvcc for a GPU it is 0, the simulator's metrics calls do nothing
+ * (lib/lab/nothing_counted.c), and lab_counts_end() returns counted = 0 with every count zero:
+ * Nsight Compute measures the same quantities there (make gpu-report). A driver tests
+ * LAB_SIMULATED, or counts.counted, where the two backends report differently (a GPU's time is
+ * measured with CUDA events; the simulator's time is the CPU's, and not reported), instead of
+ * an #ifdef; lab_run_counted() is the usual run: launches, synchronize, counts.
+ *
+ *   lab_counts counts;
+ *   cudaError_t error = lab_run_counted(count, flops, &counts, [&] { return launch(...); });
+ *   if (counts.counted) ... counts.launches, counts.total ... */
 #ifndef LAB_SIM_COUNTS_H
 #define LAB_SIM_COUNTS_H
 
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
+#include "../sim/include/sim_metrics.h"
 #include <string.h>
 
+#ifdef SIM_CUDA
+enum { LAB_SIMULATED = 1 };
+#else
+enum { LAB_SIMULATED = 0 };
+#endif
+
 typedef struct lab_counts {
+    int counted;                   /* 1 on the simulator; 0 on a GPU, where everything below is 0 */
     int first, launches;           /* the launches sim_metrics_get(first) .. (first + launches - 1) */
     sim_launch_metrics total;      /* every count summed over them, max_bank_conflict_ways the worst;
                                       kernel, grid and block are the last launch's (zeros: none) */
@@ -39,6 +51,7 @@ static inline lab_counts lab_counts_end(int first)
     lab_counts counts;
     memset(&counts, 0, sizeof counts);
     sim_metrics_enable(0);
+    counts.counted = LAB_SIMULATED;
     counts.first = first;
     counts.launches = sim_metrics_count() - first;
     sim_launch_metrics *t = &counts.total;
@@ -80,6 +93,7 @@ static inline lab_counts lab_counts_end(int first)
  * figure. -1 when gpu_key is not a GPU of data/gpus.csv. Read it before any sim_metrics_clear(). */
 static inline double lab_counts_roofline_seconds(const lab_counts *counts, const char *gpu_key)
 {
+    if (!counts->counted) return -1;
     double seconds = 0;
     for (int k = counts->first; k < counts->first + counts->launches; k++) {
         double launch_seconds = sim_roofline_estimate_seconds(sim_metrics_get(k), gpu_key, NULL);
@@ -87,6 +101,28 @@ static inline double lab_counts_roofline_seconds(const lab_counts *counts, const
         seconds += launch_seconds;
     }
     return seconds;
+}
+
+#if defined(__cplusplus) && defined(__CUDACC__)
+/* The usual run of a driver: `launches` (a callable returning the first error of the launches it
+ * makes, or cudaSuccess), then cudaDeviceSynchronize(). With `count`, every launch made is counted
+ * (flops > 0 is declared to the simulator for the first launch's roofline estimate); the counts are
+ * written only when the whole run succeeded, else they are zero. Returns the run's first error. */
+template <typename Launches>
+static inline cudaError_t lab_run_counted(int count, double flops, lab_counts *counts, Launches launches)
+{
+    int first = count ? lab_counts_begin() : 0;
+    if (count && flops > 0) sim_declare_flops(flops);
+    cudaError_t error = launches();
+    if (error == cudaSuccess) error = cudaDeviceSynchronize();
+    lab_counts counted;
+    memset(&counted, 0, sizeof counted);
+    if (count) counted = lab_counts_end(first);
+    if (counts) {
+        if (error != cudaSuccess) memset(&counted, 0, sizeof counted);
+        *counts = counted;
+    }
+    return error;
 }
 #endif
 

@@ -11,9 +11,7 @@
 
 #include <device_buffer.cuh>
 #include <timer.h>
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
+#include <sim_counts.h>   /* LAB_SIMULATED, and sim_last_event_span (which counts nothing on a GPU) */
 
 /* Words after the output: more than any thread of a grid rounded up to whole blocks can
  * reach with row * cols + col, even without a bounds check. */
@@ -98,19 +96,16 @@ extern "C" host_cycle_run watch_matrix_add_from_host(const float *a, const float
     host_cycle_run run = {0, 0, 0, 0, -1, -1, NULL};
     cudaFree(0);   /* the context exists before the first measurement, not inside the call */
     long long before = device_bytes_in_use();
-#ifdef SIM_CUDA
-    run.simulated = 1;
+    run.simulated = LAB_SIMULATED;
     unsigned long long elapsed_times = sim_last_event_span().elapsed_times;
-#endif
     double start = lab_now_seconds();
     run.kernel_milliseconds = matrix_add_from_host(a, b, c, rows, cols, block_x, block_y);
     run.call_milliseconds = (lab_now_seconds() - start) * 1e3;
     run.device_bytes_kept = device_bytes_in_use() - before;
-#ifdef SIM_CUDA
+    /* the simulator notes what lay between the two events of the last measurement; a GPU does not */
     sim_event_span span = sim_last_event_span();
-    if (span.elapsed_times > elapsed_times)   /* it measured; the last measurement is the one returned */
+    if (LAB_SIMULATED && span.elapsed_times > elapsed_times)   /* it measured: the last measurement is the one returned */
         run.timed_launches = (long long)span.launches, run.timed_copies = (long long)span.copies;
-#endif
     cudaError_t error = cudaDeviceSynchronize();
     if (error == cudaSuccess) error = cudaGetLastError();
     if (error != cudaSuccess) run.error = cudaGetErrorString(error);

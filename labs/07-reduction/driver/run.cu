@@ -13,13 +13,12 @@
 #include <gpu_timer.cuh>
 #include <sim_counts.h>
 
-#ifdef SIM_CUDA
 /* Copies what the simulator counted over a version's launches into run. */
 static void add_counts(reduce_run *run, const lab_counts *counts, int n)
 {
     const sim_launch_metrics *total = &counts->total;
     unsigned long long requests = total->shared_load_requests + total->shared_store_requests;
-    run->counted = 1;
+    run->counted = counts->counted;
     run->launches = counts->launches;
     run->first_grid_blocks = (int)counts->first_grid[0];
     run->simt_efficiency = sim_simt_efficiency(total);
@@ -34,7 +33,6 @@ static void add_counts(reduce_run *run, const lab_counts *counts, int n)
     run->global_bytes = 32.0 * (double)(total->global_load_sectors + total->global_store_sectors);
     run->h100_estimate_seconds = lab_counts_roofline_seconds(counts, "h100-sxm");
 }
-#endif
 
 template <typename T>
 static reduce_run run_reduction(int version, const T *in, int n, int threads, int count_metrics, T *sum,
@@ -49,24 +47,14 @@ static reduce_run run_reduction(int version, const T *in, int n, int threads, in
     if (error == cudaSuccess) error = cudaMemcpy(device_in, in, (size_t)n * sizeof(T), cudaMemcpyHostToDevice);
     if (error == cudaSuccess) error = cudaMemset(device_result, 0xff, sizeof(T));
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
-    int first = 0;
-#ifdef SIM_CUDA
-    if (count_metrics) {
-        first = lab_counts_begin();
-        sim_declare_flops((double)n);   /* n - 1 additions; attached to the first launch */
-    }
-#endif
-    if (error == cudaSuccess) error = reduce(version, device_in, device_result, scratch, n, threads);
-    if (error == cudaSuccess) error = cudaGetLastError();
-    if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    if (count_metrics) {
-        lab_counts counts = lab_counts_end(first);
-        if (error == cudaSuccess) add_counts(&run, &counts, n);
-    }
-#else
-    (void)first, (void)count_metrics;
-#endif
+    lab_counts counts;
+    memset(&counts, 0, sizeof counts);
+    if (error == cudaSuccess)   /* n - 1 additions, declared with the first launch */
+        error = lab_run_counted(count_metrics, (double)n, &counts, [&] {
+            cudaError_t launched = reduce(version, device_in, device_result, scratch, n, threads);
+            return launched == cudaSuccess ? cudaGetLastError() : launched;
+        });
+    if (counts.counted) add_counts(&run, &counts, n);
     memset(sum, 0xff, sizeof(T));
     if (error == cudaSuccess) error = cudaMemcpy(sum, device_result, sizeof(T), cudaMemcpyDeviceToHost);
     if (error != cudaSuccess) {
@@ -93,10 +81,7 @@ extern "C" reduce_run gpu_reduce_float(int version, const float *in, int n, int 
 extern "C" double gpu_reduce_float_milliseconds(int version, const float *in, int n, int threads_per_block,
                                                 int repeats)
 {
-#ifdef SIM_CUDA
-    (void)version, (void)in, (void)n, (void)threads_per_block, (void)repeats;
-    return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
-#else
+    if (LAB_SIMULATED) return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
     float *device_in = NULL, *device_result = NULL, *scratch = NULL;
     cudaError_t error = cudaMalloc(&device_in, (size_t)n * sizeof(float));
     if (error == cudaSuccess) error = cudaMalloc(&device_result, sizeof(float));
@@ -107,5 +92,4 @@ extern "C" double gpu_reduce_float_milliseconds(int version, const float *in, in
     });
     cudaFree(device_in), cudaFree(device_result), cudaFree(scratch);
     return median;
-#endif
 }

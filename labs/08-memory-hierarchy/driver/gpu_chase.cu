@@ -12,9 +12,7 @@
 #include <cstdio>
 #include <cstring>
 
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
+#include <sim_counts.h>
 
 __global__ void chase_kernel(const chase_line *lines, uint32_t loads, uint32_t *end)
 {
@@ -43,15 +41,13 @@ gpu_chase_run gpu_chase(const chase_line *lines, uint32_t count, uint32_t loads)
     if (error == cudaSuccess) error = cudaMemset(device_end, 0xff, sizeof(uint32_t));
     if (error == cudaSuccess) error = cudaEventCreate(&start);
     if (error == cudaSuccess) error = cudaEventCreate(&stop);
-#ifdef SIM_CUDA
-    sim_metrics_enable(1);
-    sim_metrics_clear();
-#else
-    if (error == cudaSuccess) {   /* warm-up: one pass brings what fits into L2 and L1, as on the CPU */
+    /* On a GPU, a warm-up pass brings what fits into L2 and L1, as on the CPU; the simulator, which
+     * counts and does not time, counts the timed pass alone. */
+    if (error == cudaSuccess && !LAB_SIMULATED) {
         chase_kernel<<<1, 1>>>(device_lines, count, device_end);
         error = cudaDeviceSynchronize();
     }
-#endif
+    int first = lab_counts_begin();
     if (error == cudaSuccess) error = cudaEventRecord(start);
     if (error == cudaSuccess) {
         chase_kernel<<<1, 1>>>(device_lines, loads, device_end);
@@ -60,19 +56,15 @@ gpu_chase_run gpu_chase(const chase_line *lines, uint32_t count, uint32_t loads)
     if (error == cudaSuccess) error = cudaEventRecord(stop);
     if (error == cudaSuccess) error = cudaEventSynchronize(stop);
     if (error == cudaSuccess) error = cudaMemcpy(&run.end, device_end, sizeof(uint32_t), cudaMemcpyDeviceToHost);
-#ifdef SIM_CUDA
-    const sim_launch_metrics *m = sim_metrics_get(-1);
-    if (error == cudaSuccess && m) {
+    lab_counts counts = lab_counts_end(first);
+    if (error == cudaSuccess && counts.counted && counts.launches == 1) {
         run.counted = 1;
-        run.load_requests = m->global_load_requests;
-        run.load_sectors = m->global_load_sectors;
+        run.load_requests = counts.total.global_load_requests;
+        run.load_sectors = counts.total.global_load_sectors;
     }
-    sim_metrics_enable(0);
-#else
-    float milliseconds = 0;
-    if (error == cudaSuccess) error = cudaEventElapsedTime(&milliseconds, start, stop);
-    if (error == cudaSuccess && loads > 0) run.nanoseconds_per_load = milliseconds * 1e6 / loads;
-#endif
+    float milliseconds = 0;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
+    if (error == cudaSuccess && !LAB_SIMULATED) error = cudaEventElapsedTime(&milliseconds, start, stop);
+    if (error == cudaSuccess && !LAB_SIMULATED && loads > 0) run.nanoseconds_per_load = milliseconds * 1e6 / loads;
     if (error != cudaSuccess) run.error = cudaGetErrorString(error);
     if (start) cudaEventDestroy(start);
     if (stop) cudaEventDestroy(stop);

@@ -27,22 +27,16 @@ static const size_t GUARD_BYTES = 1024 * sizeof(float);   /* at least one whole 
 /* Starts counting the launches that follow (on the simulator, with count_metrics). */
 static int start_counting(int count_metrics)
 {
-#ifdef SIM_CUDA
     return count_metrics ? lab_counts_begin() : 0;
-#else
-    (void)count_metrics;
-    return 0;
-#endif
 }
 
 /* Fills run with what the simulator counted, summed over the launches since start_counting
- * returned `first`. */
+ * returned `first` (on a GPU nothing is counted: counts.counted is 0). */
 static void stop_counting(access_run *run, int count_metrics, int first, cudaError_t error)
 {
-#ifdef SIM_CUDA
     if (!count_metrics) return;
     lab_counts counts = lab_counts_end(first);
-    if (error != cudaSuccess) return;
+    if (error != cudaSuccess || !counts.counted) return;
     const sim_launch_metrics *total = &counts.total;
     double load_sectors = (double)total->global_load_sectors, store_sectors = (double)total->global_store_sectors;
     run->counted = 1;
@@ -54,9 +48,6 @@ static void stop_counting(access_run *run, int count_metrics, int first, cudaErr
     run->store_sectors_per_request = sim_sectors_per_request(total, 1);
     run->load_efficiency = load_sectors ? (double)total->global_load_bytes / (SECTOR_BYTES * load_sectors) : 0;
     run->store_efficiency = store_sectors ? (double)total->global_store_bytes / (SECTOR_BYTES * store_sectors) : 0;
-#else
-    (void)run, (void)count_metrics, (void)first, (void)error;
-#endif
 }
 
 /* Ends a run: the error, if any, goes into run, and a failed device is reset. */
@@ -169,7 +160,6 @@ extern "C" access_run gpu_update_particles_soa(particle *p, int n, float dt, int
  * The probe the model is checked against: one warp, lane l loads element
  * offset + l * stride of an array of element_bytes-byte elements. */
 
-#ifdef SIM_CUDA
 template <typename T> __global__ void probe_load(const T *in, T *out, int stride, int offset)
 {
     out[threadIdx.x] = in[offset + threadIdx.x * stride];
@@ -196,11 +186,10 @@ template <typename T> static int count_one_warp(int stride, int offset)
     cudaFree(in), cudaFree(out);
     return sectors;
 }
-#endif
 
 extern "C" int counted_sectors_per_request(int stride_elements, int offset_elements, int element_bytes)
 {
-#ifdef SIM_CUDA
+    if (!LAB_SIMULATED) return -1;   /* counted on the simulator only; ncu measures it on a GPU */
     switch (element_bytes) {
         case 1: return count_one_warp<unsigned char>(stride_elements, offset_elements);
         case 2: return count_one_warp<unsigned short>(stride_elements, offset_elements);
@@ -209,10 +198,6 @@ extern "C" int counted_sectors_per_request(int stride_elements, int offset_eleme
         case 16: return count_one_warp<unsigned __int128>(stride_elements, offset_elements);
         default: return -1;
     }
-#else
-    (void)stride_elements, (void)offset_elements, (void)element_bytes;
-    return -1;   /* counted on the simulator only; ncu measures it on a GPU */
-#endif
 }
 
 /* ---------------------------------------------------------------------------------
@@ -220,10 +205,7 @@ extern "C" int counted_sectors_per_request(int stride_elements, int offset_eleme
 
 extern "C" double gpu_strided_copy_milliseconds(int n, int stride, int offset, int repeats)
 {
-#ifdef SIM_CUDA
-    (void)n, (void)stride, (void)offset, (void)repeats;
-    return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
-#else
+    if (LAB_SIMULATED) return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
     float *in = NULL, *out = NULL;
     size_t in_bytes = (size_t)copy_input_elements(n, stride, offset) * sizeof(float);
     cudaError_t error = cudaMalloc(&in, in_bytes);
@@ -235,15 +217,11 @@ extern "C" double gpu_strided_copy_milliseconds(int n, int stride, int offset, i
     });
     cudaFree(in), cudaFree(out);
     return median;
-#endif
 }
 
 extern "C" double gpu_update_particles_milliseconds(int soa, int n, int repeats)
 {
-#ifdef SIM_CUDA
-    (void)soa, (void)n, (void)repeats;
-    return -1;
-#else
+    if (LAB_SIMULATED) return -1;
     particle *aos = NULL;
     particles_soa arrays;
     memset(&arrays, 0, sizeof arrays);
@@ -261,5 +239,4 @@ extern "C" double gpu_update_particles_milliseconds(int soa, int n, int repeats)
     cudaFree(aos);
     for (int f = 0; f < SOA_FIELDS; f++) cudaFree(*array_of(&arrays, f));
     return median;
-#endif
 }

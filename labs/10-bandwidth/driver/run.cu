@@ -47,7 +47,6 @@ static long long copy_back(double *host, const double *device, int n, unsigned c
     return changed;
 }
 
-#ifdef SIM_CUDA
 static void read_counts(stream_gpu_run *run, const sim_launch_metrics *m)
 {
     run->counted = 1;
@@ -56,7 +55,6 @@ static void read_counts(stream_gpu_run *run, const sim_launch_metrics *m)
     run->load_sectors_per_request = sim_sectors_per_request(m, 0);
     run->store_sectors_per_request = sim_sectors_per_request(m, 1);
 }
-#endif
 
 extern "C" stream_gpu_run gpu_stream(int kernel, double q, double *a, double *b, double *c, int n, int count_metrics)
 {
@@ -66,21 +64,15 @@ extern "C" stream_gpu_run gpu_stream(int kernel, double q, double *a, double *b,
     double *device_a = device_copy(a, n, SENTINEL_A, &error), *device_b = device_copy(b, n, SENTINEL_B, &error),
            *device_c = device_copy(c, n, SENTINEL_C, &error);
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
     int first = count_metrics ? lab_counts_begin() : 0;
-#else
-    (void)count_metrics;
-#endif
     if (error == cudaSuccess) error = launch_stream(kernel, q, device_a, device_b, device_c, n);
     if (error == cudaSuccess) error = cudaGetLastError();
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    if (count_metrics) {
+    if (count_metrics) {   /* on a GPU nothing is counted (counts.counted is 0) */
         lab_counts counts = lab_counts_end(first);
-        if (error == cudaSuccess && counts.launches == 1) read_counts(&run, &counts.total);
-        else if (error == cudaSuccess) run.error = "launch_stream made no launch, or more than one";
+        if (error == cudaSuccess && counts.counted && counts.launches == 1) read_counts(&run, &counts.total);
+        else if (error == cudaSuccess && counts.counted) run.error = "launch_stream made no launch, or more than one";
     }
-#endif
     run.written_past_end += copy_back(a, device_a, n, SENTINEL_A, &error);
     run.written_past_end += copy_back(b, device_b, n, SENTINEL_B, &error);
     run.written_past_end += copy_back(c, device_c, n, SENTINEL_C, &error);
@@ -95,21 +87,15 @@ extern "C" stream_gpu_run gpu_stream(int kernel, double q, double *a, double *b,
 
 extern "C" const char *gpu_name(void)
 {
-#ifdef SIM_CUDA
-    return "the simulator";
-#else
+    if (LAB_SIMULATED) return "the simulator";
     static cudaDeviceProp properties;
     if (cudaGetDeviceProperties(&properties, 0) != cudaSuccess) return "a GPU";
     return properties.name;
-#endif
 }
 
 extern "C" double gpu_stream_best_milliseconds(int kernel, int n, int repeats)
 {
-#ifdef SIM_CUDA
-    (void)kernel, (void)n, (void)repeats;
-    return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
-#else
+    if (LAB_SIMULATED) return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
     double *a = NULL, *b = NULL, *c = NULL, best = -1;
     size_t bytes = (size_t)n * sizeof(double);
     cudaEvent_t start, stop;
@@ -133,5 +119,4 @@ extern "C" double gpu_stream_best_milliseconds(int kernel, int n, int repeats)
     cudaEventDestroy(start), cudaEventDestroy(stop);
     cudaFree(a), cudaFree(b), cudaFree(c);
     return error == cudaSuccess ? best : -1;
-#endif
 }
