@@ -21,13 +21,12 @@ static const uint32_t SENTINEL = 0x5a5a5a5au;
  * row * rows + col, even without a bounds check. */
 static size_t guard_words(int rows, int cols) { return (size_t)(rows + TILE) * (size_t)(cols + TILE) + 4096; }
 
-#ifdef SIM_CUDA
 /* Copies what the simulator counted over a transpose's launches into run. */
 static void add_counts(transpose_run *run, const lab_counts *counts)
 {
     const sim_launch_metrics *total = &counts->total;
     unsigned long long load_sectors = total->global_load_sectors, store_sectors = total->global_store_sectors;
-    run->counted = 1;
+    run->counted = counts->counted;
     run->global_load_requests = total->global_load_requests;
     run->global_store_requests = total->global_store_requests;
     run->shared_load_requests = total->shared_load_requests;
@@ -43,7 +42,6 @@ static void add_counts(transpose_run *run, const lab_counts *counts)
     run->barriers = total->barriers;
     run->blocks = (int)counts->blocks;
 }
-#endif
 
 extern "C" transpose_run gpu_transpose(int version, const float *in, float *out, int rows, int cols,
                                        int count_metrics)
@@ -58,21 +56,14 @@ extern "C" transpose_run gpu_transpose(int version, const float *in, float *out,
     if (error == cudaSuccess) error = cudaMemset(device_out, 0xff, n * sizeof(float));
     if (error == cudaSuccess) error = cudaMemset(device_out + n, 0x5a, guard * sizeof(float));
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
-    int first = 0;
-#ifdef SIM_CUDA
-    if (count_metrics) first = lab_counts_begin();
-#endif
-    if (error == cudaSuccess) error = transpose(version, device_in, device_out, rows, cols);
-    if (error == cudaSuccess) error = cudaGetLastError();
-    if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    if (count_metrics) {
-        lab_counts counts = lab_counts_end(first);
-        if (error == cudaSuccess) add_counts(&run, &counts);
-    }
-#else
-    (void)first, (void)count_metrics;
-#endif
+    lab_counts counts;
+    memset(&counts, 0, sizeof counts);
+    if (error == cudaSuccess)
+        error = lab_run_counted(count_metrics, 0, &counts, [&] {
+            cudaError_t launched = transpose(version, device_in, device_out, rows, cols);
+            return launched == cudaSuccess ? cudaGetLastError() : launched;
+        });
+    if (counts.counted) add_counts(&run, &counts);
     uint32_t *back = (uint32_t *)malloc((n + guard) * sizeof(float));
     if (error == cudaSuccess) error = cudaMemcpy(back, device_out, (n + guard) * sizeof(float), cudaMemcpyDeviceToHost);
     if (error == cudaSuccess) {
@@ -99,7 +90,7 @@ __global__ void probe_shared_words(const int *word_of_lane, int lanes, float *ou
 
 extern "C" int counted_bank_conflict_ways(const int *word_of_lane, int lanes)
 {
-#ifdef SIM_CUDA
+    if (!LAB_SIMULATED) return -1;   /* a GPU counts nothing for us; ncu does, see the chapter */
     for (int k = 0; k < lanes; k++)
         if (word_of_lane[k] < 0 || word_of_lane[k] >= PROBE_WORDS) return -1;
     int *device_words = NULL;
@@ -118,18 +109,11 @@ extern "C" int counted_bank_conflict_ways(const int *word_of_lane, int lanes)
     }
     cudaFree(device_words), cudaFree(device_out);
     return ways;
-#else
-    (void)word_of_lane, (void)lanes;
-    return -1;   /* a GPU counts nothing for us; ncu does, see the chapter */
-#endif
 }
 
 extern "C" double gpu_transpose_milliseconds(int version, int rows, int cols, int repeats)
 {
-#ifdef SIM_CUDA
-    (void)version, (void)rows, (void)cols, (void)repeats;
-    return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
-#else
+    if (LAB_SIMULATED) return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
     size_t n = (size_t)rows * (size_t)cols;
     float *device_in = NULL, *device_out = NULL;
     cudaError_t error = cudaMalloc(&device_in, n * sizeof(float));
@@ -139,5 +123,4 @@ extern "C" double gpu_transpose_milliseconds(int version, int rows, int cols, in
                                                 [&] { return transpose(version, device_in, device_out, rows, cols); });
     cudaFree(device_in), cudaFree(device_out);
     return median;
-#endif
 }

@@ -13,9 +13,7 @@
 #include <cstring>
 #include <gpu_timer.cuh>
 
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
+#include <sim_counts.h>
 
 enum { GUARD = 256, NAIVE_BLOCK = 16 };
 
@@ -39,11 +37,9 @@ static cudaError_t launch(int tile, const float *a, const float *b, float *c, in
     return cudaGetLastError();
 }
 
-#ifdef SIM_CUDA
-static void read_counts(matmul_run *run)
+static void read_counts(matmul_run *run, const lab_counts *counted)
 {
-    const sim_launch_metrics *counts = sim_metrics_get(-1);
-    if (!counts) return;
+    const sim_launch_metrics *counts = &counted->total;
     run->counted = 1;
     run->global_floats_loaded = (double)counts->global_load_bytes / sizeof(float);
     run->global_load_requests = (double)counts->global_load_requests;
@@ -54,9 +50,8 @@ static void read_counts(matmul_run *run)
     run->shared_wavefronts_per_request =
         requests ? (double)(counts->shared_load_wavefronts + counts->shared_store_wavefronts) / (double)requests : 0;
     run->barriers = (double)counts->barriers;
-    run->h100_estimate_seconds = sim_roofline_estimate_seconds(counts, "h100-sxm", NULL);
+    run->h100_estimate_seconds = lab_counts_roofline_seconds(counted, "h100-sxm");
 }
-#endif
 
 extern "C" matmul_run gpu_matmul(int tile, const float *a, const float *b, float *c, int m, int n, int k,
                                  int count_metrics)
@@ -76,22 +71,12 @@ extern "C" matmul_run gpu_matmul(int tile, const float *a, const float *b, float
     if (error == cudaSuccess)
         error = cudaMemcpy(device_guarded, host_guarded, sizeof(float) * guarded, cudaMemcpyHostToDevice);
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    if (count_metrics) {
-        sim_metrics_enable(1);
-        sim_declare_flops(2.0 * m * n * k);
-    }
-#else
-    (void)count_metrics;
-#endif
-    if (error == cudaSuccess) error = launch(tile, device_a, device_b, device_guarded + GUARD, m, n, k);
-    if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    if (count_metrics) {
-        sim_metrics_enable(0);
-        if (error == cudaSuccess) read_counts(&run);
-    }
-#endif
+    lab_counts counts;
+    memset(&counts, 0, sizeof counts);
+    if (error == cudaSuccess)
+        error = lab_run_counted(count_metrics, 2.0 * m * n * k, &counts,
+                                [&] { return launch(tile, device_a, device_b, device_guarded + GUARD, m, n, k); });
+    if (counts.counted && counts.launches == 1) read_counts(&run, &counts);
     if (error == cudaSuccess)
         error = cudaMemcpy(host_guarded, device_guarded, sizeof(float) * guarded, cudaMemcpyDeviceToHost);
     memcpy(c, host_guarded + GUARD, sizeof(float) * c_elements);
@@ -109,10 +94,7 @@ extern "C" matmul_run gpu_matmul(int tile, const float *a, const float *b, float
 
 extern "C" double gpu_matmul_milliseconds(int tile, int n, int repeats)
 {
-#ifdef SIM_CUDA
-    (void)tile, (void)n, (void)repeats;
-    return -1;   // the simulator's time is this CPU's time to simulate, not a GPU's
-#else
+    if (LAB_SIMULATED) return -1;   // the simulator's time is this CPU's time to simulate, not a GPU's
     size_t bytes = sizeof(float) * (size_t)n * n;
     float *device_a = NULL, *device_b = NULL, *device_c = NULL;
     cudaError_t error = cudaMalloc(&device_a, bytes);
@@ -124,33 +106,29 @@ extern "C" double gpu_matmul_milliseconds(int tile, int n, int repeats)
                                                 [&] { return launch(tile, device_a, device_b, device_c, n, n, n); });
     cudaFree(device_a), cudaFree(device_b), cudaFree(device_c);
     return median;
-#endif
 }
 
+// The CPU's own best matmul, for the chapter's comparison: OpenBLAS, which the simulator's programs
+// link (declared here, as lib/sim/cublas.c does, to need no particular cblas.h); nvcc's programs link
+// the GPU's cuBLAS instead, so there the comparison is left out (cpu_blas_available() is 0).
 #ifdef SIM_CUDA
-// OpenBLAS, declared here (as lib/sim/cublas.c does) to need no particular cblas.h: the
-// simulator's programs link it; nvcc's link the GPU's cuBLAS instead.
 extern "C" void cblas_sgemm(int order, int transa, int transb, int m, int n, int k, float alpha, const float *a,
                             int lda, const float *b, int ldb, float beta, float *c, int ldc);
 extern "C" void openblas_set_num_threads(int threads);
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
-#endif
 
-extern "C" int cpu_blas_available(void)
-{
-#ifdef SIM_CUDA
-    return 1;
-#else
-    return 0;
-#endif
-}
+extern "C" int cpu_blas_available(void) { return 1; }
 
 extern "C" void cpu_matmul_blas(const float *a, const float *b, float *c, int m, int n, int k)
 {
-#ifdef SIM_CUDA
     openblas_set_num_threads(1);   // one core, as the other CPU matmuls use
     cblas_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
-#else
-    (void)a, (void)b, (void)c, (void)m, (void)n, (void)k;   // never called: cpu_blas_available() is 0
-#endif
 }
+#else
+extern "C" int cpu_blas_available(void) { return 0; }
+
+extern "C" void cpu_matmul_blas(const float *a, const float *b, float *c, int m, int n, int k)
+{
+    (void)a, (void)b, (void)c, (void)m, (void)n, (void)k;   // never called: cpu_blas_available() is 0
+}
+#endif
