@@ -13,10 +13,7 @@
 
 #include <cstdlib>
 #include <cstring>
-
-#ifdef SIM_CUDA
-#include <sim_metrics.h>
-#endif
+#include <sim_counts.h>
 
 __global__ void vector_add(const float *a, const float *b, float *c, int n)
 {
@@ -47,24 +44,18 @@ static counted_traffic count_launch(void (*launch)(void *), void *context, cudaE
 {
     counted_traffic traffic;
     memset(&traffic, 0, sizeof traffic);
-#ifdef SIM_CUDA
-    if (error == cudaSuccess) {
-        sim_metrics_enable(1);
-        sim_metrics_clear();
-    }
-#endif
-    if (error == cudaSuccess) launch(context);
-    if (error == cudaSuccess) error = cudaGetLastError();
-    if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    sim_metrics_enable(0);
-    const sim_launch_metrics *m = sim_metrics_get(-1);
-    if (error == cudaSuccess && m) {
+    lab_counts counts;
+    memset(&counts, 0, sizeof counts);
+    if (error == cudaSuccess)
+        error = lab_run_counted(1, 0, &counts, [&] {
+            launch(context);
+            return cudaGetLastError();
+        });
+    if (counts.counted && counts.launches == 1) {
         traffic.counted = 1;
-        traffic.load_bytes = 32.0 * (double)m->global_load_sectors;
-        traffic.store_bytes = 32.0 * (double)m->global_store_sectors;
+        traffic.load_bytes = 32.0 * (double)counts.total.global_load_sectors;
+        traffic.store_bytes = 32.0 * (double)counts.total.global_store_sectors;
     }
-#endif
     if (error != cudaSuccess) {
         traffic.error = cudaGetErrorString(error);
         cudaDeviceReset();

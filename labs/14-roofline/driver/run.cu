@@ -99,19 +99,15 @@ extern "C" const char *run_week_kernel(int which, double *counted_bytes)
     if (which < KERNEL_TRIAD || which > KERNEL_MATMUL_TILED) return "no such kernel";
     float *x = NULL, *y = NULL, *z = NULL;
     cudaError_t error = allocate(&x, &y, &z, floats[which]);
-#ifdef SIM_CUDA
-    int first = lab_counts_begin();
-#endif
-    if (error == cudaSuccess) {
-        launch(which, x, y, z);
-        error = cudaGetLastError();
-    }
-    if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    lab_counts counts = lab_counts_end(first);
-    if (error == cudaSuccess && counts.launches == 1)
+    lab_counts counts;
+    memset(&counts, 0, sizeof counts);
+    if (error == cudaSuccess)
+        error = lab_run_counted(1, 0, &counts, [&] {
+            launch(which, x, y, z);
+            return cudaGetLastError();
+        });
+    if (counts.counted && counts.launches == 1)
         *counted_bytes = 32.0 * (double)(counts.total.global_load_sectors + counts.total.global_store_sectors);
-#endif
     cudaFree(x), cudaFree(y), cudaFree(z);
     return error == cudaSuccess ? NULL : cudaGetErrorString(error);
 }

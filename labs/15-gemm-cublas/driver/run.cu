@@ -15,11 +15,16 @@
 #include <cstring>
 #include <device_buffer.cuh>
 #include <fcntl.h>
+#include <sim_counts.h>   /* LAB_SIMULATED */
 #include <unistd.h>
 #include <timer.h>
 
+/* The simulator's cuBLAS is OpenBLAS, held to one core for the comparison; a GPU's has no such knob. */
 #ifdef SIM_CUDA
 extern "C" void openblas_set_num_threads(int threads);
+static void hold_cublas_to_one_core(void) { openblas_set_num_threads(1); }
+#else
+static void hold_cublas_to_one_core(void) {}
 #endif
 
 static const size_t GUARD_BYTES = 4096;
@@ -36,9 +41,7 @@ static cublasHandle_t the_handle(cudaError_t *error)
         *error = cudaErrorUnknown;
         program_handle = NULL;
     }
-#ifdef SIM_CUDA
-    openblas_set_num_threads(1);
-#endif
+    hold_cublas_to_one_core();
     return program_handle;
 }
 
@@ -186,14 +189,7 @@ extern "C" const char *gemm_name_the_mistake(const gemm_case *g, const float *a,
 /* ---------------------------------------------------------------------------------
  * Timing one GEMM. */
 
-extern "C" int gemm_runs_on_the_cpu(void)
-{
-#ifdef SIM_CUDA
-    return 1;
-#else
-    return 0;
-#endif
-}
+extern "C" int gemm_runs_on_the_cpu(void) { return LAB_SIMULATED; }
 
 extern "C" double gemm_row_major_milliseconds(int transpose_a, int transpose_b, int n, int repeats)
 {
@@ -209,23 +205,22 @@ extern "C" double gemm_row_major_milliseconds(int transpose_a, int transpose_b, 
     double best = INFINITY;
     for (int r = 0; r <= repeats && error == cudaSuccess; r++) {   // r = 0: the warm-up
         double milliseconds = 0;
-#ifdef SIM_CUDA
-        double start = lab_now_seconds();   // the host's clock: cuBLAS here is OpenBLAS, done when it returns
-        cublasStatus_t status =
-            gemm_row_major(cublas, transpose_a, transpose_b, n, n, n, device_a, n, device_b, n, device_c, n);
-        milliseconds = (lab_now_seconds() - start) * 1e3;
-#else
-        cudaEvent_t start, stop;
-        float elapsed = 0;
-        cudaEventCreate(&start), cudaEventCreate(&stop);
-        cudaEventRecord(start);
-        cublasStatus_t status =
-            gemm_row_major(cublas, transpose_a, transpose_b, n, n, n, device_a, n, device_b, n, device_c, n);
-        cudaEventRecord(stop);
-        if (cudaEventSynchronize(stop) == cudaSuccess && cudaEventElapsedTime(&elapsed, start, stop) == cudaSuccess)
-            milliseconds = elapsed;
-        cudaEventDestroy(start), cudaEventDestroy(stop);
-#endif
+        cublasStatus_t status;
+        if (LAB_SIMULATED) {   // the host's clock: cuBLAS here is OpenBLAS, done when it returns
+            double start = lab_now_seconds();
+            status = gemm_row_major(cublas, transpose_a, transpose_b, n, n, n, device_a, n, device_b, n, device_c, n);
+            milliseconds = (lab_now_seconds() - start) * 1e3;
+        } else {
+            cudaEvent_t start, stop;
+            float elapsed = 0;
+            cudaEventCreate(&start), cudaEventCreate(&stop);
+            cudaEventRecord(start);
+            status = gemm_row_major(cublas, transpose_a, transpose_b, n, n, n, device_a, n, device_b, n, device_c, n);
+            cudaEventRecord(stop);
+            if (cudaEventSynchronize(stop) == cudaSuccess && cudaEventElapsedTime(&elapsed, start, stop) == cudaSuccess)
+                milliseconds = elapsed;
+            cudaEventDestroy(start), cudaEventDestroy(stop);
+        }
         if (status != CUBLAS_STATUS_SUCCESS) error = cudaErrorUnknown;
         if (r > 0) best = std::min(best, milliseconds);
     }

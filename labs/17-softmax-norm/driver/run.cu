@@ -17,12 +17,11 @@
 /* Room for a whole extra row of stores, and then some. */
 static size_t guard_bytes(int n) { return ((size_t)n + 1024) * sizeof(float); }
 
-#ifdef SIM_CUDA
 /* Copies what the simulator counted over a run's launches into run. */
 static void add_counts(row_run *run, const lab_counts *counts)
 {
     const sim_launch_metrics *total = &counts->total;
-    run->counted = 1;
+    run->counted = counts->counted;
     run->launches = counts->launches;
     run->grid_blocks = total->grid[0] * total->grid[1] * total->grid[2];   /* the last launch's */
     run->block_threads = total->block[0] * total->block[1] * total->block[2];
@@ -30,7 +29,6 @@ static void add_counts(row_run *run, const lab_counts *counts)
     run->global_store_bytes = 32.0 * (double)total->global_store_sectors;
     run->shared_load_bytes = (double)total->shared_load_bytes;
 }
-#endif
 
 /* Runs one of your functions on device copies of x (and weight), with y poisoned and guarded. */
 static row_run run_rows(int version, const float *x, const float *weight, float *y, int rows, int n, float eps,
@@ -44,22 +42,15 @@ static row_run run_rows(int version, const float *x, const float *weight, float 
     float *device_weight = weight ? (float *)lab_device_buffer(weight, (size_t)n * sizeof(float), 0, &error) : NULL;
     float *device_y = (float *)lab_device_buffer(NULL, bytes, guard, &error);
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    int first = count_metrics ? lab_counts_begin() : 0;
-#endif
+    lab_counts counts;
+    memset(&counts, 0, sizeof counts);
     if (error == cudaSuccess)
-        error = weight ? rmsnorm_rows(device_x, device_weight, device_y, rows, n, eps)
-                       : softmax_rows(version, device_x, device_y, rows, n);
-    if (error == cudaSuccess) error = cudaGetLastError();
-    if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    if (count_metrics) {
-        lab_counts counts = lab_counts_end(first);
-        if (error == cudaSuccess) add_counts(&run, &counts);
-    }
-#else
-    (void)count_metrics;
-#endif
+        error = lab_run_counted(count_metrics, 0, &counts, [&] {
+            cudaError_t launched = weight ? rmsnorm_rows(device_x, device_weight, device_y, rows, n, eps)
+                                          : softmax_rows(version, device_x, device_y, rows, n);
+            return launched == cudaSuccess ? cudaGetLastError() : launched;
+        });
+    if (counts.counted) add_counts(&run, &counts);
     run.written_past_end = lab_device_fetch(y, device_y, bytes, guard, &error);
     if (error != cudaSuccess) {
         run.error = cudaGetErrorString(error);
@@ -83,10 +74,7 @@ extern "C" row_run gpu_rmsnorm(const float *x, const float *weight, float *y, in
 
 extern "C" double gpu_row_kernel_microseconds(int version, int rows, int n, int repeats)
 {
-#ifdef SIM_CUDA
-    (void)version, (void)rows, (void)n, (void)repeats;
-    return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
-#else
+    if (LAB_SIMULATED) return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
     size_t bytes = (size_t)rows * (size_t)n * sizeof(float);
     float *device_x = NULL, *device_weight = NULL, *device_y = NULL;
     cudaError_t error = cudaMalloc(&device_x, bytes);
@@ -100,5 +88,4 @@ extern "C" double gpu_row_kernel_microseconds(int version, int rows, int n, int 
     });
     cudaFree(device_x), cudaFree(device_weight), cudaFree(device_y);
     return error == cudaSuccess ? milliseconds * 1e3 : -1;
-#endif
 }

@@ -17,12 +17,11 @@
 /* Room for a whole extra row of stores, and then some. */
 static size_t guard_bytes(int row_floats) { return ((size_t)row_floats + 1024) * sizeof(float); }
 
-#ifdef SIM_CUDA
 /* Copies what the simulator counted over the run's launches into run, and each of the first
  * three's bytes. */
 static void add_counts(attention_run *run, const lab_counts *counts)
 {
-    run->counted = 1;
+    run->counted = counts->counted;
     run->launches = counts->launches;
     run->global_load_bytes = 32.0 * (double)counts->total.global_load_sectors;
     run->global_store_bytes = 32.0 * (double)counts->total.global_store_sectors;
@@ -32,7 +31,6 @@ static void add_counts(attention_run *run, const lab_counts *counts)
         run->kernel_store_bytes[k] = 32.0 * (double)m->global_store_sectors;
     }
 }
-#endif
 
 extern "C" attention_run gpu_attention(const float *q, const float *k, const float *v, float *out,
                                        float *probabilities, int n, int d, int causal, int count_metrics)
@@ -48,21 +46,15 @@ extern "C" attention_run gpu_attention(const float *q, const float *k, const flo
     float *device_out = (float *)lab_device_buffer(NULL, matrix, guard_bytes(d), &error);
     run.footprint_bytes = 4.0 * matrix + square;
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    int first = count_metrics ? lab_counts_begin() : 0;
-#endif
-    if (error == cudaSuccess) error = attention_forward(device_q, device_k, device_v, device_scores, device_out, n, d,
-                                                        causal);
-    if (error == cudaSuccess) error = cudaGetLastError();
-    if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    if (count_metrics) {
-        lab_counts counts = lab_counts_end(first);
-        if (error == cudaSuccess) add_counts(&run, &counts);
-    }
-#else
-    (void)count_metrics;
-#endif
+    lab_counts counts;
+    memset(&counts, 0, sizeof counts);
+    if (error == cudaSuccess)
+        error = lab_run_counted(count_metrics, 0, &counts, [&] {
+            cudaError_t launched =
+                attention_forward(device_q, device_k, device_v, device_scores, device_out, n, d, causal);
+            return launched == cudaSuccess ? cudaGetLastError() : launched;
+        });
+    if (counts.counted) add_counts(&run, &counts);
     run.written_past_end = lab_device_fetch(out, device_out, matrix, guard_bytes(d), &error);
     float *scores_back = probabilities ? probabilities : (float *)malloc(square + 1);
     run.written_past_end += lab_device_fetch(scores_back, device_scores, square, guard_bytes(n), &error);
@@ -78,10 +70,7 @@ extern "C" attention_run gpu_attention(const float *q, const float *k, const flo
 
 extern "C" double gpu_attention_microseconds(int n, int d, int causal, int repeats)
 {
-#ifdef SIM_CUDA
-    (void)n, (void)d, (void)causal, (void)repeats;
-    return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
-#else
+    if (LAB_SIMULATED) return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
     size_t matrix = (size_t)n * (size_t)d * sizeof(float), square = (size_t)n * (size_t)n * sizeof(float);
     float *device_qkv = NULL, *device_scores = NULL, *device_out = NULL;
     cudaError_t error = cudaMalloc(&device_qkv, 3 * matrix);
@@ -94,5 +83,4 @@ extern "C" double gpu_attention_microseconds(int n, int d, int causal, int repea
     });
     cudaFree(device_qkv), cudaFree(device_scores), cudaFree(device_out);
     return error == cudaSuccess ? milliseconds * 1e3 : -1;
-#endif
 }

@@ -115,16 +115,14 @@ static cudaError_t launch(int tile, const float *q, const float *k, const float 
     return flash_attention_forward(q, k, v, out, n, d, causal, tile);
 }
 
-#ifdef SIM_CUDA
 static void add_counts(attention_run *run, const lab_counts *counts)
 {
-    run->counted = 1;
+    run->counted = counts->counted;
     run->launches = counts->launches;
     run->global_load_bytes = 32.0 * (double)counts->total.global_load_sectors;
     run->global_store_bytes = 32.0 * (double)counts->total.global_store_sectors;
     run->shared_load_bytes = (double)counts->total.shared_load_bytes;
 }
-#endif
 
 extern "C" attention_run gpu_attention(const float *q, const float *k, const float *v, float *out, int n, int d,
                                        int causal, int tile, int count_metrics)
@@ -141,20 +139,14 @@ extern "C" attention_run gpu_attention(const float *q, const float *k, const flo
     float *device_scores = tile == NAIVE_GPU ? (float *)lab_device_buffer(NULL, square, 0, &error) : NULL;
     run.footprint_bytes = 4.0 * matrix + (tile == NAIVE_GPU ? square : 0);
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    int first = count_metrics ? lab_counts_begin() : 0;
-#endif
-    if (error == cudaSuccess) error = launch(tile, device_q, device_k, device_v, device_scores, device_out, n, d, causal);
-    if (error == cudaSuccess) error = cudaGetLastError();
-    if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    if (count_metrics) {
-        lab_counts counts = lab_counts_end(first);
-        if (error == cudaSuccess) add_counts(&run, &counts);
-    }
-#else
-    (void)count_metrics;
-#endif
+    lab_counts counts;
+    memset(&counts, 0, sizeof counts);
+    if (error == cudaSuccess)
+        error = lab_run_counted(count_metrics, 0, &counts, [&] {
+            cudaError_t launched = launch(tile, device_q, device_k, device_v, device_scores, device_out, n, d, causal);
+            return launched == cudaSuccess ? cudaGetLastError() : launched;
+        });
+    if (counts.counted) add_counts(&run, &counts);
     run.written_past_end = lab_device_fetch(out, device_out, matrix, guard, &error);
     if (error != cudaSuccess) {
         run.error = cudaGetErrorString(error);
@@ -167,10 +159,7 @@ extern "C" attention_run gpu_attention(const float *q, const float *k, const flo
 
 extern "C" double gpu_attention_microseconds(int n, int d, int causal, int tile, int repeats)
 {
-#ifdef SIM_CUDA
-    (void)n, (void)d, (void)causal, (void)tile, (void)repeats;
-    return -1;   // the simulator's time is this CPU's time to simulate, not a GPU's
-#else
+    if (LAB_SIMULATED) return -1;   // the simulator's time is this CPU's time to simulate, not a GPU's
     size_t matrix = (size_t)n * (size_t)d * sizeof(float), square = (size_t)n * (size_t)n * sizeof(float);
     float *device_qkv = NULL, *device_scores = NULL, *device_out = NULL;
     cudaError_t error = cudaMalloc(&device_qkv, 3 * matrix);
@@ -183,5 +172,4 @@ extern "C" double gpu_attention_microseconds(int n, int d, int causal, int tile,
     });
     cudaFree(device_qkv), cudaFree(device_scores), cudaFree(device_out);
     return error == cudaSuccess ? milliseconds * 1e3 : -1;
-#endif
 }

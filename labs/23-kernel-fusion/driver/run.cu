@@ -17,18 +17,16 @@
 /* Room for a whole extra row of stores, and then some. */
 static size_t guard_bytes(int n) { return ((size_t)n + 1024) * sizeof(float); }
 
-#ifdef SIM_CUDA
 /* Copies what the simulator counted over the chain's launches into run, and their roofline
  * estimates summed. */
 static void add_counts(chain_run *run, const lab_counts *counts)
 {
-    run->counted = 1;
+    run->counted = counts->counted;
     run->launches = counts->launches;
     run->global_load_bytes = 32.0 * (double)counts->total.global_load_sectors;
     run->global_store_bytes = 32.0 * (double)counts->total.global_store_sectors;
     run->predicted_seconds = lab_counts_roofline_seconds(counts, "h100-sxm");
 }
-#endif
 
 extern "C" chain_run gpu_chain(int fused, const chain_inputs *in, float *h, float *y, int count_metrics)
 {
@@ -46,24 +44,18 @@ extern "C" chain_run gpu_chain(int fused, const chain_inputs *in, float *h, floa
     float *device_h = (float *)lab_device_buffer(NULL, bytes, guard, &error);
     float *device_y = (float *)lab_device_buffer(NULL, bytes, guard, &error);
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    int first = count_metrics ? lab_counts_begin() : 0;
-#endif
+    lab_counts counts;
+    memset(&counts, 0, sizeof counts);
     if (error == cudaSuccess)
-        error = fused ? chain_fused(device_x, device_bias, device_residual, device_weight, device_h, device_y, in->rows,
-                                    in->n, in->eps, in->activation)
+        error = lab_run_counted(count_metrics, 0, &counts, [&] {
+            cudaError_t launched =
+                fused ? chain_fused(device_x, device_bias, device_residual, device_weight, device_h, device_y,
+                                    in->rows, in->n, in->eps, in->activation)
                       : chain_unfused(device_x, device_bias, device_residual, device_weight, device_intermediate,
                                       device_h, device_y, in->rows, in->n, in->eps, in->activation);
-    if (error == cudaSuccess) error = cudaGetLastError();
-    if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    if (count_metrics) {
-        lab_counts counts = lab_counts_end(first);
-        if (error == cudaSuccess) add_counts(&run, &counts);
-    }
-#else
-    (void)count_metrics;
-#endif
+            return launched == cudaSuccess ? cudaGetLastError() : launched;
+        });
+    if (counts.counted) add_counts(&run, &counts);
     run.written_past_end = lab_device_fetch(h, device_h, bytes, guard, &error);
     run.written_past_end += lab_device_fetch(y, device_y, bytes, guard, &error);
     if (error != cudaSuccess) {
@@ -78,10 +70,7 @@ extern "C" chain_run gpu_chain(int fused, const chain_inputs *in, float *h, floa
 
 extern "C" double gpu_chain_microseconds(int fused, int rows, int n, int activation, int repeats)
 {
-#ifdef SIM_CUDA
-    (void)fused, (void)rows, (void)n, (void)activation, (void)repeats;
-    return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
-#else
+    if (LAB_SIMULATED) return -1;   /* the simulator's time is this CPU's time to simulate, not a GPU's */
     size_t bytes = (size_t)rows * (size_t)n * sizeof(float), vector = (size_t)n * sizeof(float);
     float *buffers[7] = {NULL};   /* x, residual, intermediate, h, y (rows x n); bias, weight (n) */
     cudaError_t error = cudaSuccess;
@@ -97,5 +86,4 @@ extern "C" double gpu_chain_microseconds(int fused, int rows, int n, int activat
     });
     for (int b = 0; b < 7; b++) cudaFree(buffers[b]);
     return error == cudaSuccess ? milliseconds * 1e3 : -1;
-#endif
 }

@@ -26,21 +26,15 @@ extern "C" gpu_gemv_run gpu_gemv_int8(const int8_t *values, const float *scales,
     float *device_x = (float *)lab_device_buffer(x, (size_t)cols * sizeof(float), 0, &error);
     float *device_y = (float *)lab_device_buffer(NULL, (size_t)rows * sizeof(float), GUARD_BYTES, &error);
     if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    int first = count_metrics ? lab_counts_begin() : 0;
-#endif
-    if (error == cudaSuccess) error = gemv_int8_device(device_values, device_scales, device_x, device_y, rows, cols);
-    if (error == cudaSuccess) error = cudaGetLastError();
-    if (error == cudaSuccess) error = cudaDeviceSynchronize();
-#ifdef SIM_CUDA
-    if (count_metrics) {
-        lab_counts counts = lab_counts_end(first);
-        if (error == cudaSuccess) run.global_load_bytes = 32.0 * (double)counts.total.global_load_sectors;
-        run.counted = error == cudaSuccess;
-    }
-#else
-    (void)count_metrics;
-#endif
+    lab_counts counts;
+    memset(&counts, 0, sizeof counts);
+    if (error == cudaSuccess)
+        error = lab_run_counted(count_metrics, 0, &counts, [&] {
+            cudaError_t launched = gemv_int8_device(device_values, device_scales, device_x, device_y, rows, cols);
+            return launched == cudaSuccess ? cudaGetLastError() : launched;
+        });
+    run.counted = counts.counted;
+    run.global_load_bytes = 32.0 * (double)counts.total.global_load_sectors;
     run.written_past_end = lab_device_fetch(y, device_y, (size_t)rows * sizeof(float), GUARD_BYTES, &error);
     if (error != cudaSuccess) {
         run.error = cudaGetErrorString(error);
