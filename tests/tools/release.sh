@@ -43,18 +43,22 @@ ok "the release holds RELEASE.md and what make check needs"
 plant_and_check() {
     planted=$tmp/planted/$name
     mkdir -p "$tmp/planted" && tar -xzf "$tarball" -C "$tmp/planted"
-    # a solution file renamed and changed by a comment (so no longer a copy), a solution whose lines the
-    # book prints elsewhere (only its copy can be caught), a hidden test, and solution lines put in a chapter
+    # a solution file renamed and changed by a comment (so no longer a copy), an exact copy of a
+    # solution, a hidden test, solution lines put in a chapter, and an earlier day's answer put into a
+    # later day's driver (as day 22's once held day 18's kernels)
     { echo "/* kept by mistake */"; cat solutions/07-reduction/reduce.cu; } > "$planted/labs/07-reduction/reduce-solved.cu"
     cp solutions/18-attention-naive/attention.cu "$planted/labs/18-attention-naive/attention.cu.orig"
     mkdir -p "$planted/tests/grader/hidden" && cp tests/grader/hidden/01-why-gpu.c "$planted/tests/grader/hidden/"
     grep -v -F -x -f labs/12-tiling/tiled.cu solutions/12-tiling/tiled.cu | awk 'length($0) > 40' | head -3 >> "$planted/chapters/12-tiling/README.md"
+    grep -v -F -x -f labs/18-attention-naive/attention.cu solutions/18-attention-naive/attention.cu |
+        sed 's/attention_forward/naive_attention/' >> "$planted/labs/22-flash-attention/driver/run.cu"
     tar -C "$tmp/planted" -czf "$tmp/planted.tar.gz" "$name"
     tools/ci/release-check "$tmp/planted.tar.gz" > "$tmp/planted.out" 2>&1 && { echo "release-check passes a release holding solutions"; return 1; }
     for expected in "labs/07-reduction/reduce-solved.cu:[0-9]* holds a line of solutions/07-reduction/reduce.cu" \
                     "labs/18-attention-naive/attention.cu.orig is a copy of solutions/18-attention-naive/attention.cu" \
                     "holds tests/grader/hidden/01-why-gpu.c, which the student release leaves out" \
-                    "chapters/12-tiling/README.md:[0-9]* holds a line of solutions/12-tiling/tiled.cu"; do
+                    "chapters/12-tiling/README.md:[0-9]* holds a line of solutions/12-tiling/tiled.cu" \
+                    "labs/22-flash-attention/driver/run.cu:[0-9]* holds a line of solutions/18-attention-naive/attention.cu"; do
         grep -q "$expected" "$tmp/planted.out" || { echo "release-check does not report '$expected':"; cat "$tmp/planted.out"; return 1; }
     done
 }
@@ -107,4 +111,5 @@ ok "make help in the release lists only its commands, and points to RELEASE.md"
 wait "$second_release" && cmp -s "$tarball" "$tmp/b/$name.tar.gz" || bad "two runs of tools/ci/release give different tarballs"
 ok "made twice, the tarball is the same bytes"
 wait "$planted_check" || bad "$(cat "$tmp/plant.log")"
-ok "release-check finds a changed copy of a solution, an exact copy, a hidden test and solution lines in a chapter"
+ok "release-check finds a changed copy of a solution, an exact copy, a hidden test, solution lines in a chapter" \
+   "and an earlier day's answer in a later day's driver"

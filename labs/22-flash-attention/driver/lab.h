@@ -56,8 +56,6 @@ void fill_attention_inputs(float *q, float *k, float *v, int n, int d, float spr
 double flash_predicted_bytes(int n, int d, int causal, int tile);
 
 /* ---- run.cu (driver): host arrays in and out ---- */
-enum { NAIVE_GPU = 0 };   /* "tile" 0: the driver's naive three kernels (day 18's), for comparison */
-
 typedef struct attention_run {
     const char *error;                   /* NULL, or the CUDA error the run ended with */
     long long written_past_end;          /* floats written in the guard after out (must be 0) */
@@ -70,8 +68,7 @@ typedef struct attention_run {
 } attention_run;
 
 /* Copies q, k, v ([n][d] each) to the device, poisons out (followed by a guard), runs
- * flash_attention_forward with `tile` (or, for tile NAIVE_GPU, the driver's naive kernels,
- * with their n x n scratch), and copies out back. With count_metrics, the simulator counts. */
+ * flash_attention_forward with `tile`, and copies out back. With count_metrics, the simulator counts. */
 attention_run gpu_attention(const float *q, const float *k, const float *v, float *out, int n, int d, int causal,
                             int tile, int count_metrics);
 /* On a real GPU: the median microseconds of `repeats` runs (events, after a warm-up) on zeros.

@@ -1,20 +1,20 @@
-/* main.c — Day 22 driver: what FlashAttention moves, against day 18's naive attention, on the GPU
- * (counted) and on this CPU (measured). Do not edit.
+/* main.c — Day 22 driver: what FlashAttention moves, against what any attention that keeps the
+ * n x n scores in memory must move, on the GPU (counted) and on this CPU (measured). Do not edit.
  *
  *   build/22-flash-attention/labs-sim/lab RESULTS.csv     (make check DAY=22 runs it)
  *
- * GPU, one causal head: for n = 64 .. 512 at d = 64, day 18's three kernels (the driver's copy)
- * and your FlashAttention kernel with tiles of 32, each checked against day 18's double
- * reference first (a run that is not right is left out); on the simulator the global bytes each
- * requested (counted) next to the formula's (flash_predicted_bytes) and to 24 n^2, the six trips
- * of day 18's score matrix; then, at n = 256, the bytes for tiles of 8, 16 and 32 and d = 64 and
- * 128. On a real GPU the median times of 20 runs instead.
+ * GPU, one causal head: for n = 64 .. 512 at d = 64, your FlashAttention kernel with tiles of 32,
+ * checked against day 18's double reference first (a run that is not right is left out); on the
+ * simulator the global bytes it requested (counted) next to the formula's (flash_predicted_bytes)
+ * and to 24 n^2, the six trips of day 18's score matrix: the floor of any unfused attention,
+ * however well its matmuls are tiled (day 18's own kernels, untiled, counted far more: its lab
+ * printed them). Then, at n = 256, the bytes for tiles of 8, 16 and 32 and d = 64 and 128. On a
+ * real GPU the median times of 20 runs instead.
  * CPU, one causal head at d = 64, n = 1024 .. 4096: day 18's algorithm in float (n x n scores in
  * memory) and your tiled version (tiles of 32), timed side by side on one core, best of 3.
  * One CSV, three kinds of row (part = gpu-n, gpu-tile or cpu):
- *   part,n,d,tile,naive_bytes,flash_bytes,predicted_flash_bytes,matrix_traffic_bytes,max_error,
- *   naive_gpu_us,flash_gpu_us,naive_cpu_seconds,tiled_cpu_seconds,naive_scratch_bytes,
- *   tiled_scratch_bytes,cpu */
+ *   part,n,d,tile,flash_bytes,predicted_flash_bytes,matrix_traffic_bytes,max_error,flash_gpu_us,
+ *   naive_cpu_seconds,tiled_cpu_seconds,naive_scratch_bytes,tiled_scratch_bytes,cpu */
 #include "lab.h"
 #include "compare.h"
 #include "machine.h"
@@ -63,7 +63,7 @@ static attention_run checked_run(inputs *x, int tile, double *error)
         char why[64];
         snprintf(why, sizeof why, "%zu of %d outputs wrong", result.mismatches, x->n * x->d);
         printf("n = %d, d = %d, %s, tile %d: not right yet (%s): left out. make check DAY=22 says which check fails.\n",
-               x->n, x->d, tile == NAIVE_GPU ? "naive" : "flash", tile, run.error ? run.error : run.written_past_end ?
+               x->n, x->d, "flash", tile, run.error ? run.error : run.written_past_end ?
                "writes past the end" : why);
         *error = NAN;
     }
@@ -85,31 +85,28 @@ static void format_us(char *text, size_t size, double microseconds)
 static void gpu_lengths_part(results *csv)
 {
     const double mib = 1 << 20;
-    printf("GPU: one causal head, d = %d. Global bytes requested (32-byte sectors), counted on the simulator, MiB:\n\n"
-           "     n   naive (day 18)   flash, tile 32   flash predicted   naive / flash   24 n^2 (day 18's matrix trips)\n",
-           HEAD_DIM);
+    printf("GPU: one causal head, d = %d, FlashAttention with tiles of 32. Global bytes requested (32-byte\n"
+           "sectors), counted on the simulator, MiB, against 24 n^2: the score matrix's six trips (written twice,\n"
+           "read four times), which any attention that keeps it in memory moves however its matmuls are tiled:\n\n"
+           "     n   flash (counted)   flash (predicted)   24 n^2 (matrix alone)   matrix / flash\n", HEAD_DIM);
     for (int l = 0; l < GPU_LENGTHS; l++) {
         int n = gpu_lengths[l];
         inputs x = make_inputs(n, HEAD_DIM);
-        double naive_error, flash_error, predicted = flash_predicted_bytes(n, HEAD_DIM, 1, 32), matrix = 24.0 * n * n;
-        attention_run naive = checked_run(&x, NAIVE_GPU, &naive_error);
+        double flash_error, predicted = flash_predicted_bytes(n, HEAD_DIM, 1, 32), matrix = 24.0 * n * n;
         attention_run flash = checked_run(&x, 32, &flash_error);
-        char naive_bytes[32], flash_bytes[32], naive_us[32], flash_us[32];
-        format_bytes(naive_bytes, sizeof naive_bytes, &naive, naive_error);
+        char flash_bytes[32], flash_us[32];
         format_bytes(flash_bytes, sizeof flash_bytes, &flash, flash_error);
-        format_us(naive_us, sizeof naive_us, isnan(naive_error) ? -1 : gpu_attention_microseconds(n, HEAD_DIM, 1,
-                  NAIVE_GPU, GPU_REPEATS));
         format_us(flash_us, sizeof flash_us, isnan(flash_error) ? -1 : gpu_attention_microseconds(n, HEAD_DIM, 1, 32,
                   GPU_REPEATS));
-        if (naive_bytes[0] && flash_bytes[0])
-            printf("%6d   %14.3f   %14.3f   %15.3f   %13.1f   %.3f\n", n, atof(naive_bytes) / mib,
-                   atof(flash_bytes) / mib, predicted / mib, atof(naive_bytes) / atof(flash_bytes), matrix / mib);
-        else if (naive_us[0] || flash_us[0])
-            printf("%6d   measured on this GPU: naive %s us, flash %s us\n", n, naive_us, flash_us);
+        if (flash_bytes[0])
+            printf("%6d   %15.3f   %17.3f   %21.3f   %14.2f\n", n, atof(flash_bytes) / mib, predicted / mib,
+                   matrix / mib, matrix / atof(flash_bytes));
+        else if (flash_us[0])
+            printf("%6d   measured on this GPU: flash %s us\n", n, flash_us);
         char error[32] = "";
         if (!isnan(flash_error)) snprintf(error, sizeof error, "%.3g", flash_error);
-        lab_results_row_or_exit(csv, "gpu-n,%d,%d,32,%s,%s,%.0f,%.0f,%s,%s,%s,,,,,", n, HEAD_DIM, naive_bytes, flash_bytes,
-                        predicted, matrix, error, naive_us, flash_us);
+        lab_results_row_or_exit(csv, "gpu-n,%d,%d,32,%s,%.0f,%.0f,%s,%s,,,,,", n, HEAD_DIM, flash_bytes, predicted,
+                                matrix, error, flash_us);
         free_inputs(&x);
     }
 }
@@ -135,8 +132,8 @@ static void gpu_tiles_part(results *csv)
                                            predicted / mib);
             else used += snprintf(row + used, sizeof row - used, "   %10s %s   %9.3f", us[0] ? us : "-",
                                   us[0] ? "us" : "  ", predicted / mib);   /* a GPU's time, measured */
-            lab_results_row_or_exit(csv, "gpu-tile,%d,%d,%d,,%s,%.0f,%.0f,%s,,%s,,,,,", TILE_N, head_dims[h], tile_sizes[t],
-                            bytes, predicted, 24.0 * TILE_N * TILE_N, error_text, us);
+            lab_results_row_or_exit(csv, "gpu-tile,%d,%d,%d,%s,%.0f,%.0f,%s,%s,,,,,", TILE_N, head_dims[h],
+                                    tile_sizes[t], bytes, predicted, 24.0 * TILE_N * TILE_N, error_text, us);
             free_inputs(&x);
         }
         printf("%s\n", row);
@@ -199,8 +196,8 @@ static void cpu_part(results *csv)
         }
         printf("%6d   %20.4f   %14s   %13s   %9.1f MiB   %9.1f KiB\n", n, naive, tiled_text, ratio,
                scratch / (1 << 20), sizeof *tiles / 1024.0);
-        lab_results_row_or_exit(csv, "cpu,%d,%d,%d,,,,,,,,%.4f,%s,%.0f,%zu,\"%s\"", n, d, CPU_TILE, naive, tiled_text, scratch,
-                        sizeof *tiles, cpu);
+        lab_results_row_or_exit(csv, "cpu,%d,%d,%d,,,,,,%.4f,%s,%.0f,%zu,\"%s\"", n, d, CPU_TILE, naive, tiled_text,
+                                scratch, sizeof *tiles, cpu);
         free(q), free(k), free(v), free(out), free(scores);
     }
     free(tiles);
@@ -212,8 +209,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s RESULTS.csv\n", argv[0]);
         return 2;
     }
-    results csv = lab_results_open_or_exit(argv[1], "part,n,d,tile,naive_bytes,flash_bytes,predicted_flash_bytes,"
-                                            "matrix_traffic_bytes,max_error,naive_gpu_us,flash_gpu_us,"
+    results csv = lab_results_open_or_exit(argv[1], "part,n,d,tile,flash_bytes,predicted_flash_bytes,"
+                                            "matrix_traffic_bytes,max_error,flash_gpu_us,"
                                             "naive_cpu_seconds,tiled_cpu_seconds,naive_scratch_bytes,"
                                             "tiled_scratch_bytes,cpu");
     gpu_lengths_part(&csv);
