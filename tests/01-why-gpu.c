@@ -48,7 +48,7 @@ static void check_vector_add(int n)
     cr_assert(run.error == NULL, "n = %d: the run ended with the CUDA error \"%s\"", n, run.error);
     float *want = malloc(sizeof(float) * n);
     for (int i = 0; i < n; i++) want[i] = value(i, 1) + value(i, 2);
-    comparison result = lab_compare_floats("c", c, want, (size_t)n, 0, 0);
+    lab_comparison result = lab_compare_floats("c", c, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "n = %d: %s", n, result.message);
     cr_assert(run.written_past_end == 0, "n = %d: the kernel wrote %lld elements at or past c[%d], "
               "outside the array", n, run.written_past_end, n);
@@ -77,7 +77,7 @@ static void check_saxpy(int n, float alpha)
     cr_assert(run.error == NULL, "n = %d: the run ended with the CUDA error \"%s\"", n, run.error);
     float *want = malloc(sizeof(float) * n);
     for (int i = 0; i < n; i++) want[i] = alpha * value(i, 3) + value(i, 4);
-    comparison result = lab_compare_floats("y", y, want, (size_t)n, 0, 0);
+    lab_comparison result = lab_compare_floats("y", y, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "n = %d, alpha = %g: %s", n, alpha, result.message);
     cr_assert(run.written_past_end == 0, "n = %d: the kernel wrote %lld elements at or past y[%d]", n,
               run.written_past_end, n);
@@ -161,7 +161,7 @@ static void check_matmul(int n)
               "does a loop run one step too far?", n, past_end, n, n);
     cr_assert(guard_changed(a, nn) == 0 && guard_changed(b, nn) == 0, "n = %d: matmul_naive wrote into a or b, "
               "which are its inputs", n);
-    comparison result = lab_compare_floats("c", c, want, nn, 1e-4, 1e-4);
+    lab_comparison result = lab_compare_floats("c", c, want, nn, 1e-4, 1e-4);
     cr_assert(result.mismatches == 0, "n = %d: %s", n, result.message);
     free(a), free(b), free(c), free(want);
 }

@@ -76,7 +76,7 @@ static void check_matrix_add(int shape)
         gpu_run run = gpu_matrix_add(a, b, c, rows, cols, blocks[k][0], blocks[k][1]);
         cr_assert(run.error == NULL, "%d x %d matrix, %d x %d blocks: CUDA error \"%s\"", rows, cols, blocks[k][0],
                   blocks[k][1], run.error);
-        comparison result = lab_compare_floats("c", c, want, (size_t)n, 0, 0);
+        lab_comparison result = lab_compare_floats("c", c, want, (size_t)n, 0, 0);
         cr_assert(result.mismatches == 0, "%d x %d matrix, %d x %d blocks: %s", rows, cols, blocks[k][0], blocks[k][1],
                   result.message);
         cr_assert(run.written_past_end == 0, "%d x %d matrix, %d x %d blocks: %lld elements written past the end of c",
@@ -104,7 +104,7 @@ Test(matrix_add, each_element_exactly_once, .timeout = 30,
             gpu_run run = gpu_matrix_add_in_place(a, b, rows, cols, blocks[k][0], blocks[k][1]);
             cr_assert(run.error == NULL, "%d x %d, blocks %d x %d: CUDA error \"%s\"", rows, cols, blocks[k][0],
                       blocks[k][1], run.error);
-            comparison result = lab_compare_floats("a", a, want, (size_t)n, 0, 0);
+            lab_comparison result = lab_compare_floats("a", a, want, (size_t)n, 0, 0);
             cr_assert(result.mismatches == 0, "in place, %d x %d matrix, %d x %d blocks: %s", rows, cols, blocks[k][0],
                       blocks[k][1], result.message);
         }
@@ -126,7 +126,7 @@ Test(block_owner_map, matches_the_grid, .timeout = 30,
             lab_poison(owner, sizeof(int) * n);
             gpu_run run = gpu_block_owner_map(owner, rows, cols, bx, by);
             cr_assert(run.error == NULL, "%d x %d, blocks %d x %d: CUDA error \"%s\"", rows, cols, bx, by, run.error);
-            comparison result = lab_compare_ints("owner", owner, want, (size_t)n);
+            lab_comparison result = lab_compare_ints("owner", owner, want, (size_t)n);
             cr_assert(result.mismatches == 0, "%d x %d matrix, %d x %d blocks: %s", rows, cols, bx, by, result.message);
             cr_assert(run.written_past_end == 0, "%d x %d matrix, %d x %d blocks: %lld elements written past the end",
                       rows, cols, bx, by, run.written_past_end);
@@ -142,7 +142,7 @@ static void check_grid_stride(int grid, int threads)
     for (int i = 0; i < n; i++) x[i] = value(i, 5), want[i] = 2.0f * x[i];
     gpu_run run = gpu_scale_grid_stride(x, n, 2.0f, grid, threads);
     cr_assert(run.error == NULL, "grid of %d x %d threads: CUDA error \"%s\"", grid, threads, run.error);
-    comparison result = lab_compare_floats("x", x, want, (size_t)n, 0, 0);
+    lab_comparison result = lab_compare_floats("x", x, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "n = %d, a grid of %d blocks x %d threads (an element scaled twice comes out "
               "x4, one missed x1): %s", n, grid, threads, result.message);
     cr_assert(run.written_past_end == 0, "grid of %d x %d threads: %lld elements written past x[%d]", grid, threads,
@@ -242,7 +242,7 @@ static void check_host_cycle(int rows, int cols)
     for (int i = n; i < n + HOST_GUARD; i++) c[i] = 12345.0f;
     host_cycle_run run = watch_matrix_add_from_host(a, b, c, rows, cols, 32, 8);
     cr_assert(run.error == NULL, "%d x %d: the call left the CUDA error \"%s\"", rows, cols, run.error);
-    comparison result = lab_compare_floats("c", c, want, (size_t)n, 0, 0);
+    lab_comparison result = lab_compare_floats("c", c, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "%d x %d matrix: c in host memory after the call: %s", rows, cols, result.message);
     int past_end = 0;
     for (int i = n; i < n + HOST_GUARD; i++) past_end += c[i] != 12345.0f;

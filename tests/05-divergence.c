@@ -67,7 +67,7 @@ static void check_even_odd(int n)
         lab_poison(y, sizeof(float) * n);
         branch_run run = gpu_even_odd_uniform(x, y, n, block_sizes[k]);
         cr_assert(run.error == NULL, "n = %d, blocks of %d threads: CUDA error \"%s\"", n, block_sizes[k], run.error);
-        comparison result = lab_compare_floats("y", y, want, (size_t)n, 0, 0);
+        lab_comparison result = lab_compare_floats("y", y, want, (size_t)n, 0, 0);
         cr_assert(result.mismatches == 0, "n = %d, blocks of %d threads: %s", n, block_sizes[k], result.message);
         cr_assert(run.written_past_end == 0, "n = %d, blocks of %d threads: %lld elements written past y[%d]", n,
                   block_sizes[k], run.written_past_end, n - 1);
@@ -97,7 +97,7 @@ Test(even_odd, each_element_exactly_once, .timeout = 30,
             branch_run run = gpu_even_odd_uniform_in_place(y, n, block_sizes[k]);
             cr_assert(run.error == NULL, "in place, n = %d, blocks of %d: CUDA error \"%s\"", n, block_sizes[k],
                       run.error);
-            comparison result = lab_compare_floats("x", y, want, (size_t)n, 0, 0);
+            lab_comparison result = lab_compare_floats("x", y, want, (size_t)n, 0, 0);
             cr_assert(result.mismatches == 0, "in place, n = %d, blocks of %d threads: %s", n, block_sizes[k],
                       result.message);
         }
@@ -194,7 +194,7 @@ static void check_offsets(const char *name, const int *given, int n)
     cr_assert(past == 0, "%s: expert_offsets wrote %d int%s past start[%d] (start[%d] = %d): there are %d experts, "
               "so exactly %d starts", name, past, past == 1 ? "" : "s", EXPERTS - 1, EXPERTS, start[EXPERTS], EXPERTS,
               EXPERTS);
-    comparison result = lab_compare_ints("start", start, want, EXPERTS);
+    lab_comparison result = lab_compare_ints("start", start, want, EXPERTS);
     cr_assert(result.mismatches == 0, "%s (counts per expert {%d, %d, %d, %d}, so starts {%d, %d, %d, %d}): %s", name,
               count[0], count[1], count[2], count[3], want[0], want[1], want[2], want[3], result.message);
     free(expert);
@@ -241,7 +241,7 @@ static void check_grouping(const char *name, const int *given, int n)
     group_by_expert(expert, n, order);
     int past = 0;
     for (int i = n; i < n + guard; i++) past += order[i] != 0x5a5a5a5a;
-    comparison result = lab_compare_ints("order", order, want, (size_t)n);
+    lab_comparison result = lab_compare_ints("order", order, want, (size_t)n);
     cr_assert(result.mismatches == 0, "%s: %s%s", name, result.message,
               past ? "; and group_by_expert wrote past the end of order" : "");
     cr_assert(past == 0, "%s: group_by_expert wrote %d element%s past order[%d]", name, past, past == 1 ? "" : "s",
@@ -308,7 +308,7 @@ static void check_experts(const char *name, const int *expert, int n)
     lab_poison(y, sizeof(float) * n);
     branch_run run = gpu_experts_grouped(x, expert, order, y, n);
     cr_assert(run.error == NULL, "%s: CUDA error \"%s\"", name, run.error);
-    comparison result = lab_compare_floats("y", y, want, (size_t)n, 0, 0);
+    lab_comparison result = lab_compare_floats("y", y, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "%s: %s", name, result.message);
     cr_assert(run.written_past_end == 0, "%s: %lld elements written past y[%d]", name, run.written_past_end, n - 1);
     free(x), free(want), free(y), free(order);
@@ -348,7 +348,7 @@ Test(experts, each_token_exactly_once, .timeout = 30,
     gpu_experts_divergent(x, expert, want, n);
     branch_run run = gpu_experts_grouped_in_place(x, expert, order, n);
     cr_assert(run.error == NULL, "in place: CUDA error \"%s\"", run.error);
-    comparison result = lab_compare_floats("x", x, want, (size_t)n, 0, 0);
+    lab_comparison result = lab_compare_floats("x", x, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "in place, %d tokens: %s", n, result.message);
     free(expert), free(order), free(x), free(want);
 }

@@ -528,7 +528,7 @@ static void check_exact(const uint16_t *a, const uint16_t *b, const float *c, in
     run_mma(a, b, c, d, tiles, what);
     reference_mma(a, b, c, exact, scale, tiles);
     for (size_t i = 0; i < count; i++) want[i] = (float)exact[i];
-    comparison result = lab_compare_floats("d", d, want, count, 0, 0);
+    lab_comparison result = lab_compare_floats("d", d, want, count, 0, 0);
     cr_assert(result.mismatches == 0, "%s (d[row * 16 + col]): %s%s", what, result.message, mistaken_for(a, b, c, d, tiles));
     free(d), free(want), free(exact), free(scale);
 }

@@ -56,7 +56,7 @@ static void check_ints(int version)
             long long exact = 0;
             for (int i = 0; i < n; i++) exact += int_value(i);
             int want = (int)exact;
-            comparison result = lab_compare_ints("sum", &got, &want, 1);
+            lab_comparison result = lab_compare_ints("sum", &got, &want, 1);
             cr_assert(result.mismatches == 0, "version %d, n = %d, blocks of %d threads: %s", version, n, threads,
                       result.message);
         }
@@ -105,7 +105,7 @@ static void check_floats(int version)
             cr_assert(run.error == NULL, FAILED_RUN, version, n, threads, run.error, SIMULATOR_SAID(said));
             double exact, depth, bound = float_bound(version, n, threads, &exact, &depth);
             float want = (float)exact;
-            comparison result = lab_compare_floats("sum", &got, &want, 1, 0, bound);
+            lab_comparison result = lab_compare_floats("sum", &got, &want, 1, 0, bound);
             cr_assert(result.mismatches == 0, "version %d, n = %d, blocks of %d threads: %s; allowed: %.3g (%g "
                       "additions deep)", version, n, threads, result.message, bound, depth);
         }
@@ -131,7 +131,7 @@ static reduce_run counted(int version, int threads)
     cr_assert(run.error == NULL, FAILED_RUN, version, METRICS_N, threads, run.error, SIMULATOR_SAID(said));
     double exact, depth, bound = float_bound(version, METRICS_N, threads, &exact, &depth);
     float want = (float)exact;
-    comparison result = lab_compare_floats("sum", &got, &want, 1, 0, bound);
+    lab_comparison result = lab_compare_floats("sum", &got, &want, 1, 0, bound);
     cr_assert(result.mismatches == 0, "version %d is not right yet (n = %d, blocks of %d threads: %s): its counts "
               "mean nothing until it is; the checks above say what is wrong", version, METRICS_N, threads,
               result.message);

@@ -139,7 +139,7 @@ static access_run check_copy(int n, int stride, int offset, int threads, int cou
               "error \"%s\".%s%s", n, stride, offset, threads, run.error, SIMULATOR_SAID(said));
     cr_assert(run.written_past_end == 0, "n = %d, stride %d, offset %d, blocks of %d threads: %lld elements written "
               "past out[n - 1]; threads with i >= n must not write", n, stride, offset, threads, run.written_past_end);
-    comparison result = lab_compare_floats("out", out, want, (size_t)n, 0, 0);
+    lab_comparison result = lab_compare_floats("out", out, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "n = %d, stride %d, offset %d, blocks of %d threads: %s", n, stride, offset,
               threads, result.message);
     free(in), free(out), free(want);
@@ -288,7 +288,7 @@ static access_run check_particles(int n, int threads, int count_metrics)
     float *got = malloc(sizeof(float) * (size_t)n), *want = malloc(sizeof(float) * (size_t)n);
     for (int f = 0; f < 8; f++) {
         for (int i = 0; i < n; i++) got[i] = (&rewrite[i].x)[f], want[i] = (&original[i].x)[f];
-        comparison result = lab_compare_floats(field_names[f], got, want, (size_t)n, 1e-6, 1e-6);
+        lab_comparison result = lab_compare_floats(field_names[f], got, want, (size_t)n, 1e-6, 1e-6);
         cr_assert(result.mismatches == 0, "n = %d, blocks of %d threads: field %s differs from the original's "
                   "step in %zu of the particles: %s", n, threads, field_names[f], result.mismatches, result.message);
     }

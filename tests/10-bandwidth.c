@@ -137,7 +137,7 @@ static void check_result(const char *where, int kernel, size_t n, arrays x, cons
     const char *names[3] = {"a", "b", "c"};
     double *all[3] = {x.a, x.b, x.c};
     int written = kernel == STREAM_SCALE ? 1 : kernel == STREAM_TRIAD ? 0 : 2;
-    comparison result = lab_compare_doubles(names[written], output, want, n, 0, 0);
+    lab_comparison result = lab_compare_doubles(names[written], output, want, n, 0, 0);
     cr_assert(result.mismatches == 0, "%s %s, n = %zu, q = %.12g: %s", where, kernel_names[kernel], n, Q, result.message);
     for (int array = 0; array < 3; array++) {
         if (array == written) continue;
@@ -229,7 +229,7 @@ static void check_counted_bytes(int kernel)
     double *want, *output;
     arrays x = prepare(kernel, n, &want, &output);
     stream_gpu_run run = run_gpu(kernel, n, x, 1);
-    comparison result = lab_compare_doubles("output", output, want, n, 0, 0);
+    lab_comparison result = lab_compare_doubles("output", output, want, n, 0, 0);
     cr_assert(result.mismatches == 0, "CUDA %s is not right yet (n = %zu: %s): its byte counts mean nothing until it "
               "is; the gpu_stream checks say what is wrong", kernel_names[kernel], n, result.message);
     free_arrays(x, want);

@@ -136,7 +136,7 @@ static transpose_run run_checked(int version, int rows, int cols, int count_metr
     cr_assert(run.written_past_end == 0, "version %d, %d x %d: %lld words written after the end of the %d x %d "
               "output: a bound is checked against the wrong dimension", version, rows, cols, run.written_past_end,
               cols, rows);
-    comparison result = lab_compare_floats("out", got, want, n, 0, 0);
+    lab_comparison result = lab_compare_floats("out", got, want, n, 0, 0);
     if (result.mismatches) {
         size_t i = result.first_mismatch;
         cr_assert_fail("version %d, %d x %d (out is %d x %d): %zu of %zu elements wrong; out[%zu][%zu] should be "

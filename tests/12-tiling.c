@@ -91,7 +91,7 @@ static matmul_run run_tiled(int tile, problem *p, int count)
     cr_assert(run.written_outside == 0, "tile %d, m = %d, n = %d, k = %d: %lld floats written outside C (in the guard "
               "regions before and after it): a thread outside the matrix wrote", tile, p->s.m, p->s.n, p->s.k,
               run.written_outside);
-    comparison result = lab_compare_floats("c", p->c, p->want, (size_t)p->s.m * p->s.n, 0, p->tolerance);
+    lab_comparison result = lab_compare_floats("c", p->c, p->want, (size_t)p->s.m * p->s.n, 0, p->tolerance);
     cr_assert(result.mismatches == 0, "tile %d, C (%d x %d) = A (%d x %d) B (%d x %d)%s: %s; allowed error %.2g (the "
               "rounding bound of a %d-long dot product)", tile, p->s.m, p->s.n, p->s.m, p->s.k, p->s.k, p->s.n, why,
               result.message, p->tolerance, p->s.k);
@@ -201,7 +201,7 @@ static void check_cpu(const char *name, cpu_matmul function)
     for (int s = 0; s < CPU_SHAPES; s++) {
         problem p = make_problem(cpu_shapes[s]);
         function(p.a, p.b, p.c, p.s.m, p.s.n, p.s.k);
-        comparison result = lab_compare_floats("c", p.c, p.want, (size_t)p.s.m * p.s.n, 0, p.tolerance);
+        lab_comparison result = lab_compare_floats("c", p.c, p.want, (size_t)p.s.m * p.s.n, 0, p.tolerance);
         cr_assert(result.mismatches == 0, "%s, C (%d x %d) = A (%d x %d) B (%d x %d): %s; allowed error %.2g (the "
                   "rounding bound of a %d-long dot product)", name, p.s.m, p.s.n, p.s.m, p.s.k, p.s.k, p.s.n,
                   result.message, p.tolerance, p.s.k);

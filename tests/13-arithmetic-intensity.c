@@ -70,7 +70,7 @@ typedef struct shape {
 static shape model(const char *name)
 {
     char error[512];
-    table *models = lab_table_read(lab_data_path("models.csv"), error, sizeof error);
+    lab_table *models = lab_table_read(lab_data_path("models.csv"), error, sizeof error);
     cr_assert(models != NULL, "cannot read data/models.csv: %s", error);
     int row = lab_table_find(models, "name", name);
     cr_assert(row >= 0, "data/models.csv has no row %s", name);

@@ -56,7 +56,7 @@ Test(datasheet, converts_to_base_units, .timeout = 5, .description = HINT_DATASH
 Test(ridge, h100_a100_h200_from_gpus_csv, .timeout = 5, .description = HINT_RIDGE " " HINT_DATASHEET)
 {
     static const char *ceilings[] = {"fp16_tensor_tflops", "fp32_tflops"};
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     for (int g = 0; g < GPUS; g++)
         for (int c = 0; c < 2; c++) {
             int row = lab_table_find(gpus, "key", gpu_keys[g]);
@@ -65,7 +65,7 @@ Test(ridge, h100_a100_h200_from_gpus_csv, .timeout = 5, .description = HINT_RIDG
             double gb_per_s = lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s");
             double want = tflops * 1e12 / (gb_per_s * 1e9);
             double got = roofline_ridge_point(roofline_from_datasheet(tflops, gb_per_s));
-            comparison result = lab_compare_doubles("ridge", &got, &want, 1, 1e-12, 0);
+            lab_comparison result = lab_compare_doubles("ridge", &got, &want, 1, 1e-12, 0);
             cr_assert(result.mismatches == 0, "%s, %s = %g and memory_bandwidth_gb_per_s = %g: ridge point %.6g "
                       "FLOP/byte, want %.6g (%s)", lab_table_text_or_exit(gpus, row, "name"), ceilings[c], tflops, gb_per_s,
                       got, want, result.message);
@@ -78,7 +78,7 @@ Test(ridge, of_made_up_machines, .timeout = 5, .description = HINT_RIDGE)
     for (int m = 0; m < MADE_UP; m++) {
         roofline machine = exact(made_up[m].tflops, made_up[m].gb_per_s);
         double got = roofline_ridge_point(machine), want = machine.peak_flop_per_s / machine.bandwidth_byte_per_s;
-        comparison result = lab_compare_doubles("ridge", &got, &want, 1, 1e-12, 0);
+        lab_comparison result = lab_compare_doubles("ridge", &got, &want, 1, 1e-12, 0);
         cr_assert(result.mismatches == 0, "%s (%.6g FLOP/s, %.6g byte/s): ridge point %.6g FLOP/byte, want %.6g",
                   made_up[m].what, machine.peak_flop_per_s, machine.bandwidth_byte_per_s, got, want);
     }
@@ -119,7 +119,7 @@ Test(predicted_time, is_the_larger_of_compute_and_memory_time, .timeout = 5, .de
             double flops = cases[c][0], bytes = cases[c][1];
             double compute = flops / machine.peak_flop_per_s, memory = bytes / machine.bandwidth_byte_per_s;
             double want = compute > memory ? compute : memory, got = roofline_predicted_seconds(machine, flops, bytes);
-            comparison result = lab_compare_doubles("seconds", &got, &want, 1, 1e-12, 0);
+            lab_comparison result = lab_compare_doubles("seconds", &got, &want, 1, 1e-12, 0);
             cr_assert(result.mismatches == 0, "%s, %g FLOPs and %g bytes: %.6g s, want %.6g s (compute alone %.6g s, "
                       "memory alone %.6g s)", made_up[m].what, flops, bytes, got, want, compute, memory);
         }
@@ -150,7 +150,7 @@ Test(kernels, llama_decode_memory_bound_prefill_compute_bound, .timeout = 30, .d
 {
     week_kernel kernels[WEEK_KERNELS];
     cr_assert(week_kernels(kernels) == NULL, "a kernel of run.cu failed");
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     for (int g = 0; g < GPUS; g++) {
         int row = lab_table_find(gpus, "key", gpu_keys[g]);
         roofline machine = roofline_from_datasheet(lab_table_number_or_exit(gpus, row, "fp16_tensor_tflops"),
@@ -166,7 +166,7 @@ Test(kernels, llama_decode_memory_bound_prefill_compute_bound, .timeout = 30, .d
                   want_machine.peak_flop_per_s / want_machine.bandwidth_byte_per_s);
         double want = kernel_bytes(decode) / want_machine.bandwidth_byte_per_s;
         double got = roofline_predicted_seconds(machine, decode->flops, kernel_bytes(decode));
-        comparison result = lab_compare_doubles("decode seconds", &got, &want, 1, 1e-9, 0);
+        lab_comparison result = lab_compare_doubles("decode seconds", &got, &want, 1, 1e-9, 0);
         cr_assert(result.mismatches == 0, "%s: one decode step of Llama-2-7B's linear maps (%.4g bytes): %.6g ms, "
                   "want %.6g ms, the time to read the weights once", lab_table_text_or_exit(gpus, row, "name"),
                   kernel_bytes(decode), got * 1e3, want * 1e3);
@@ -216,7 +216,7 @@ Test(peak, flops_and_lane_sum_are_what_the_chains_did, .timeout = 10, .descripti
                   "FLOPs, %.9g per iteration; want a whole number of chains x %g (2 FLOPs x %d lanes)", iterations[t],
                   flops, flops / (double)iterations[t], per_iteration, SIMD_FLOATS);
         float want = (float)(chains * one);   /* every chain computes what the single chain does */
-        comparison result = lab_compare_floats("lane_sum", &lane_sum, &want, 1, 1e-5, 1e-6);
+        lab_comparison result = lab_compare_floats("lane_sum", &lane_sum, &want, 1, 1e-5, 1e-6);
         cr_assert(result.mismatches == 0, "%ld iterations from start %g: *lane_sum = %.7g, want %.7g, which is %g "
                   "chains (from the FLOPs you returned) x %.7g, the lane sum of one chain (%s)", iterations[t],
                   starts[t], lane_sum, want, chains, one, result.message);

@@ -23,14 +23,14 @@ enum { SHAPES = 7 };
 static const char *const pair_names[] = {"NN", "NT", "TN", "TT"};
 
 /* Compares the m x n elements of two arrays with row stride ld (the padding left out). */
-static comparison compare_rows(const float *got, const float *want, int m, int n, size_t ld, double tolerance)
+static lab_comparison compare_rows(const float *got, const float *want, int m, int n, size_t ld, double tolerance)
 {
     float *got_packed = malloc(sizeof(float) * m * n), *want_packed = malloc(sizeof(float) * m * n);
     for (int i = 0; i < m; i++) {
         memcpy(got_packed + (size_t)i * n, got + i * ld, sizeof(float) * n);
         memcpy(want_packed + (size_t)i * n, want + i * ld, sizeof(float) * n);
     }
-    comparison result = lab_compare_floats("c", got_packed, want_packed, (size_t)m * n, 0, tolerance);
+    lab_comparison result = lab_compare_floats("c", got_packed, want_packed, (size_t)m * n, 0, tolerance);
     free(got_packed), free(want_packed);
     return result;
 }
@@ -85,7 +85,7 @@ static void check_case(int transpose_a, int transpose_b, shape s, int pad)
     for (size_t i = 0; i < c_floats; i++)
         padding_written += (int)(i % g.ldc) >= s.n && !lab_float_is_poison(c[i]);
     const char *mistake = NULL;
-    comparison result = compare_rows(c, want, g.m, g.n, g.ldc, tolerance);
+    lab_comparison result = compare_rows(c, want, g.m, g.n, g.ldc, tolerance);
     if (padding_written || result.mismatches) mistake = gemm_name_the_mistake(&g, a, b, c);
     cr_assert(padding_written == 0, "%s: %lld floats written in the padding of C (columns %d .. %d of each row): %s",
               what, padding_written, s.n, g.ldc - 1, mistake ? mistake : "C's leading dimension is ldc, its "
@@ -165,7 +165,7 @@ Test(gemmex, bf16_in_fp32_out, .timeout = 30,
                   "gemm_row_major_bf16 returned ", run.error ? "" : cublasGetStatusName(run.status),
                   run.error ? "" : status_advice(run.status), SIMULATOR_SAID(said));
         cr_assert(run.written_past_end == 0, "BF16: %lld words written past the end of C", run.written_past_end);
-        comparison result = compare_rows(c, want, g.m, g.n, g.ldc, tolerance);
+        lab_comparison result = compare_rows(c, want, g.m, g.n, g.ldc, tolerance);
         cr_assert(result.mismatches == 0, "BF16 C (%d x %d, ldc %d) = A (lda %d) B (ldb %d): %s; allowed error %.2g "
                   "(the inputs are the BF16 values; the products are exact in FP32). C^T = B^T A^T here too: B "
                   "first; an element still NaN, the poison, was never written, or was added to: beta must be 0.",
@@ -211,7 +211,7 @@ Test(batched, strided_with_gaps, .timeout = 30,
             gap_written += i % stride_c >= sh.m * sh.n && !lab_float_is_poison(c[i]);
         cr_assert(gap_written == 0, "batch of %d, C_i (%d x %d), stride_c %lld: %lld floats written in the gaps "
                   "between the C_i: is stride_c the one passed for C?", BATCHES, sh.m, sh.n, stride_c, gap_written);
-        comparison result = compare_rows(c, want, BATCHES, sh.m * sh.n, stride_c, tolerance);
+        lab_comparison result = compare_rows(c, want, BATCHES, sh.m * sh.n, stride_c, tolerance);
         cr_assert(result.mismatches == 0, "batch of %d, C_i (%d x %d) = A_i (%d x %d) B_i (%d x %d), strides %lld, "
                   "%lld, %lld: %s; allowed error %.2g. B first with stride_b, then A with stride_a; beta 0.",
                   BATCHES, sh.m, sh.n, sh.m, sh.k, sh.k, sh.n, stride_a, stride_b, stride_c, result.message, tolerance);

@@ -57,22 +57,22 @@ static decoder_shape with(decoder_shape s, int qkv_bias, int tied)
 }
 
 /* Rows of data/models.csv */
-static int model_row(const table *models, const char *name)
+static int model_row(const lab_table *models, const char *name)
 {
     int row = lab_table_find(models, "name", name);
     cr_assert(row >= 0, "data/models.csv has no row %s", name);
     return row;
 }
 
-static table *read_models(void)
+static lab_table *read_models(void)
 {
     char error[512];
-    table *models = lab_table_read(lab_data_path("models.csv"), error, sizeof error);
+    lab_table *models = lab_table_read(lab_data_path("models.csv"), error, sizeof error);
     cr_assert(models != NULL, "cannot read data/models.csv: %s", error);
     return models;
 }
 
-static decoder_shape shape_of_row(const table *models, int row)
+static decoder_shape shape_of_row(const lab_table *models, int row)
 {
     decoder_shape s = {(int)lab_table_number_or_exit(models, row, "layers"), (int)lab_table_number_or_exit(models, row, "hidden_size"),
                        (int)lab_table_number_or_exit(models, row, "attention_heads"), (int)lab_table_number_or_exit(models, row, "kv_heads"),
@@ -85,7 +85,7 @@ static decoder_shape shape_of_row(const table *models, int row)
 
 static decoder_shape model(const char *name)
 {
-    table *models = read_models();
+    lab_table *models = read_models();
     decoder_shape s = shape_of_row(models, model_row(models, name));
     lab_table_free(models);
     return s;
@@ -206,7 +206,7 @@ Test(model, hand_counted, .timeout = 10,
 
 static void expect_published(const char *name, int64_t published)
 {
-    table *models = read_models();
+    lab_table *models = read_models();
     int row = model_row(models, name);
     decoder_shape s = shape_of_row(models, row);
     int64_t listed = (int64_t)lab_table_number_or_exit(models, row, "parameters");
@@ -250,7 +250,7 @@ Test(model, every_dense_row_and_lib_perfmodel, .timeout = 10,
      .description = "Every dense model of data/models.csv (Qwen2-7B with its Q/K/V biases among them) adds up to "
                     "its published count, and to lib/perfmodel's.")
 {
-    table *models = read_models();
+    lab_table *models = read_models();
     int dense = 0;
     for (int row = 0; row < models->rows; row++) {
         if (lab_table_number_or_exit(models, row, "experts") > 1) continue;
@@ -262,7 +262,7 @@ Test(model, every_dense_row_and_lib_perfmodel, .timeout = 10,
         cr_assert(got == published, "model_parameters(%s) = %lld, want the published %lld (off by %lld)%s%s", name,
                   (long long)got, (long long)published, (long long)(got - published), *why ? ": " : "", why);
         char error[512];
-        ModelShape m;
+        perfmodel_shape m;
         cr_assert(perfmodel_load_model_shape(name, &m, error, sizeof error) == 0, "%s", error);
         cr_assert(got == perfmodel_shape_parameters(&m), "model_parameters(%s) = %lld, lib/perfmodel counts %lld", name,
                   (long long)got, (long long)perfmodel_shape_parameters(&m));
@@ -402,7 +402,7 @@ Test(flops, no_context_is_two_flops_per_multiplied_parameter, .timeout = 10,
                     "parameter: the exact form of the 2-FLOPs-per-parameter rule. One position adds attention's "
                     "per-position cost.")
 {
-    table *models = read_models();
+    lab_table *models = read_models();
     for (int row = 0; row < models->rows; row++) {
         if (lab_table_number_or_exit(models, row, "experts") > 1) continue;
         const char *name = lab_table_text_or_exit(models, row, "name");
@@ -472,15 +472,15 @@ Test(flops, widths_past_what_a_float_holds, .timeout = 10,
 }
 
 /* lib/perfmodel's FLOPs for a model, with one prompt and `gen` generated tokens */
-static Estimate library_estimate(const char *name, int prompt, int gen)
+static perfmodel_prediction library_estimate(const char *name, int prompt, int gen)
 {
     char error[512];
-    ModelShape m;
-    Hardware h;
+    perfmodel_shape m;
+    perfmodel_hardware h;
     cr_assert(perfmodel_load_model_shape(name, &m, error, sizeof error) == 0, "%s", error);
     cr_assert(perfmodel_load_gpu("h100-sxm", &h, error, sizeof error) == 0, "%s", error);
-    Workload w = {DTYPE_FP16, DTYPE_FP16, 1, prompt, gen};
-    Estimate e;
+    perfmodel_workload w = {DTYPE_FP16, DTYPE_FP16, 1, prompt, gen};
+    perfmodel_prediction e;
     perfmodel_estimate(&m, &h, &w, &e);
     return e;
 }
@@ -494,7 +494,7 @@ Test(flops, decode_and_prefill_agree_with_lib_perfmodel, .timeout = 10,
     const char *names[] = {"Llama-2-7B", "Llama-2-70B", "Llama-3-8B", "Qwen2-7B"};
     for (int i = 0; i < 4; i++) {
         decoder_shape s = model(names[i]);
-        Estimate decode = library_estimate(names[i], 1000, 1);
+        perfmodel_prediction decode = library_estimate(names[i], 1000, 1);
         double yours = token_flops_total(forward_flops_per_token(&s, 1001));
         cr_assert(yours == decode.decode_step_flops, "%s: a token attending to 1001 positions costs %.17g FLOPs by your "
                   "count, %.17g by lib/perfmodel's", names[i], yours, decode.decode_step_flops);
@@ -504,7 +504,7 @@ Test(flops, decode_and_prefill_agree_with_lib_perfmodel, .timeout = 10,
             token_flops f = forward_flops_per_token(&s, p + 1);
             prefill += token_flops_total(f) - (p + 1 < PROMPT ? f.classifier : 0);
         }
-        Estimate library = library_estimate(names[i], PROMPT, 1);
+        perfmodel_prediction library = library_estimate(names[i], PROMPT, 1);
         cr_assert(prefill == library.prefill_flops, "%s: a %d-token prefill costs %.17g FLOPs by your counts, %.17g by "
                   "lib/perfmodel's", names[i], PROMPT, prefill, library.prefill_flops);
     }

@@ -83,7 +83,7 @@ static void check_softmax(int version, row_kind kind)
         cr_assert(run.written_past_end == 0, "%s, %d rows of n = %d: %lld floats written past the end of y (the "
                   "guard after the last row changed): is a loop bound n, and a row's start r * n?",
                   version_names[version], ROWS, n, run.written_past_end);
-        comparison result = lab_compare_floats("y", y, want, (size_t)ROWS * n, SOFTMAX_RELATIVE, TINY);
+        lab_comparison result = lab_compare_floats("y", y, want, (size_t)ROWS * n, SOFTMAX_RELATIVE, TINY);
         cr_assert(result.mismatches == 0, "%s, %d rows of n = %d (y[r * n + i] is row r's element i), %s: %s",
                   version_names[version], ROWS, n, kind_names[kind], result.message);
         free(x), free(y), free(want);
@@ -103,7 +103,7 @@ static row_run counted_softmax(int version)
     lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, FAILED_RUN, version_names[version], COUNTED_ROWS, COUNTED_N, run.error,
               SIMULATOR_SAID(said));
-    comparison result = lab_compare_floats("y", y, want, (size_t)count, SOFTMAX_RELATIVE, TINY);
+    lab_comparison result = lab_compare_floats("y", y, want, (size_t)count, SOFTMAX_RELATIVE, TINY);
     cr_assert(result.mismatches == 0, "%s is not right yet (%d rows of n = %d: %s): its counts mean nothing until "
               "it is; the checks above say what is wrong", version_names[version], COUNTED_ROWS, COUNTED_N,
               result.message);
@@ -262,7 +262,7 @@ Test(version3, longest_row, .timeout = 30,
     row_run run = gpu_softmax(3, x, y, 1, n, 0);
     lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, FAILED_RUN, version_names[3], 1, n, run.error, SIMULATOR_SAID(said));
-    comparison result = lab_compare_floats("y", y, want, (size_t)n, SOFTMAX_RELATIVE, TINY);
+    lab_comparison result = lab_compare_floats("y", y, want, (size_t)n, SOFTMAX_RELATIVE, TINY);
     cr_assert(result.mismatches == 0, "version 3, one row of n = %d: %s", n, result.message);
     free(x), free(y), free(want);
 }
@@ -295,7 +295,7 @@ static void check_rmsnorm(norm_kind kind)
         cr_assert(run.error == NULL, FAILED_RUN, "rmsnorm", ROWS, n, run.error, SIMULATOR_SAID(said));
         cr_assert(run.written_past_end == 0, "rmsnorm, %d rows of n = %d: %lld floats written past the end of y",
                   ROWS, n, run.written_past_end);
-        comparison result = lab_compare_floats("y", y, want, (size_t)ROWS * n, RMSNORM_RELATIVE, TINY);
+        lab_comparison result = lab_compare_floats("y", y, want, (size_t)ROWS * n, RMSNORM_RELATIVE, TINY);
         cr_assert(result.mismatches == 0, "rmsnorm, %d rows of n = %d (y[r * n + i] is row r's element i), %s: %s",
                   ROWS, n, norm_kind_names[kind], result.message);
         free(x), free(y), free(want), free(weight);
@@ -327,7 +327,7 @@ Test(rmsnorm, one_row, .timeout = 30,
     rmsnorm_reference(x, weight, want, 1, N, 1e-5f);
     row_run run = gpu_rmsnorm(x, weight, y, 1, N, 1e-5f, 0);
     cr_assert(run.error == NULL, "rmsnorm of 1 row of n = %d: the CUDA error \"%s\"", N, run.error);
-    comparison result = lab_compare_floats("y", y, want, N, RMSNORM_RELATIVE, TINY);
+    lab_comparison result = lab_compare_floats("y", y, want, N, RMSNORM_RELATIVE, TINY);
     cr_assert(result.mismatches == 0, "rmsnorm of 1 row of n = %d: %s", N, result.message);
 }
 
@@ -343,7 +343,7 @@ Test(rmsnorm, reads_and_writes, .timeout = 30,
     rmsnorm_reference(x, weight, want, COUNTED_ROWS, COUNTED_N, 1e-5f);
     row_run run = gpu_rmsnorm(x, weight, y, COUNTED_ROWS, COUNTED_N, 1e-5f, 1);
     cr_assert(run.error == NULL, "rmsnorm: the CUDA error \"%s\"", run.error);
-    comparison result = lab_compare_floats("y", y, want, (size_t)count, RMSNORM_RELATIVE, TINY);
+    lab_comparison result = lab_compare_floats("y", y, want, (size_t)count, RMSNORM_RELATIVE, TINY);
     cr_assert(result.mismatches == 0, "rmsnorm is not right yet (%s): its counts mean nothing until it is",
               result.message);
     free(x), free(y), free(want), free(weight);

@@ -51,7 +51,7 @@ static void check_shape(int n, int d, int causal, float spread, double p_relativ
     cr_assert(run.written_past_end == 0, "%s attention, n = %d, d = %d: %lld floats written past the end of scores or "
               "out (the guard after them changed): does every kernel return when its i, j or c is outside the matrix?",
               kind, n, d, run.written_past_end);
-    comparison result = lab_compare_floats("P", p, want_p, (size_t)n * n, p_relative, P_ABSOLUTE);
+    lab_comparison result = lab_compare_floats("P", p, want_p, (size_t)n * n, p_relative, P_ABSOLUTE);
     cr_assert(result.mismatches == 0, "%s attention, n = %d, d = %d: the score matrix after the softmax (P[i * n + j], "
               "query i's weight on key j, each row summing to 1%s) is wrong: %s", kind, n, d,
               causal ? " over j <= i, 0 for j > i" : "", result.message);
@@ -130,7 +130,7 @@ static attention_run counted(int n, int d)
     attention_run run = gpu_attention(q, k, v, out, NULL, n, d, 1, 1);
     lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, FAILED_RUN, "causal", n, d, run.error, SIMULATOR_SAID(said));
-    comparison result = lab_compare_floats("out", out, want, (size_t)n * d, OUT_RELATIVE, OUT_ABSOLUTE);
+    lab_comparison result = lab_compare_floats("out", out, want, (size_t)n * d, OUT_RELATIVE, OUT_ABSOLUTE);
     cr_assert(result.mismatches == 0, "causal attention, n = %d, d = %d, is not right yet (%s): its counts mean "
               "nothing until it is; the checks above say what is wrong", n, d, result.message);
     free(q), free(k), free(v), free(out), free(want);

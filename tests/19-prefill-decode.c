@@ -1,7 +1,7 @@
 /* 19-prefill-decode.c — the checks for day 19, in the order of lab.h: the bytes of stored
  * weights; one forward step counted by hand on a shape small enough for paper (written out
  * beside each case), then a chunked prefill; your counts against the engine's own counters
- * (Session.counters) for grouped-query and multi-head shapes, tied and untied classifiers,
+ * (llama_session.counters) for grouped-query and multi-head shapes, tied and untied classifiers,
  * FP32 and INT8 weights, and a prompt longer than one step; your instrumented run of the two
  * phases (each phase's counters alone, and the decode step's logits equal to the whole
  * sequence recomputed); intensity, and prefill's over decode's against the chapter's estimate;
@@ -20,10 +20,10 @@ static char error[512];
 /* The hand shape: dim 8, MLP 12 wide, 2 layers, 4 query heads of 2 sharing 2 KV heads (kv_dim
  * 4), 10 tokens, room for 16, untied. One layer's matrices: Wq 64 + Wk 32 + Wv 32 + Wo 64 +
  * W1, W2, W3 96 each = 480 values; the classifier 80. */
-static const LlamaConfig hand = {8, 12, 2, 4, 2, 10, 16, 0};
+static const llama_config hand = {8, 12, 2, 4, 2, 10, 16, 0};
 
-static stored_model fp32_model(LlamaConfig c) { return (stored_model){c, WEIGHTS_FP32, 0}; }
-static stored_model int8_model(LlamaConfig c, int group) { return (stored_model){c, WEIGHTS_INT8, group}; }
+static stored_model fp32_model(llama_config c) { return (stored_model){c, WEIGHTS_FP32, 0}; }
+static stored_model int8_model(llama_config c, int group) { return (stored_model){c, WEIGHTS_INT8, group}; }
 
 /* ---------------------------------------------------------------------------------
  * Comparing counts field by field, with what each field is made of */
@@ -149,16 +149,16 @@ Test(prefill, step_rows_dividing_the_prompt, .timeout = 5,
 /* ---------------------------------------------------------------------------------
  * 3. Against the engine's counters */
 
-static void build(Transformer *t, LlamaConfig c, int int8, uint64_t seed)
+static void build(llama_transformer *t, llama_config c, int int8, uint64_t seed)
 {
     cr_assert(llama_build_transformer_generated(t, &c, seed, error, sizeof error) == 0, "%s", error);
     if (int8)
         cr_assert(llama_quantize_transformer(t, llama_int8_group_size(&c, 64), error, sizeof error) == 0, "%s", error);
 }
 
-static LlamaConfig named(const char *name)
+static llama_config named(const char *name)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape(name, &c, error, sizeof error) == 0, "%s", error);
     return c;
 }
@@ -170,11 +170,11 @@ static void make_tokens(int *tokens, int n, int vocab)
 
 /* The engine's counters for a prefill of `prompt` and one decode step, run here (not by your
  * run_prefill_then_decode, which is checked on its own below). */
-static void engine_counts(const Transformer *t, int prompt, LlamaCounters *prefill, LlamaCounters *decode, int *step_rows)
+static void engine_counts(const llama_transformer *t, int prompt, llama_counters *prefill, llama_counters *decode, int *step_rows)
 {
     int *tokens = malloc((size_t)(prompt + 1) * sizeof(int));
     make_tokens(tokens, prompt + 1, t->config.vocab_size);
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, t, 1, prompt + 1, 1, error, sizeof error) == 0, "%s", error);
     *step_rows = s.max_rows;
     cr_assert(llama_prefill(&s, 0, tokens, prompt, error, sizeof error), "%s", error);
@@ -186,11 +186,11 @@ static void engine_counts(const Transformer *t, int prompt, LlamaCounters *prefi
     free(tokens);
 }
 
-static void against_engine(const char *what, LlamaConfig c, int int8, int prompt)
+static void against_engine(const char *what, llama_config c, int int8, int prompt)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, c, int8, 19);
-    LlamaCounters prefill, decode;
+    llama_counters prefill, decode;
     int step_rows;
     engine_counts(&t, prompt, &prefill, &decode, &step_rows);
     stored_model m = stored_model_of(&t);
@@ -235,7 +235,7 @@ Test(engine, prompt_longer_than_a_step, .timeout = 60,
      .description = "A 1030-token prompt is cut into steps of 512, 512 and 6 rows: the weights are read 3 times, "
                     "the classifier once, in the last step.")
 {
-    LlamaConfig c = named("tiny");
+    llama_config c = named("tiny");
     c.seq_len = 1100;
     against_engine("tiny with room for 1100 tokens, FP32", c, 0, 1030);
 }
@@ -276,16 +276,16 @@ static double largest_difference(const float *a, const float *b, int n)
 }
 
 /* prompt then one decode step, by your run; compared with the whole sequence prefilled at once */
-static void check_run(LlamaConfig c, int int8, int prompt)
+static void check_run(llama_config c, int int8, int prompt)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, c, int8, 7);
     int vocab = c.vocab_size, *tokens = malloc((size_t)(prompt + 1) * sizeof(int));
     make_tokens(tokens, prompt + 1, vocab);
     float *decoded = malloc((size_t)vocab * sizeof(float)), *full = malloc((size_t)vocab * sizeof(float));
     for (int i = 0; i < vocab; i++) decoded[i] = NAN;
 
-    Session s, whole;
+    llama_session s, whole;
     cr_assert(llama_build_session(&s, &t, 1, prompt + 1, 1, error, sizeof error) == 0, "%s", error);
     phase_run run = run_prefill_then_decode(&s, tokens, prompt, tokens[prompt], decoded);
     cr_assert(run.error == NULL, "run_prefill_then_decode reported an error: %s", run.error);
@@ -303,7 +303,7 @@ static void check_run(LlamaConfig c, int int8, int prompt)
               "token `next`, appended after the prompt to sequence 0, copied before any other call", prompt + 1,
               difference, decoded[0], full[0]);
 
-    LlamaCounters prefill, decode;
+    llama_counters prefill, decode;
     int step_rows;
     engine_counts(&t, prompt, &prefill, &decode, &step_rows);
     expect_counts("run_prefill_then_decode's prefill counters", counts_of(&run.prefill), counts_of(&prefill));
@@ -367,9 +367,9 @@ Test(intensity, estimate_by_hand, .timeout = 5,
 /* prefill's intensity over decode's from the engine's counters, through your phase_intensity */
 static void check_ratio(const char *name, int prompt, double margin)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, named(name), 0, 3);
-    LlamaCounters prefill, decode;
+    llama_counters prefill, decode;
     int step_rows;
     engine_counts(&t, prompt, &prefill, &decode, &step_rows);
     phase_counts p = counts_of(&prefill), d = counts_of(&decode);
@@ -405,14 +405,14 @@ Test(timing, prefill_cheaper_per_token_decode_cheaper_per_step, .timeout = 120,
                     "step (the weights are read once for 64 tokens), and one decode step less than the whole prefill.")
 {
     enum { PROMPT = 64 };
-    Transformer t;
+    llama_transformer t;
     build(&t, named("15M"), 0, 1);
     int tokens[PROMPT + 1];
     make_tokens(tokens, PROMPT + 1, t.config.vocab_size);
     float *logits = malloc((size_t)t.config.vocab_size * sizeof(float));
     double prefill = INFINITY, decode = INFINITY;
     for (int r = 0; r < 3; r++) {
-        Session s;
+        llama_session s;
         cr_assert(llama_build_session(&s, &t, 1, PROMPT + 1, 1, error, sizeof error) == 0, "%s", error);
         phase_run run = run_prefill_then_decode(&s, tokens, PROMPT, tokens[PROMPT], logits);
         cr_assert(run.error == NULL, "%s", run.error);

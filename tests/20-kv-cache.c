@@ -62,14 +62,14 @@ Test(formula, hand_counted, .timeout = 10,
                  "No tokens, no cache.");
 }
 
-static table *read_models(void)
+static lab_table *read_models(void)
 {
-    table *models = lab_table_read(lab_data_path("models.csv"), error, sizeof error);
+    lab_table *models = lab_table_read(lab_data_path("models.csv"), error, sizeof error);
     cr_assert(models != NULL, "cannot read data/models.csv: %s", error);
     return models;
 }
 
-static kv_model model_of_row(const table *models, int row)
+static kv_model model_of_row(const lab_table *models, int row)
 {
     kv_model m = {(int)lab_table_number_or_exit(models, row, "layers"), (int)lab_table_number_or_exit(models, row, "hidden_size"),
                   (int)lab_table_number_or_exit(models, row, "attention_heads"), (int)lab_table_number_or_exit(models, row, "kv_heads"),
@@ -79,7 +79,7 @@ static kv_model model_of_row(const table *models, int row)
 
 static kv_model model(const char *name)
 {
-    table *models = read_models();
+    lab_table *models = read_models();
     int row = lab_table_find(models, "name", name);
     cr_assert(row >= 0, "data/models.csv has no row %s", name);
     kv_model m = model_of_row(models, row);
@@ -115,7 +115,7 @@ Test(formula, every_model_equals_lib_llama, .timeout = 10,
      .description = "Every model of data/models.csv, in FP8, FP16 and FP32, at 1 to 131072 tokens and batches of 1 "
                     "and 64, equals lib/llama's llama_kv_cache_bytes.")
 {
-    table *models = read_models();
+    lab_table *models = read_models();
     const int bytes[] = {1, 2, 4};
     const int64_t tokens[] = {1, 4096, 131072};
     const int64_t batches[] = {1, 64};
@@ -448,7 +448,7 @@ static void expect_attention(const kv_cache *c, int length, float query_range, u
                 for (int i = 0; i < c->head_dim; i++) want[i] = (float)reference[i];
                 char name[160];
                 snprintf(name, sizeof name, "out of head %d, sequence %d, layer %d, length %d (%s)", h, s, l, length, what);
-                comparison r = lab_compare_floats(name, out, want, (size_t)c->head_dim, 1e-5, 1e-6);
+                lab_comparison r = lab_compare_floats(name, out, want, (size_t)c->head_dim, 1e-5, 1e-6);
                 cr_assert(r.mismatches == 0, "%s", r.message);
             }
     free(query), free(out), free(scores), free(want), free(reference);
@@ -464,7 +464,7 @@ Test(attend, one_position_is_its_value, .timeout = 10,
         lab_poison(out, sizeof out);
         kv_cache_attend(&c, out, query, 0, 0, h, 1, scores);
         const float *value = c.values + (size_t)h * 4;
-        comparison r = lab_compare_floats("out, one position", out, value, 4, 0, 0);
+        lab_comparison r = lab_compare_floats("out, one position", out, value, 4, 0, 0);
         cr_assert(r.mismatches == 0, "head %d, one position: out must be exactly that position's value of head %d "
                   "(elements %d .. %d of its row). %s", h, h, 4 * h, 4 * h + 3, r.message);
     }
@@ -508,9 +508,9 @@ Test(attend, large_scores, .timeout = 10,
 /* ---------------------------------------------------------------------------------
  * The toy Llama with your cache */
 
-static void build_model(Transformer *t)
+static void build_model(llama_transformer *t)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(kv_check_shape(&c, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_transformer_generated(t, &c, 20, error, sizeof error) == 0, "%s", error);
 }
@@ -523,7 +523,7 @@ static void expect_plug_fine(const kv_plug *plug, const char *when)
 
 static void expect_logits(const float *got, const float *want, int vocab, const char *what)
 {
-    comparison r = lab_compare_floats(what, got, want, (size_t)vocab, 1e-4, 1e-4);
+    lab_comparison r = lab_compare_floats(what, got, want, (size_t)vocab, 1e-4, 1e-4);
     cr_assert(r.mismatches == 0, "%s", r.message);
 }
 
@@ -531,10 +531,10 @@ Test(engine, a_prompt_through_your_cache, .timeout = 30,
      .description = "The toy Llama prefills an 8-token prompt with your cache in place of its own: one append per "
                     "token and layer, and the logits of its own cache (attention within the prompt is causal).")
 {
-    Transformer t;
+    llama_transformer t;
     build_model(&t);
     int vocab = t.config.vocab_size, prompt[8] = {1, 17, 4, 60, 33, 2, 90, 12};
-    Session own, yours;
+    llama_session own, yours;
     kv_plug plug;
     cr_assert(llama_build_session(&own, &t, 1, 16, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&yours, &t, 1, 16, 1, error, sizeof error) == 0, "%s", error);
@@ -564,10 +564,10 @@ Test(engine, tokens_128_steps_equal_recomputing, .timeout = 60,
                     "whole sequence recomputed for every token.")
 {
     enum { PROMPT = 5, STEPS = 128 };
-    Transformer t;
+    llama_transformer t;
     build_model(&t);
     int vocab = t.config.vocab_size, tokens[PROMPT + STEPS + 1] = {1, 9, 4, 33, 2};
-    Session cached, uncached;
+    llama_session cached, uncached;
     kv_plug plug;
     cr_assert(llama_build_session(&cached, &t, 1, PROMPT + STEPS, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&uncached, &t, 1, PROMPT + STEPS, 1, error, sizeof error) == 0, "%s", error);
@@ -606,13 +606,13 @@ Test(engine, two_sequences_at_once, .timeout = 30,
      .description = "A batch of two sequences of different lengths, prefilled together and decoded together for 12 "
                     "steps: each keeps its own tokens in your cache, and the logits equal the engine's own cache's.")
 {
-    Transformer t;
+    llama_transformer t;
     build_model(&t);
     int vocab = t.config.vocab_size;
     int a[6] = {3, 1, 4, 1, 5, 9}, b[3] = {2, 7, 1};
     const int *prompts[2] = {a, b};
     int lengths[2] = {6, 3}, sequences[2] = {0, 1};
-    Session own, yours;
+    llama_session own, yours;
     kv_plug plug;
     cr_assert(llama_build_session(&own, &t, 2, 24, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&yours, &t, 2, 24, 1, error, sizeof error) == 0, "%s", error);

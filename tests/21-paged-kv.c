@@ -70,7 +70,7 @@ Test(gqa, kv_head_of_each_query_head, .timeout = 10,
         {8, 1, {0, 0, 0, 0, 0, 0, 0, 0}, "multi-query attention: 8 query heads, 1 KV head"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        LlamaConfig config = {48, 112, 2, cases[c].heads, cases[c].kv_heads, 96, 40, 0};
+        llama_config config = {48, 112, 2, cases[c].heads, cases[c].kv_heads, 96, 40, 0};
         for (int h = 0; h < cases[c].heads; h++) {
             int got = kv_head_of(&config, h), want = cases[c].want[h];
             const char *why = got == h % cases[c].kv_heads && got != want
@@ -481,9 +481,9 @@ Test(trace, hundred_thousand_random_operations, .timeout = 60,
 /* ---------------------------------------------------------------------------------
  * The toy Llama on your cache */
 
-static void build(Transformer *t, const char *shape, uint64_t seed)
+static void build(llama_transformer *t, const char *shape, uint64_t seed)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_transformer_generated(t, &c, seed, error, sizeof error) == 0, "%s", error);
 }
@@ -499,9 +499,9 @@ static double difference(const float *a, const float *b, int n)
     return largest;
 }
 
-static paged_cache model_cache(const Transformer *t, int block_size, int sequences, int max_tokens)
+static paged_cache model_cache(const llama_transformer *t, int block_size, int sequences, int max_tokens)
 {
-    const LlamaConfig *c = &t->config;
+    const llama_config *c = &t->config;
     int blocks = sequences * ((max_tokens + block_size - 1) / block_size);
     paged_cache cache;
     cr_assert(paged_cache_build(&cache, blocks, block_size, c->n_layers, llama_kv_dim_of(c), sequences, max_tokens, c,
@@ -511,11 +511,11 @@ static paged_cache model_cache(const Transformer *t, int block_size, int sequenc
 
 /* Greedy generation after a prompt, with the engine's own cache and with yours; the largest
  * difference of any logit. */
-static double paged_against_own(Transformer *t, int block_size, int threads, paged_cache *cache)
+static double paged_against_own(llama_transformer *t, int block_size, int threads, paged_cache *cache)
 {
     enum { PROMPT = 5, STEPS = 20 };
     int vocab = t->config.vocab_size, prompt[PROMPT] = {1, 9, 4, 33, 2};
-    Session own, paged;
+    llama_session own, paged;
     cr_assert(llama_build_session(&own, t, 1, PROMPT + STEPS, threads, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&paged, t, 1, PROMPT + STEPS, threads, error, sizeof error) == 0, "%s", error);
     *cache = model_cache(t, block_size, 1, PROMPT + STEPS);
@@ -539,7 +539,7 @@ Test(engine, your_cache_gives_the_engines_logits, .timeout = 60,
      .description = "The toy Llama ('tiny', 6 query heads on 2 KV heads) on your paged cache and attention: its logits "
                     "equal the engine's own cache's within 1e-4, for block sizes 1, 4 and 16 and on two threads.")
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 8);
     struct { int block_size, threads; } runs[] = {{4, 1}, {1, 1}, {16, 1}, {4, 2}};
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
@@ -566,17 +566,17 @@ Test(engine, your_cache_gives_the_engines_logits, .timeout = 60,
 
 /* Copies every weight of a GQA model into an MHA model of the same shape, repeating KV head
  * h / group as KV head h (as tests/llama/cache.c does for the engine's own attention). */
-static void repeat_kv_heads(const Transformer *gqa, Transformer *mha)
+static void repeat_kv_heads(const llama_transformer *gqa, llama_transformer *mha)
 {
-    const LlamaConfig *c = &gqa->config;
+    const llama_config *c = &gqa->config;
     int head_dim = llama_head_dim_of(c), group = c->n_heads / c->n_kv_heads, dim = c->dim;
     size_t matrix = (size_t)dim * dim * sizeof(float), mlp = (size_t)c->hidden_dim * dim * sizeof(float);
     memcpy((float *)mha->token_embedding.fp32, gqa->token_embedding.fp32, (size_t)c->vocab_size * dim * sizeof(float));
     memcpy((float *)mha->classifier.fp32, gqa->classifier.fp32, (size_t)c->vocab_size * dim * sizeof(float));
     memcpy((float *)mha->rms_final, gqa->rms_final, dim * sizeof(float));
     for (int l = 0; l < c->n_layers; l++) {
-        const LayerWeights *g = &gqa->layers[l];
-        LayerWeights *m = &mha->layers[l];
+        const llama_layer_weights *g = &gqa->layers[l];
+        llama_layer_weights *m = &mha->layers[l];
         memcpy((float *)m->rms_attention, g->rms_attention, dim * sizeof(float));
         memcpy((float *)m->rms_ffn, g->rms_ffn, dim * sizeof(float));
         memcpy((float *)m->wq.fp32, g->wq.fp32, matrix);
@@ -597,14 +597,14 @@ Test(engine, grouped_query_equals_multi_head_with_repeated_heads, .timeout = 60,
                     "head three times give the same logits, both through your paged attention.")
 {
     enum { PROMPT = 12, STEPS = 12, BLOCK = 4 };
-    Transformer gqa, mha;
+    llama_transformer gqa, mha;
     build(&gqa, "tiny", 11);
     build(&mha, "tiny-mha", 12);
     cr_assert(gqa.config.n_kv_heads < gqa.config.n_heads && mha.config.n_kv_heads == mha.config.n_heads);
     repeat_kv_heads(&gqa, &mha);
     int vocab = gqa.config.vocab_size, tokens[PROMPT + STEPS];
     for (int i = 0; i < PROMPT + STEPS; i++) tokens[i] = (int)((7u * (unsigned)i + 3u) % (unsigned)vocab);
-    Session a, b, own;
+    llama_session a, b, own;
     cr_assert(llama_build_session(&a, &gqa, 1, PROMPT + STEPS, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&b, &mha, 1, PROMPT + STEPS, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&own, &gqa, 1, PROMPT + STEPS, 1, error, sizeof error) == 0, "%s", error);
@@ -641,10 +641,10 @@ Test(engine, forked_sequences_share_the_prompt, .timeout = 60,
                     "sequence prefilled on its own.")
 {
     enum { PROMPT = 6, STEPS = 8, SAMPLES = 3, BLOCK = 4 };
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 9);
     int vocab = t.config.vocab_size, prompt[PROMPT] = {3, 14, 15, 9, 26, 5};
-    Session own, paged;
+    llama_session own, paged;
     cr_assert(llama_build_session(&own, &t, SAMPLES, PROMPT + STEPS, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&paged, &t, SAMPLES, PROMPT + STEPS, 1, error, sizeof error) == 0, "%s", error);
     paged_cache cache = model_cache(&t, BLOCK, SAMPLES, PROMPT + STEPS);

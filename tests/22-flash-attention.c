@@ -105,7 +105,7 @@ static attention_run run_flash(problem *p, int tile, double relative, int count)
     cr_assert(run.error == NULL, FAILED_RUN, kind(p->causal), tile, p->n, p->d, run.error, SIMULATOR_SAID(said));
     cr_assert(run.written_past_end == 0, "%s FlashAttention, tile %d, n = %d, d = %d: %lld floats written past the "
               "end of out (the guard after it changed)", kind(p->causal), tile, p->n, p->d, run.written_past_end);
-    comparison result = lab_compare_floats("out", p->out, expected_output(p), (size_t)p->n * p->d, relative, ABSOLUTE);
+    lab_comparison result = lab_compare_floats("out", p->out, expected_output(p), (size_t)p->n * p->d, relative, ABSOLUTE);
     cr_assert(result.mismatches == 0, "%s FlashAttention, tile %d, n = %d, d = %d (query tiles: %d, rows in the last: "
               "%d), against day 18's reference: %s", kind(p->causal), tile, p->n, p->d, (p->n + tile - 1) / tile,
               p->n - (p->n - 1) / tile * tile, result.message);
@@ -284,7 +284,7 @@ static void check_cpu(int n, int d, int causal, int tile, float spread, double r
     attention_tiles *tiles = malloc(sizeof *tiles);
     lab_poison(tiles, sizeof *tiles);   /* garbage, as the rules say: every buffer must be set before use */
     attention_tiled_cpu(p.q, p.k, p.v, p.out, n, d, causal, tile, tiles);
-    comparison result = lab_compare_floats("out", p.out, expected_output(&p), (size_t)n * d, relative, ABSOLUTE);
+    lab_comparison result = lab_compare_floats("out", p.out, expected_output(&p), (size_t)n * d, relative, ABSOLUTE);
     cr_assert(result.mismatches == 0, "attention_tiled_cpu, %s, tile %d, n = %d, d = %d (rows in the last tile: %d), "
               "against day 18's reference: %s", kind(causal), tile, n, d, n - (n - 1) / tile * tile, result.message);
     free(tiles);

@@ -93,7 +93,7 @@ static void check_case(int fused, chain_case *c, const char *kind_name)
     cr_assert(run.error == NULL, FAILED_RUN, variant, activation, rows, n, run.error, SIMULATOR_SAID(said));
     cr_assert(run.written_past_end == 0, "%s, %s, %d rows of n = %d: %lld floats written past the end of h or y",
               variant, activation, rows, n, run.written_past_end);
-    comparison result = lab_compare_floats("h", c->h, c->want_h, count, RELATIVE, RELATIVE * largest(c->want_h, count));
+    lab_comparison result = lab_compare_floats("h", c->h, c->want_h, count, RELATIVE, RELATIVE * largest(c->want_h, count));
     cr_assert(result.mismatches == 0, "%s, %s, %d rows of n = %d (h[r * n + i] is row r's element i), %s: the "
               "residual stream h = residual + activation(x + bias) is wrong: %s", variant, activation, rows, n,
               kind_name, result.message);
@@ -120,8 +120,8 @@ static void counted_pair(int activation, chain_run runs[2])
         cr_assert(runs[fused].error == NULL, "%s, %s: the CUDA error \"%s\"", variant_names[fused],
                   activation_names[activation], runs[fused].error);
         size_t count = (size_t)COUNTED_ROWS * COUNTED_N;
-        comparison h = lab_compare_floats("h", c.h, c.want_h, count, RELATIVE, RELATIVE * largest(c.want_h, count));
-        comparison y = lab_compare_floats("y", c.y, c.want_y, count, RELATIVE, RELATIVE * largest(c.want_y, count));
+        lab_comparison h = lab_compare_floats("h", c.h, c.want_h, count, RELATIVE, RELATIVE * largest(c.want_h, count));
+        lab_comparison y = lab_compare_floats("y", c.y, c.want_y, count, RELATIVE, RELATIVE * largest(c.want_y, count));
         cr_assert(h.mismatches == 0 && y.mismatches == 0, "%s, %s, is not right yet (%s): its counts mean nothing "
                   "until it is", variant_names[fused], activation_names[activation],
                   h.mismatches ? h.message : y.message);
@@ -240,9 +240,9 @@ Test(fused, equals_the_unfused_chain, .timeout = 30,
     chain_run unfused = gpu_chain(0, &c.in, chain_h, chain_y, 0), fused = gpu_chain(1, &c.in, c.h, c.y, 0);
     cr_assert(unfused.error == NULL && fused.error == NULL, "the CUDA error \"%s\"",
               unfused.error ? unfused.error : fused.error);
-    comparison h = lab_compare_floats("h", c.h, chain_h, count, 1e-6, 1e-6 * largest(chain_h, count));
+    lab_comparison h = lab_compare_floats("h", c.h, chain_h, count, 1e-6, 1e-6 * largest(chain_h, count));
     cr_assert(h.mismatches == 0, "fused h against the unfused chain's h, 8 rows of 4096, SiLU: %s", h.message);
-    comparison y = lab_compare_floats("y", c.y, chain_y, count, 1e-6, 1e-6 * largest(chain_y, count));
+    lab_comparison y = lab_compare_floats("y", c.y, chain_y, count, 1e-6, 1e-6 * largest(chain_y, count));
     cr_assert(y.mismatches == 0, "fused y against the unfused chain's y, 8 rows of 4096, SiLU: %s", y.message);
     free(chain_h), free(chain_y);
     free_case(&c);

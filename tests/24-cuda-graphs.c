@@ -347,7 +347,7 @@ static void check_replay(decode_config c, int steps)
                   first, r[first], e[first]);
         cr_assert(tokens[s + 1] == eager_tokens[s + 1], "%d layer(s), step %d: the replay decoded token %d, the eager "
                   "path %d", c.layers, s, tokens[s + 1], eager_tokens[s + 1]);
-        comparison result = lab_compare_floats("logits", r, reference + (size_t)s * c.vocab, (size_t)c.vocab, 1e-4, 1e-5);
+        lab_comparison result = lab_compare_floats("logits", r, reference + (size_t)s * c.vocab, (size_t)c.vocab, 1e-4, 1e-5);
         cr_assert(result.mismatches == 0, "%d layer(s), step %d: the replayed logits against the CPU reference: %s",
                   c.layers, s, result.message);
     }

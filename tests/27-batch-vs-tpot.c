@@ -85,30 +85,30 @@ Test(tpot, tokens_per_second_of_the_batch, .timeout = 5,
 /* ---------------------------------------------------------------------------------
  * 2. Against lib/perfmodel */
 
-static void load(const char *model, const char *gpu, ModelShape *m, Hardware *h)
+static void load(const char *model, const char *gpu, perfmodel_shape *m, perfmodel_hardware *h)
 {
     cr_assert(perfmodel_load_model_shape(model, m, error, sizeof error) == 0, "%s", error);
     cr_assert(perfmodel_load_gpu(gpu, h, error, sizeof error) == 0, "%s", error);
 }
 
-static Estimate estimate(const ModelShape *m, const Hardware *h, DataType type, int batch, int prompt, int gen)
+static perfmodel_prediction estimate(const perfmodel_shape *m, const perfmodel_hardware *h, perfmodel_dtype type, int batch, int prompt, int gen)
 {
-    Workload w = {.weights = type, .kv = type, .batch = batch, .prompt = prompt, .gen = gen};
-    Estimate e;
+    perfmodel_workload w = {.weights = type, .kv = type, .batch = batch, .prompt = prompt, .gen = gen};
+    perfmodel_prediction e;
     perfmodel_estimate(m, h, &w, &e);
     return e;
 }
 
-static void against_perfmodel(const char *model, const char *gpu, DataType type, int prompt, int gen)
+static void against_perfmodel(const char *model, const char *gpu, perfmodel_dtype type, int prompt, int gen)
 {
-    ModelShape m;
-    Hardware h;
+    perfmodel_shape m;
+    perfmodel_hardware h;
     load(model, gpu, &m, &h);
     decode_model d = decode_model_of(&m, type, type);
     machine hw = machine_of(&m, &h, type);
     const int batches[] = {1, 7, 64, 300, 2048};
     for (int i = 0; i < 5; i++) {
-        Estimate e = estimate(&m, &h, type, batches[i], prompt, gen);
+        perfmodel_prediction e = estimate(&m, &h, type, batches[i], prompt, gen);
         double context = e.decode_context;
         double flops = step_flops(&d, batches[i], context), bytes = step_bytes(&d, batches[i], context);
         double tpot = predicted_tpot(&d, &hw, batches[i], context);
@@ -143,8 +143,8 @@ Test(tpot, the_seed_question_on_an_a100, .timeout = 10,
      .description = "The seed's question: Llama-2-7B in FP16 on an A100, a short context: TPOT at batch 64 within 10 % "
                     "of batch 1's, and at batch 256 more than 1.5 times batch 64's (past the ridge).")
 {
-    ModelShape m;
-    Hardware h;
+    perfmodel_shape m;
+    perfmodel_hardware h;
     load("Llama-2-7B", "a100-80gb", &m, &h);
     decode_model d = decode_model_of(&m, DTYPE_FP16, DTYPE_FP16);
     machine hw = machine_of(&m, &h, DTYPE_FP16);
@@ -209,7 +209,7 @@ Test(knee, closed_form_in_double_on_an_awkward_model, .timeout = 5,
 }
 
 /* perfmodel's bound at batch b, this context */
-static const char *bound_at(const ModelShape *m, const Hardware *h, int batch, int prompt, int gen)
+static const char *bound_at(const perfmodel_shape *m, const perfmodel_hardware *h, int batch, int prompt, int gen)
 {
     return estimate(m, h, DTYPE_FP16, batch, prompt, gen).decode_bound;
 }
@@ -220,8 +220,8 @@ Test(knee, perfmodel_changes_its_verdict_there, .timeout = 10,
 {
     const char *gpus[] = {"h100-sxm", "a100-80gb"};
     for (int g = 0; g < 2; g++) {
-        ModelShape m;
-        Hardware h;
+        perfmodel_shape m;
+        perfmodel_hardware h;
         load("Llama-2-7B", gpus[g], &m, &h);
         decode_model d = decode_model_of(&m, DTYPE_FP16, DTYPE_FP16);
         machine hw = machine_of(&m, &h, DTYPE_FP16);
@@ -244,10 +244,10 @@ Test(knee, where_the_flops_alone_cross_within_epsilon, .timeout = 10,
     const int prompts[] = {1, 16, 64};
     for (int g = 0; g < 2; g++)
         for (int p = 0; p < 3; p++) {
-            ModelShape m;
-            Hardware h;
+            perfmodel_shape m;
+            perfmodel_hardware h;
             load("Llama-2-7B", gpus[g], &m, &h);
-            Estimate e = estimate(&m, &h, DTYPE_FP16, 1, prompts[p], 16);
+            perfmodel_prediction e = estimate(&m, &h, DTYPE_FP16, 1, prompts[p], 16);
             decode_model d = decode_model_of(&m, DTYPE_FP16, DTYPE_FP16);
             machine hw = machine_of(&m, &h, DTYPE_FP16);
             double ridge = e.ridge_flop_per_byte, params = (double)perfmodel_shape_parameters(&m);
@@ -267,8 +267,8 @@ Test(knee, none_at_a_long_context, .timeout = 10,
      .description = "Llama-2-7B (32 KV heads, 0.5 MB of cache a position in FP16) with a 1024-token prompt: each "
                     "sequence's cache outweighs its FLOPs, no knee, and perfmodel says memory-bound at batch 4096.")
 {
-    ModelShape m;
-    Hardware h;
+    perfmodel_shape m;
+    perfmodel_hardware h;
     load("Llama-2-7B", "h100-sxm", &m, &h);
     decode_model d = decode_model_of(&m, DTYPE_FP16, DTYPE_FP16);
     machine hw = machine_of(&m, &h, DTYPE_FP16);
@@ -282,15 +282,15 @@ Test(knee, none_at_a_long_context, .timeout = 10,
 /* ---------------------------------------------------------------------------------
  * 4. Batched decode on the engine */
 
-static LlamaConfig named(const char *name)
+static llama_config named(const char *name)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape(name, &c, error, sizeof error) == 0, "%s", error);
     return c;
 }
 
 /* a session of `batch` sequences, sequence i prefilled with its own `prompt` tokens */
-static void prefilled(Session *s, const Transformer *t, int batch, int prompt, int capacity)
+static void prefilled(llama_session *s, const llama_transformer *t, int batch, int prompt, int capacity)
 {
     cr_assert(llama_build_session(s, t, batch, capacity, 1, error, sizeof error) == 0, "%s", error);
     for (int i = 0; i < batch; i++) {
@@ -303,10 +303,10 @@ static void prefilled(Session *s, const Transformer *t, int batch, int prompt, i
 static void check_batched(const char *name, int batch, int steps)
 {
     enum { PROMPT = 5 };
-    LlamaConfig c = named(name);
-    Transformer t;
+    llama_config c = named(name);
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 27, error, sizeof error) == 0, "%s", error);
-    Session s;
+    llama_session s;
     prefilled(&s, &t, batch, PROMPT, PROMPT + steps + 1);
     int tokens[64], first[64];
     for (int i = 0; i < batch; i++) tokens[i] = first[i] = (i * 5 + 2) % c.vocab_size;
@@ -331,7 +331,7 @@ static void check_batched(const char *name, int batch, int steps)
 
     /* each sequence alone, greedy: the batch must generate the same tokens */
     for (int i = 0; i < batch; i++) {
-        Session alone;
+        llama_session alone;
         cr_assert(llama_build_session(&alone, &t, 1, PROMPT + steps + 1, 1, error, sizeof error) == 0, "%s", error);
         int prompt[64];
         for (int p = 0; p < PROMPT; p++) prompt[p] = (i * 37 + p * 11 + 3) % c.vocab_size;
@@ -381,10 +381,10 @@ Test(timing, throughput_rises_until_this_cpus_knee, .timeout = 180,
 {
     enum { PROMPT = 8, STEPS = 3, ROUNDS = 3 };
     const int batches[] = {1, 8, 16, 64};
-    LlamaConfig c = named("15M");
-    Transformer t;
+    llama_config c = named("15M");
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 27, error, sizeof error) == 0, "%s", error);
-    Session s[4];
+    llama_session s[4];
     double best[4];
     int tokens[64];
     for (int b = 0; b < 4; b++) prefilled(&s[b], &t, batches[b], PROMPT, PROMPT + STEPS + 1), best[b] = INFINITY;

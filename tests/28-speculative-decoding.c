@@ -345,9 +345,9 @@ Test(formula, speedup_hand_counted, .timeout = 10,
 /* ---------------------------------------------------------------------------------
  * The toy Llama: the greedy special case */
 
-static void build(Transformer *t, int layers, int int8)
+static void build(llama_transformer *t, int layers, int int8)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
     if (layers) c.n_layers = layers;
     cr_assert(llama_build_transformer_generated(t, &c, 28, error, sizeof error) == 0, "%s", error);
@@ -359,7 +359,7 @@ Test(engine, greedy_equals_plain_greedy, .timeout = 60,
                     "INT8 draft, gamma 1 to 8, gives token for token what plain greedy decoding of the target gives.")
 {
     enum { PROMPT = 4, COUNT = 24 };
-    Transformer target, drafts[2];
+    llama_transformer target, drafts[2];
     build(&target, 0, 0), build(&drafts[0], 1, 0), build(&drafts[1], 0, 1);
     const char *names[2] = {"the one-layer draft", "the INT8 draft"};
     int prompt[PROMPT] = {1, 42, 7, 90}, plain[COUNT], fast[COUNT];
@@ -385,7 +385,7 @@ Test(engine, an_int8_draft_saves_target_calls, .timeout = 60,
                     "4: 48 tokens take at most 32 target calls (about 10 if each call keeps most of its draft).")
 {
     enum { PROMPT = 4, COUNT = 24 };
-    Transformer target, draft;
+    llama_transformer target, draft;
     build(&target, 0, 0), build(&draft, 0, 1);
     int prompt[PROMPT] = {3, 14, 15, 92}, out[COUNT];
     speculative_stats stats;

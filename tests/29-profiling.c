@@ -626,9 +626,9 @@ Test(totals, a_hand_made_trace_of_two_phases, .timeout = 10,
 /* ---------------------------------------------------------------------------------
  * The toy Llama, traced */
 
-static void build_model(Transformer *model, const char *shape, uint64_t seed)
+static void build_model(llama_transformer *model, const char *shape, uint64_t seed)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_transformer_generated(model, &c, seed, error, sizeof error) == 0, "%s", error);
 }
@@ -669,9 +669,9 @@ Test(engine, a_prefill_and_two_decode_steps_nest_in_the_file, .timeout = 30,
      .description = "The toy Llama's tiny shape (2 layers) traced for real: a 3-token prefill and 2 decode steps give "
                     "3 x 19 events, every part of every step, nested in the file exactly as the engine ran them.")
 {
-    Transformer model;
+    llama_transformer model;
     build_model(&model, "tiny", 29);
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, &model, 1, 8, 1, error, sizeof error) == 0, "%s", error);
     tracer t;
     cr_assert(tracer_init(&t, 1024, NULL) == 0);
@@ -714,9 +714,9 @@ Test(engine, the_parts_add_up_to_the_wall_time, .timeout = 60,
                     "the wall time the test measures around the engine's calls within 5 %, and no step outlasts it.")
 {
     enum { PROMPT = 32, STEPS = 24, ATTEMPTS = 3 };
-    Transformer model;
+    llama_transformer model;
     build_model(&model, "15M", 29);
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, &model, 1, PROMPT + STEPS, 1, error, sizeof error) == 0, "%s", error);
     int prompt[PROMPT];
     for (int i = 0; i < PROMPT; i++) prompt[i] = (37 * i + 11) % model.config.vocab_size;

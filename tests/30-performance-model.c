@@ -20,41 +20,41 @@ static char error[2048];
 /* The hand shape: 2 layers, hidden 8, 4 query heads of head_dim 2 sharing 2 KV heads (kv width
  * 4), MLP 12 wide, vocab 10, untied. Per layer: Wq 64 + Wk 32 + Wv 32 + Wo 64 = 192, the MLP
  * 3 x 96 = 288, two norms 16; embeddings and classifier 80 each; a final norm 8: 1160 in all. */
-static ModelShape hand_shape(int tied)
+static perfmodel_shape hand_shape(int tied)
 {
-    ModelShape m = {.layers = 2, .hidden = 8, .heads = 4, .kv_heads = 2, .head_dim = 2, .intermediate = 12, .vocab = 10,
+    perfmodel_shape m = {.layers = 2, .hidden = 8, .heads = 4, .kv_heads = 2, .head_dim = 2, .intermediate = 12, .vocab = 10,
                     .experts = 1, .experts_per_token = 1, .tied_embeddings = tied, .listed_parameters = -1};
     snprintf(m.name, sizeof m.name, "hand%s", tied ? " (tied)" : "");
     return m;
 }
 
-static ModelShape model(const char *name)
+static perfmodel_shape model(const char *name)
 {
-    ModelShape m;
+    perfmodel_shape m;
     cr_assert(perfmodel_load_model_shape(name, &m, error, sizeof error) == 0, "%s", error);
     return m;
 }
 
-static Hardware gpu(const char *key)
+static perfmodel_hardware gpu(const char *key)
 {
-    Hardware h;
+    perfmodel_hardware h;
     cr_assert(perfmodel_load_gpu(key, &h, error, sizeof error) == 0, "%s", error);
     return h;
 }
 
 /* a made-up GPU with awkward numbers (77.77 TFLOP/s of FP16 and BF16, no FP8, 333.3 GB/s, 50 GB) */
-static Hardware made_up_gpu(void)
+static perfmodel_hardware made_up_gpu(void)
 {
-    Hardware h = {.bandwidth = 333.3e9, .memory_bytes = 50e9, .fp32_flops = 7.1e12, .fp16_tensor_flops = 77.77e12,
+    perfmodel_hardware h = {.bandwidth = 333.3e9, .memory_bytes = 50e9, .fp32_flops = 7.1e12, .fp16_tensor_flops = 77.77e12,
                   .bf16_tensor_flops = 77.77e12, .fp8_tensor_flops = NAN, .dequantizing_flops = NAN};
     snprintf(h.name, sizeof h.name, "a made-up GPU");
     return h;
 }
 
-static Estimate book(const ModelShape *m, const Hardware *h, Workload w)
+static perfmodel_prediction book(const perfmodel_shape *m, const perfmodel_hardware *h, perfmodel_workload w)
 {
     cr_assert(perfmodel_validate_workload(m, &w, error, sizeof error) == 0, "%s", error);
-    Estimate e;
+    perfmodel_prediction e;
     perfmodel_estimate(m, h, &w, &e);
     return e;
 }
@@ -90,12 +90,12 @@ Test(budget, by_hand, .timeout = 5,
                     "KV cache: 2 x layers x KV heads x head_dim x bytes a token (2 x 2 x 2 x 2 x 4 = 64), times batch "
                     "x (prompt + gen) tokens.")
 {
-    ModelShape m = hand_shape(0);
+    perfmodel_shape m = hand_shape(0);
     expect("weights_bytes(hand, FP32)", weights_bytes(&m, DTYPE_FP32), 4640, IDEA_WEIGHTS);
     expect("weights_bytes(hand, FP8)", weights_bytes(&m, DTYPE_FP8), 1160, IDEA_WEIGHTS);
     expect("kv_bytes_per_token(hand, FP32)", kv_bytes_per_token(&m, DTYPE_FP32), 64, IDEA_KV);
     expect("kv_bytes_per_token(hand, FP16)", kv_bytes_per_token(&m, DTYPE_FP16), 32, IDEA_KV);
-    memory_plan p = plan_memory(&m, &(Workload){DTYPE_FP32, DTYPE_FP32, 3, 5, 2}, 1e6);
+    memory_plan p = plan_memory(&m, &(perfmodel_workload){DTYPE_FP32, DTYPE_FP32, 3, 5, 2}, 1e6);
     expect("plan_memory(hand, batch 3, 5 + 2 tokens).kv_bytes_total", p.kv_bytes_total, 3 * 7 * 64,
            "batch x (prompt + gen) x KV bytes per token: the whole context of every sequence is reserved");
     expect("plan_memory(...).needed_bytes", p.needed_bytes, 4640 + 3 * 7 * 64, "weights + the KV cache");
@@ -108,11 +108,11 @@ Test(budget, kv_formula_2_gib_and_gqa, .timeout = 5,
                     "exactly 2 GiB for 4096 tokens. Llama-2-70B shares 8 KV heads among 64 query heads: 320 KiB a "
                     "token, not 2560.")
 {
-    ModelShape m7 = model("Llama-2-7B"), m70 = model("Llama-2-70B");
-    memory_plan p = plan_memory(&m7, &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 4000, 96}, 80e9);
+    perfmodel_shape m7 = model("Llama-2-7B"), m70 = model("Llama-2-70B");
+    memory_plan p = plan_memory(&m7, &(perfmodel_workload){DTYPE_FP16, DTYPE_FP16, 1, 4000, 96}, 80e9);
     expect("Llama-2-7B FP16, 4096 tokens: kv_bytes_total", p.kv_bytes_total, 2147483648.0, IDEA_KV);
     expect("Llama-2-70B FP16: kv_bytes_per_token", kv_bytes_per_token(&m70, DTYPE_FP16), 327680, IDEA_KV);
-    p = plan_memory(&m70, &(Workload){DTYPE_FP16, DTYPE_FP8, 64, 1000, 24}, 1e15);
+    p = plan_memory(&m70, &(perfmodel_workload){DTYPE_FP16, DTYPE_FP8, 64, 1000, 24}, 1e15);
     expect("Llama-2-70B, FP8 KV, 64 x 1024 tokens: kv_bytes_total", p.kv_bytes_total, 64.0 * 1024 * 163840, IDEA_KV);
 }
 
@@ -120,16 +120,16 @@ Test(budget, llama2_70b_does_not_fit_one_h100, .timeout = 5,
      .description = "138 GB of FP16 weights on an 80 GB card (data/gpus.csv's memory_gb, read as 80e9 bytes): fits = 0, "
                     "and max_batch = 0 because the weights alone do not fit, whatever the batch.")
 {
-    ModelShape m = model("Llama-2-70B");
-    Hardware h = gpu("h100-sxm");
-    plan p = predict(&m, &h, &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128});
+    perfmodel_shape m = model("Llama-2-70B");
+    perfmodel_hardware h = gpu("h100-sxm");
+    plan p = predict(&m, &h, &(perfmodel_workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128});
     expect("Llama-2-70B FP16 weights_bytes", p.memory.weights_bytes, 2.0 * 68976648192.0, IDEA_WEIGHTS);
     cr_assert(!p.memory.fits, "Llama-2-70B in FP16 needs %.1f GB; the H100 has %.0f GB: fits must be 0",
               p.memory.needed_bytes * 1e-9, h.memory_bytes * 1e-9);
     cr_assert(p.memory.max_batch == 0, "max_batch = %lld: when the weights alone exceed the memory, no batch fits (0)",
               (long long)p.memory.max_batch);
-    p = predict(&m, &(Hardware){.memory_bytes = 141e9, .bandwidth = 4.8e12, .fp16_tensor_flops = 989.4e12},
-                &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128});
+    p = predict(&m, &(perfmodel_hardware){.memory_bytes = 141e9, .bandwidth = 4.8e12, .fp16_tensor_flops = 989.4e12},
+                &(perfmodel_workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128});
     cr_assert(p.memory.fits && p.memory.max_batch > 1, "on a 141 GB card it fits (fits %d, max_batch %lld)", p.memory.fits,
               (long long)p.memory.max_batch);
 }
@@ -139,9 +139,9 @@ Test(budget, max_batch_at_its_edge, .timeout = 5,
                     "exactly 3 sequences it is 3 (batch 3 fits, 4 does not), one byte less 2 — round down, and "
                     "subtract the weights first.")
 {
-    ModelShape m = hand_shape(0);
+    perfmodel_shape m = hand_shape(0);
     double exact_room = 4640 + 3 * 7 * 64.0;
-    Workload three = {DTYPE_FP32, DTYPE_FP32, 3, 5, 2}, four = {DTYPE_FP32, DTYPE_FP32, 4, 5, 2};
+    perfmodel_workload three = {DTYPE_FP32, DTYPE_FP32, 3, 5, 2}, four = {DTYPE_FP32, DTYPE_FP32, 4, 5, 2};
     memory_plan p = plan_memory(&m, &three, exact_room);
     cr_assert(p.max_batch == 3, "capacity = weights + exactly 3 sequences of 7 tokens: max_batch %lld, want 3",
               (long long)p.max_batch);
@@ -160,11 +160,11 @@ Test(budget, max_batch_beside_lib_perfmodel, .timeout = 5,
      .description = "Llama-2-7B FP16 with 4096-token sequences on an A100 80GB: (80e9 - 13.5e9) / 2 GiB = 30.98, so 30. "
                     "lib/perfmodel also counts the activations, so its answer is the same or one less.")
 {
-    ModelShape m = model("Llama-2-7B");
-    Hardware h = gpu("a100-80gb");
-    Workload w = {DTYPE_FP16, DTYPE_FP16, 1, 4000, 96};
+    perfmodel_shape m = model("Llama-2-7B");
+    perfmodel_hardware h = gpu("a100-80gb");
+    perfmodel_workload w = {DTYPE_FP16, DTYPE_FP16, 1, 4000, 96};
     plan p = predict(&m, &h, &w);
-    Estimate e = book(&m, &h, w);
+    perfmodel_prediction e = book(&m, &h, w);
     cr_assert(p.memory.max_batch == 30, "max_batch %lld, want 30", (long long)p.memory.max_batch);
     cr_assert(p.memory.max_batch - e.max_batch >= 0 && p.memory.max_batch - e.max_batch <= 1,
               "yours %lld, lib/perfmodel %lld", (long long)p.memory.max_batch, (long long)e.max_batch);
@@ -188,12 +188,12 @@ Test(phases, decode_by_hand, .timeout = 5,
                     "2 x 80 + 4 x 16 x 4) = 4672; bytes 4 x (1160 - 80 + 2 x 8) + 2 x 5 x 64 = 5024: the weights once, "
                     "the embedding table only as the two rows looked up, each sequence's KV read and one written.")
 {
-    ModelShape m = hand_shape(0);
-    Workload w = {DTYPE_FP32, DTYPE_FP32, 2, 3, 2};
+    perfmodel_shape m = hand_shape(0);
+    perfmodel_workload w = {DTYPE_FP32, DTYPE_FP32, 2, 3, 2};
     phase_cost c = decode_step_cost(&m, &w);
     expect("decode_step_cost(hand, batch 2, context 4).flops", c.flops, 4672, IDEA_DECODE_FLOPS);
     expect("decode_step_cost(hand, batch 2, context 4).bytes", c.bytes, 5024, IDEA_DECODE_BYTES);
-    ModelShape tied = hand_shape(1);   /* tied: 1080 parameters, the table read in full as the classifier */
+    perfmodel_shape tied = hand_shape(1);   /* tied: 1080 parameters, the table read in full as the classifier */
     c = decode_step_cost(&tied, &w);
     expect("decode_step_cost(hand tied, batch 2).bytes", c.bytes, 4 * 1080 + 2 * 5 * 64.0,
            "a tied table is the classifier: every weight is read, and no extra rows. " IDEA_DECODE_BYTES);
@@ -203,8 +203,8 @@ Test(phases, prefill_by_hand, .timeout = 5,
      .description = "The prefill of 2 prompts of 3 tokens, hand shape: FLOPs 2 x (3 x 2 x 960 + 2 x 80 + 2 x 16 x 3 x 4) "
                     "= 12608; bytes 4 x (1160 - 80 + 6 x 8) + 2 x 6 x 64 = 5280.")
 {
-    ModelShape m = hand_shape(0);
-    phase_cost c = prefill_cost(&m, &(Workload){DTYPE_FP32, DTYPE_FP32, 2, 3, 5});
+    perfmodel_shape m = hand_shape(0);
+    phase_cost c = prefill_cost(&m, &(perfmodel_workload){DTYPE_FP32, DTYPE_FP32, 2, 3, 5});
     expect("prefill_cost(hand, 2 x 3 tokens).flops", c.flops, 12608, IDEA_PREFILL_FLOPS);
     expect("prefill_cost(hand, 2 x 3 tokens).bytes", c.bytes, 5280, IDEA_PREFILL_BYTES);
 }
@@ -214,11 +214,11 @@ Test(phases, prefill_by_hand, .timeout = 5,
 static const char *dense_models[] = {"Llama-2-7B", "Llama-2-13B", "Llama-2-70B", "Llama-3-8B", "Llama-3-70B", "Mistral-7B"};
 enum { DENSE = sizeof dense_models / sizeof dense_models[0] };
 
-static ModelShape toy_shape(void)
+static perfmodel_shape toy_shape(void)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("15M", &c, error, sizeof error) == 0, "%s", error);
-    ModelShape m;
+    perfmodel_shape m;
     perfmodel_shape_from_config(&c, "15M", &m);
     return m;
 }
@@ -226,15 +226,15 @@ static ModelShape toy_shape(void)
 Test(phases, decode_equals_lib_perfmodel, .timeout = 10,
      .description = "Every dense model of data/models.csv and the toy engine's tied 15M shape, FP32 to FP8, batch 1 to 64: your decode step's FLOPs and bytes are lib/perfmodel's.")
 {
-    Hardware h = made_up_gpu();
-    DataType types[] = {DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8};
+    perfmodel_hardware h = made_up_gpu();
+    perfmodel_dtype types[] = {DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8};
     int batch_sizes[] = {1, 8, 64};
     for (int i = 0; i <= DENSE; i++) {
-        ModelShape m = i < DENSE ? model(dense_models[i]) : toy_shape();
+        perfmodel_shape m = i < DENSE ? model(dense_models[i]) : toy_shape();
         for (int t = 0; t < 4; t++)
             for (int b = 0; b < 3; b++) {
-                Workload w = {types[t], types[(t + 1) % 4], batch_sizes[b], i < DENSE ? 1000 : 100, i < DENSE ? 501 : 51};
-                Estimate e = book(&m, &h, w);
+                perfmodel_workload w = {types[t], types[(t + 1) % 4], batch_sizes[b], i < DENSE ? 1000 : 100, i < DENSE ? 501 : 51};
+                perfmodel_prediction e = book(&m, &h, w);
                 phase_cost c = decode_step_cost(&m, &w);
                 char what[160];
                 snprintf(what, sizeof what, "%s, %s weights, %s KV, batch %d: decode step flops", m.name,
@@ -252,14 +252,14 @@ Test(phases, prefill_equals_lib_perfmodel, .timeout = 10,
                     "prompts fit one forward step (batch x prompt <= 512 rows: the library reads the weights again in "
                     "every further step).")
 {
-    Hardware h = made_up_gpu();
+    perfmodel_hardware h = made_up_gpu();
     for (int i = 0; i <= DENSE; i++) {
-        ModelShape m = i < DENSE ? model(dense_models[i]) : toy_shape();
-        Workload shapes[] = {{DTYPE_FP16, DTYPE_FP16, 1, 1, 1}, {DTYPE_BF16, DTYPE_FP8, 4, 100, 10},
+        perfmodel_shape m = i < DENSE ? model(dense_models[i]) : toy_shape();
+        perfmodel_workload shapes[] = {{DTYPE_FP16, DTYPE_FP16, 1, 1, 1}, {DTYPE_BF16, DTYPE_FP8, 4, 100, 10},
                              {DTYPE_FP32, DTYPE_FP32, 1, 255, 1}, {DTYPE_FP16, DTYPE_FP16, 3, 170, 8}};
         for (int s = 0; s < 4; s++) {
-            Workload w = shapes[s];
-            Estimate e = book(&m, &h, w);
+            perfmodel_workload w = shapes[s];
+            perfmodel_prediction e = book(&m, &h, w);
             phase_cost c = prefill_cost(&m, &w);
             char what[160];
             snprintf(what, sizeof what, "%s, batch %d x prompt %d: prefill flops", m.name, w.batch, w.prompt);
@@ -274,9 +274,9 @@ Test(phases, prefill_equals_lib_perfmodel, .timeout = 10,
  * 32003, untied: 125 064 940 parameters, 20 329 309 matrix parameters a layer, a 32 035 003-entry
  * table. The real models' counts are multiples of large powers of 2, which a float holds exactly;
  * these need more than a float's 24 bits. */
-static ModelShape awkward_shape(void)
+static perfmodel_shape awkward_shape(void)
 {
-    ModelShape m = {.layers = 3, .hidden = 1001, .heads = 7, .kv_heads = 1, .head_dim = 143, .intermediate = 6007,
+    perfmodel_shape m = {.layers = 3, .hidden = 1001, .heads = 7, .kv_heads = 1, .head_dim = 143, .intermediate = 6007,
                     .vocab = 32003, .experts = 1, .experts_per_token = 1, .listed_parameters = -1};
     snprintf(m.name, sizeof m.name, "awkward");
     return m;
@@ -287,14 +287,14 @@ Test(phases, counted_in_double_on_an_awkward_shape, .timeout = 10,
                     "power of 2): the weights' bytes, the decode step's and the prefill's FLOPs and bytes equal "
                     "lib/perfmodel's exactly. A float holds 24 bits (16.7 million): count in double, every product and cast.")
 {
-    ModelShape m = awkward_shape();
-    Hardware h = made_up_gpu();
+    perfmodel_shape m = awkward_shape();
+    perfmodel_hardware h = made_up_gpu();
     cr_assert(perfmodel_shape_parameters(&m) == 125064940, "the test's own shape: %lld parameters",
               (long long)perfmodel_shape_parameters(&m));
-    Workload cases[] = {{DTYPE_FP32, DTYPE_FP32, 1, 3, 2}, {DTYPE_FP16, DTYPE_FP16, 3, 100, 21}, {DTYPE_BF16, DTYPE_FP8, 7, 60, 9}};
+    perfmodel_workload cases[] = {{DTYPE_FP32, DTYPE_FP32, 1, 3, 2}, {DTYPE_FP16, DTYPE_FP16, 3, 100, 21}, {DTYPE_BF16, DTYPE_FP8, 7, 60, 9}};
     for (int k = 0; k < 3; k++) {
-        Workload w = cases[k];
-        Estimate e = book(&m, &h, w);
+        perfmodel_workload w = cases[k];
+        perfmodel_prediction e = book(&m, &h, w);
         char what[160];
         snprintf(what, sizeof what, "awkward shape, %s: weights_bytes", perfmodel_dtype_name(w.weights));
         expect(what, weights_bytes(&m, w.weights), e.weights_bytes, IDEA_WEIGHTS ", in double");
@@ -335,15 +335,15 @@ Test(roofline, predict_is_lib_perfmodel_where_they_count_alike, .timeout = 10,
 {
     const char *gpus[] = {"h100-sxm", "a100-80gb", "l4", "v100"};
     for (int g = 0; g < 4; g++) {
-        Hardware h = gpu(gpus[g]);
+        perfmodel_hardware h = gpu(gpus[g]);
         for (int i = 0; i < DENSE; i++) {
-            ModelShape m = model(dense_models[i]);
-            Workload cases[] = {{DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, {DTYPE_BF16, DTYPE_FP16, 16, 8, 64},
+            perfmodel_shape m = model(dense_models[i]);
+            perfmodel_workload cases[] = {{DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, {DTYPE_BF16, DTYPE_FP16, 16, 8, 64},
                                 {DTYPE_FP8, DTYPE_FP8, 256, 2, 30}, {DTYPE_FP32, DTYPE_FP32, 2, 200, 2}};
             for (int k = 0; k < 4; k++) {
-                Workload w = cases[k];
+                perfmodel_workload w = cases[k];
                 plan p = predict(&m, &h, &w);
-                Estimate e = book(&m, &h, w);
+                perfmodel_prediction e = book(&m, &h, w);
                 char what[160];
                 snprintf(what, sizeof what, "%s on %s, %s, batch %d: TPOT", m.name, h.name, perfmodel_dtype_name(w.weights), w.batch);
                 expect(what, p.tpot.seconds, e.tpot_s, "the decode step's roofline bound at peak_flops_for(h, w->weights)");
@@ -368,9 +368,9 @@ Test(article, llama2_70b_on_h100_is_41_ms, .timeout = 5,
                     "all the weights: the embedding table is looked up, one row) plus the KV of 193 positions: 41.04 ms, "
                     "memory-bound, the article's ~42 being 140 GB / 3.35 TB/s.")
 {
-    ModelShape m = model("Llama-2-70B");
-    Hardware h = gpu("h100-sxm");
-    plan p = predict(&m, &h, &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128});
+    perfmodel_shape m = model("Llama-2-70B");
+    perfmodel_hardware h = gpu("h100-sxm");
+    plan p = predict(&m, &h, &(perfmodel_workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128});
     double read = 2.0 * (68976648192.0 - 32000.0 * 8192) + 2.0 * 8192 + 193.0 * 327680;
     expect("Llama-2-70B decode step bytes", p.decode.bytes, read, IDEA_DECODE_BYTES);
     cr_assert(p.tpot.seconds > 0.04100 && p.tpot.seconds < 0.04105, "TPOT %.4f ms, want 41.04", p.tpot.seconds * 1e3);
@@ -381,10 +381,10 @@ Test(article, llama2_13b_on_a100_batch_1_and_8, .timeout = 5,
      .description = "Llama-2-13B FP16 on an A100 80GB (2039 GB/s): 12.68 ms a token at batch 1; at batch 8 a step reads "
                     "the same weights and 8 KV caches, 13.23 ms: 7.7x the tokens/s for 4 % more TPOT.")
 {
-    ModelShape m = model("Llama-2-13B");
-    Hardware h = gpu("a100-80gb");
-    plan one = predict(&m, &h, &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128});
-    plan eight = predict(&m, &h, &(Workload){DTYPE_FP16, DTYPE_FP16, 8, 128, 128});
+    perfmodel_shape m = model("Llama-2-13B");
+    perfmodel_hardware h = gpu("a100-80gb");
+    plan one = predict(&m, &h, &(perfmodel_workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128});
+    plan eight = predict(&m, &h, &(perfmodel_workload){DTYPE_FP16, DTYPE_FP16, 8, 128, 128});
     cr_assert(fabs(one.tpot.seconds * 1e3 - 12.6837) < 1e-3, "batch 1: TPOT %.4f ms, want 12.684", one.tpot.seconds * 1e3);
     cr_assert(fabs(eight.tpot.seconds * 1e3 - 13.2266) < 1e-3, "batch 8: TPOT %.4f ms, want 13.227 (the weights once, "
               "not 8 times)", eight.tpot.seconds * 1e3);
@@ -436,9 +436,9 @@ static const char *symptom_names[] = {"high TTFT on long prompts", "high TPOT at
                                       "jittery utilisation", "out of memory", "throughput flat in the batch"};
 
 /* the rows lib/perfmodel's advice (perfmodel_suggest_next_steps) shows for the same workload */
-static unsigned advised_symptoms(const ModelShape *m, const Hardware *h, Workload w)
+static unsigned advised_symptoms(const perfmodel_shape *m, const perfmodel_hardware *h, perfmodel_workload w)
 {
-    Estimate e = book(m, h, w);
+    perfmodel_prediction e = book(m, h, w);
     char lines[8][256];
     int count = perfmodel_suggest_next_steps(m, h, &w, &e, lines, 8);
     unsigned shown = 0;
@@ -467,7 +467,7 @@ Test(checklist, predicted_symptoms_match_the_advice, .timeout = 10,
                     "fit; slower with context when decode is memory-bound and the KV cache is over 30 % of its bytes; flat in batch when decode "
                     "is compute-bound; high TTFT when prefill is compute-bound; jittery utilisation never (no timeline).")
 {
-    struct { const char *model, *gpu, *what; Workload w; unsigned want; } cases[] = {
+    struct { const char *model, *gpu, *what; perfmodel_workload w; unsigned want; } cases[] = {
         {"Llama-2-70B", "h100-sxm", "70B FP16 on one H100", {DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, 1u << SYMPTOM_OUT_OF_MEMORY},
         {"Llama-2-13B", "a100-80gb", "13B FP16, batch 1, short prompt", {DTYPE_FP16, DTYPE_FP16, 1, 128, 128},
          1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH},
@@ -479,8 +479,8 @@ Test(checklist, predicted_symptoms_match_the_advice, .timeout = 10,
          1u << SYMPTOM_OUT_OF_MEMORY | 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS | 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        ModelShape m = model(cases[i].model);
-        Hardware h = gpu(cases[i].gpu);
+        perfmodel_shape m = model(cases[i].model);
+        perfmodel_hardware h = gpu(cases[i].gpu);
         plan p = predict(&m, &h, &cases[i].w);
         unsigned got = predicted_symptoms(&p, &cases[i].w);
         cr_assert(!(got & (1u << SYMPTOM_JITTERY_UTILISATION)), "%s: jittery utilisation is never predicted: a roofline "
@@ -503,7 +503,7 @@ static plan hand_plan(int64_t max_batch, double context, double step_bytes)
 }
 
 /* one row of predicted_symptoms for a hand-made plan, shown or not */
-static void expect_row_shown(const char *what, const plan *p, const Workload *w, symptom s, int want, const char *rule)
+static void expect_row_shown(const char *what, const plan *p, const perfmodel_workload *w, symptom s, int want, const char *rule)
 {
     int shown = (predicted_symptoms(p, w) >> s & 1u) != 0;
     cr_assert(shown == want, "%s: your prediction %s [%s], want it %s: %s", what, shown ? "shows" : "does not show",
@@ -518,7 +518,7 @@ Test(checklist, predicted_symptoms_at_their_edges, .timeout = 5,
     const char *more_fit = "high TPOT at a small batch when decode is memory-bound and max_batch > batch (more would fit)";
     const char *over_30 = "slower as the context grows when decode is memory-bound and the KV read, batch x (context + 1) "
                           "x kv_bytes_per_token, is more than 0.3 x the step's bytes";
-    Workload four = {DTYPE_FP16, DTYPE_FP16, 4, 2, 1}, one = {DTYPE_FP16, DTYPE_FP16, 1, 2, 1};
+    perfmodel_workload four = {DTYPE_FP16, DTYPE_FP16, 4, 2, 1}, one = {DTYPE_FP16, DTYPE_FP16, 1, 2, 1};
     plan p = hand_plan(4, 2, 1e6);
     expect_row_shown("memory-bound, max_batch 4 at batch 4 (the memory holds no more)", &p, &four,
                      SYMPTOM_HIGH_TPOT_SMALL_BATCH, 0, more_fit);
@@ -540,13 +540,13 @@ Test(engine, predicted_against_measured_on_this_cpu, .timeout = 120,
                     "128-token prefill compute-bound in your model; the measured times are no faster than half your bound "
                     "(a bound is a floor) and within 8 times it.")
 {
-    Transformer t;
-    ModelShape toy;
+    llama_transformer t;
+    perfmodel_shape toy;
     cr_assert(build_toy_engine(&t, &toy, error, sizeof error) == 0, "%s", error);
-    Hardware cpu;
+    perfmodel_hardware cpu;
     perfmodel_measure_cpu(&cpu, (size_t)t.weights_bytes);
-    plan decode = predict(&toy, &cpu, &(Workload){DTYPE_FP32, DTYPE_FP32, 1, 16, 3 * 2 + 1});
-    plan prefill = predict(&toy, &cpu, &(Workload){DTYPE_FP32, DTYPE_FP32, 1, 128, 1});
+    plan decode = predict(&toy, &cpu, &(perfmodel_workload){DTYPE_FP32, DTYPE_FP32, 1, 16, 3 * 2 + 1});
+    plan prefill = predict(&toy, &cpu, &(perfmodel_workload){DTYPE_FP32, DTYPE_FP32, 1, 128, 1});
     cr_assert(decode.tpot.memory_bound && !prefill.ttft.memory_bound, "on this CPU (ridge %.1f FLOP/byte) decode should be "
               "memory-bound (yours: %d) and a 128-token prefill compute-bound (yours: memory_bound %d)",
               cpu.fp32_flops / cpu.bandwidth, decode.tpot.memory_bound, prefill.ttft.memory_bound);

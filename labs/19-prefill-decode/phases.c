@@ -3,7 +3,7 @@
  *
  * What you write today, in the order of lab.h (whose comments fix every convention):
  *   1. run_prefill_then_decode: the prefill and one decode step on the engine, each phase's
- *      counters (Session.counters) and wall-clock time kept apart, the decode step's logits.
+ *      counters (llama_session.counters) and wall-clock time kept apart, the decode step's logits.
  *   2. stored_weight_bytes, step_counts, prefill_counts, decode_counts: what each phase
  *      computes and moves, from the shape alone — day 13's GEMM (M = prompt rows) and GEMV
  *      (M = 1) counts, summed over a whole model.
@@ -23,7 +23,7 @@
 /* ---------------------------------------------------------------------------------
  * 1. The two phases, instrumented */
 
-phase_run run_prefill_then_decode(Session *s, const int *prompt, int n, int next, float *decode_logits)
+phase_run run_prefill_then_decode(llama_session *s, const int *prompt, int n, int next, float *decode_logits)
 {
     // TODO: zero s->counters, time llama_prefill(s, 0, prompt, n, ...) with lab_seconds(), keep
     //       the counters in run.prefill; zero them again, time one llama_decode_batch of `next`

@@ -26,7 +26,7 @@
 /* ---------------------------------------------------------------------------------
  * Grouped-query attention */
 
-int kv_head_of(const LlamaConfig *config, int head)
+int kv_head_of(const llama_config *config, int head)
 {
     // TODO: n_heads / n_kv_heads query heads share each KV head, and they are neighbours:
     //       with 6 query heads on 2 KV heads, heads 0-2 read KV head 0 and heads 3-5 KV head 1.

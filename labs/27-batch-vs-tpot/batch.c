@@ -67,7 +67,7 @@ double knee_batch(const decode_model *m, const machine *hw, double context)
 /* ---------------------------------------------------------------------------------
  * 3. Batched decode, timed */
 
-decode_run decode_steps(Session *s, int batch, int steps, int *tokens)
+decode_run decode_steps(llama_session *s, int batch, int steps, int *tokens)
 {
     // TODO: sequences 0 .. batch-1 in one llama_decode_batch call per step (an int array of
     //       their numbers); after each step tokens[i] = llama_argmax of row i of the logits

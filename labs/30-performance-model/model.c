@@ -18,7 +18,7 @@
 /* ---------------------------------------------------------------------------------
  * 1. The memory budget */
 
-double weights_bytes(const ModelShape *m, DataType type)
+double weights_bytes(const perfmodel_shape *m, perfmodel_dtype type)
 {
     // TODO: every parameter once (perfmodel_shape_parameters), at the bytes of one element of
     //       `type` (perfmodel_dtype_bytes).
@@ -26,7 +26,7 @@ double weights_bytes(const ModelShape *m, DataType type)
     return 0;
 }
 
-double kv_bytes_per_token(const ModelShape *m, DataType type)
+double kv_bytes_per_token(const perfmodel_shape *m, perfmodel_dtype type)
 {
     // TODO: one token leaves a key and a value in every layer, for every KV head (kv_heads,
     //       not heads: grouped-query attention shares them), head_dim values each.
@@ -34,7 +34,7 @@ double kv_bytes_per_token(const ModelShape *m, DataType type)
     return 0;
 }
 
-memory_plan plan_memory(const ModelShape *m, const Workload *w, double capacity_bytes)
+memory_plan plan_memory(const perfmodel_shape *m, const perfmodel_workload *w, double capacity_bytes)
 {
     // TODO: the weights and KV bytes per token from the two functions above; the KV cache of
     //       every sequence's whole context (prompt + gen tokens); fits when weights + KV cache
@@ -56,7 +56,7 @@ double mean_decode_context(int prompt, int gen)
     return 0;
 }
 
-phase_cost prefill_cost(const ModelShape *m, const Workload *w)
+phase_cost prefill_cost(const perfmodel_shape *m, const perfmodel_workload *w)
 {
     // TODO: per sequence, prompt rows through every layer's matrices (2 FLOPs a weight a row;
     //       perfmodel_active_layer_matrix_parameters is one layer's), the classifier (vocab x
@@ -68,7 +68,7 @@ phase_cost prefill_cost(const ModelShape *m, const Workload *w)
     return c;
 }
 
-phase_cost decode_step_cost(const ModelShape *m, const Workload *w)
+phase_cost decode_step_cost(const perfmodel_shape *m, const perfmodel_workload *w)
 {
     // TODO: one row per sequence at the mean context. The weights are read once for all
     //       the sequences (that is what makes batching nearly free); each sequence reads its
@@ -90,7 +90,7 @@ bound roofline_bound(phase_cost cost, double peak_flop_per_s, double bandwidth_b
     return b;
 }
 
-plan predict(const ModelShape *m, const Hardware *h, const Workload *w)
+plan predict(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w)
 {
     // TODO: the budget against h->memory_bytes, both phases counted, each bounded on the
     //       roofline of peak_flops_for(h, w->weights) and h->bandwidth.
@@ -111,7 +111,7 @@ checklist_row checklist(symptom s)
     return row;
 }
 
-unsigned predicted_symptoms(const plan *p, const Workload *w)
+unsigned predicted_symptoms(const plan *p, const perfmodel_workload *w)
 {
     // TODO: lab.h lists the five rows a prediction can show, and when. The KV bytes a decode
     //       step reads and writes: batch x (decode_context + 1) x KV bytes per token.

@@ -17,7 +17,7 @@ int lab_float_is_poison(float x)
     return bits == 0xffffffffu;
 }
 
-static void note(comparison *c, size_t index, const char *line)
+static void note(lab_comparison *c, size_t index, const char *line)
 {
     if (c->mismatches == 0) c->first_mismatch = index;
     c->mismatches++;
@@ -25,7 +25,7 @@ static void note(comparison *c, size_t index, const char *line)
     if (c->mismatches <= SHOWN) snprintf(c->message + used, sizeof c->message - used, "%s%s", used ? "; " : "", line);
 }
 
-static void finish(comparison *c, const char *name, size_t n)
+static void finish(lab_comparison *c, const char *name, size_t n)
 {
     if (c->mismatches > SHOWN) {
         size_t used = strlen(c->message);
@@ -34,7 +34,7 @@ static void finish(comparison *c, const char *name, size_t n)
     }
 }
 
-static void compare_one(comparison *c, const char *name, size_t i, double got, double want,
+static void compare_one(lab_comparison *c, const char *name, size_t i, double got, double want,
                         int never_written, double relative, double absolute)
 {
     char line[160];
@@ -52,20 +52,20 @@ static void compare_one(comparison *c, const char *name, size_t i, double got, d
     note(c, i, line);
 }
 
-comparison lab_compare_floats(const char *name, const float *got, const float *want, size_t n,
+lab_comparison lab_compare_floats(const char *name, const float *got, const float *want, size_t n,
                           double relative, double absolute)
 {
-    comparison c = {0};
+    lab_comparison c = {0};
     for (size_t i = 0; i < n; i++)
         compare_one(&c, name, i, got[i], want[i], lab_float_is_poison(got[i]), relative, absolute);
     finish(&c, name, n);
     return c;
 }
 
-comparison lab_compare_doubles(const char *name, const double *got, const double *want, size_t n,
+lab_comparison lab_compare_doubles(const char *name, const double *got, const double *want, size_t n,
                            double relative, double absolute)
 {
-    comparison c = {0};
+    lab_comparison c = {0};
     for (size_t i = 0; i < n; i++) {
         uint64_t bits;
         memcpy(&bits, &got[i], sizeof bits);
@@ -75,9 +75,9 @@ comparison lab_compare_doubles(const char *name, const double *got, const double
     return c;
 }
 
-comparison lab_compare_ints(const char *name, const int *got, const int *want, size_t n)
+lab_comparison lab_compare_ints(const char *name, const int *got, const int *want, size_t n)
 {
-    comparison c = {0};
+    lab_comparison c = {0};
     for (size_t i = 0; i < n; i++) {
         if (got[i] == want[i]) continue;
         char line[160];

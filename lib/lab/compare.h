@@ -14,17 +14,17 @@
 extern "C" {
 #endif
 
-typedef struct comparison {
+typedef struct lab_comparison {
     size_t mismatches;           /* elements that failed */
     size_t first_mismatch;       /* index of the first one */
     char message[512];           /* the first few failures, readable; "" when all passed */
-} comparison;
+} lab_comparison;
 
-comparison lab_compare_floats(const char *name, const float *got, const float *want, size_t n,
+lab_comparison lab_compare_floats(const char *name, const float *got, const float *want, size_t n,
                           double relative, double absolute);
-comparison lab_compare_doubles(const char *name, const double *got, const double *want, size_t n,
+lab_comparison lab_compare_doubles(const char *name, const double *got, const double *want, size_t n,
                            double relative, double absolute);
-comparison lab_compare_ints(const char *name, const int *got, const int *want, size_t n);
+lab_comparison lab_compare_ints(const char *name, const int *got, const int *want, size_t n);
 
 /* Fills memory with the poison pattern, and recognises it. */
 void lab_poison(void *memory, size_t bytes);

@@ -22,7 +22,7 @@ static void unescape(char *s)
     *out = 0;
 }
 
-int lab_report_read(const char *path, report_line *lines, int capacity)
+int lab_report_read(const char *path, lab_report_line *lines, int capacity)
 {
     FILE *report = fopen(path, "r");
     if (!report) return 0;
@@ -34,8 +34,8 @@ int lab_report_read(const char *path, report_line *lines, int capacity)
         char *fields[5] = {0}, *cursor = text;
         for (int i = 0; i < 5; i++) fields[i] = strsep(&cursor, "\t");
         if (!fields[1]) continue;
-        report_line *l = &lines[count++];
-        *l = (report_line){lab_strdup_or_exit(fields[0]), lab_strdup_or_exit(fields[1]),
+        lab_report_line *l = &lines[count++];
+        *l = (lab_report_line){lab_strdup_or_exit(fields[0]), lab_strdup_or_exit(fields[1]),
                            lab_strdup_or_exit(fields[2] ? fields[2] : ""), lab_strdup_or_exit(fields[3] ? fields[3] : ""),
                            fields[4] ? atol(fields[4]) : 0};
         unescape(l->reason);
@@ -46,7 +46,7 @@ int lab_report_read(const char *path, report_line *lines, int capacity)
     return count;
 }
 
-void lab_report_free(report_line *lines, int count)
+void lab_report_free(lab_report_line *lines, int count)
 {
     for (int i = 0; i < count; i++) free(lines[i].status), free(lines[i].name), free(lines[i].reason), free(lines[i].hint);
 }

@@ -9,18 +9,18 @@
 extern "C" {
 #endif
 
-typedef struct report_line {
+typedef struct lab_report_line {
     char *status;   /* passed, failed, crashed, timeout or skipped */
     char *name;     /* suite/test */
     char *reason;   /* unescaped */
     char *hint;     /* unescaped */
     long line;      /* the test's line in its source file */
-} report_line;
+} lab_report_line;
 
 /* Reads the report at `path` (at most `capacity` lines) into `lines`; returns how many were
  * read, 0 when the file is missing or empty. Free them with lab_report_free. */
-int lab_report_read(const char *path, report_line *lines, int capacity);
-void lab_report_free(report_line *lines, int count);
+int lab_report_read(const char *path, lab_report_line *lines, int capacity);
+void lab_report_free(lab_report_line *lines, int count);
 
 #ifdef __cplusplus
 }

@@ -30,10 +30,10 @@ static void make_parent_directories(const char *path)
     free(copy);
 }
 
-results lab_results_open_or_exit(const char *path, const char *header)
+lab_results lab_results_open_or_exit(const char *path, const char *header)
 {
     make_parent_directories(path);
-    results r = {fopen(path, "w"), path, count_fields(header)};
+    lab_results r = {fopen(path, "w"), path, count_fields(header)};
     if (!r.file) {
         fprintf(stderr, "cannot write the results file %s: %s\n", path, strerror(errno));
         exit(EXIT_FAILURE);
@@ -42,7 +42,7 @@ results lab_results_open_or_exit(const char *path, const char *header)
     return r;
 }
 
-void lab_results_row_or_exit(results *r, const char *format, ...)
+void lab_results_row_or_exit(lab_results *r, const char *format, ...)
 {
     char row[4096];
     va_list args;
@@ -57,7 +57,7 @@ void lab_results_row_or_exit(results *r, const char *format, ...)
     fprintf(r->file, "%s\n", row);
 }
 
-void lab_results_close_or_exit(results *r)
+void lab_results_close_or_exit(lab_results *r)
 {
     if (r->file && fclose(r->file) != 0) {
         fprintf(stderr, "cannot finish writing %s: %s\n", r->path, strerror(errno));

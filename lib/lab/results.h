@@ -10,22 +10,22 @@
 extern "C" {
 #endif
 
-typedef struct results {
+typedef struct lab_results {
     FILE *file;
     const char *path;
     int columns;
-} results;
+} lab_results;
 
 /* Creates the file (and its directory) and writes the header, e.g. "device,gflop_per_s".
  * Exits with a message if the file cannot be written. */
-results lab_results_open_or_exit(const char *path, const char *header);
+lab_results lab_results_open_or_exit(const char *path, const char *header);
 
 /* Writes one row, printf-style. A row whose number of fields differs from the header's
  * is a bug in the driver: it stops the program with a message. */
-void lab_results_row_or_exit(results *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void lab_results_row_or_exit(lab_results *r, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 /* Closes the file; exits with a message if it could not be written to the end. */
-void lab_results_close_or_exit(results *r);
+void lab_results_close_or_exit(lab_results *r);
 
 #ifdef __cplusplus
 }

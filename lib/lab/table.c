@@ -36,14 +36,14 @@ static int split_line(char *line, char **fields, int capacity)
     }
 }
 
-table *lab_table_read(const char *path, char *error, size_t error_size)
+lab_table *lab_table_read(const char *path, char *error, size_t error_size)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
         return NULL;
     }
-    table *t = lab_alloc_or_exit(1, sizeof *t);
+    lab_table *t = lab_alloc_or_exit(1, sizeof *t);
     t->path = lab_strdup_or_exit(path);
     size_t capacity = 0;
     char *line = NULL;
@@ -98,10 +98,10 @@ fail:
     return NULL;
 }
 
-table *lab_table_read_or_exit(const char *path)
+lab_table *lab_table_read_or_exit(const char *path)
 {
     char error[512];
-    table *t = lab_table_read(path, error, sizeof error);
+    lab_table *t = lab_table_read(path, error, sizeof error);
     if (!t) {
         fprintf(stderr, "%s\n", error);
         exit(EXIT_FAILURE);
@@ -109,7 +109,7 @@ table *lab_table_read_or_exit(const char *path)
     return t;
 }
 
-void lab_table_free(table *t)
+void lab_table_free(lab_table *t)
 {
     if (!t) return;
     for (int i = 0; t->header && i < t->columns; i++) free(t->header[i]);
@@ -120,14 +120,14 @@ void lab_table_free(table *t)
     free(t);
 }
 
-int lab_table_column(const table *t, const char *column)
+int lab_table_column(const lab_table *t, const char *column)
 {
     for (int i = 0; i < t->columns; i++)
         if (strcmp(t->header[i], column) == 0) return i;
     return -1;
 }
 
-const char *lab_table_text_or_exit(const table *t, int row, const char *column)
+const char *lab_table_text_or_exit(const lab_table *t, int row, const char *column)
 {
     int c = lab_table_column(t, column);
     if (c < 0 || row < 0 || row >= t->rows) {
@@ -137,7 +137,7 @@ const char *lab_table_text_or_exit(const table *t, int row, const char *column)
     return t->cells[(size_t)row * (size_t)t->columns + (size_t)c];
 }
 
-double lab_table_number_or_exit(const table *t, int row, const char *column)
+double lab_table_number_or_exit(const lab_table *t, int row, const char *column)
 {
     const char *text = lab_table_text_or_exit(t, row, column);
     if (*text == 0) return NAN;
@@ -150,7 +150,7 @@ double lab_table_number_or_exit(const table *t, int row, const char *column)
     return value;
 }
 
-int lab_table_checked_number(const table *t, int row, const char *column, const lab_domain *domain, double *value,
+int lab_table_checked_number(const lab_table *t, int row, const char *column, const lab_domain *domain, double *value,
                              char *error, size_t error_size)
 {
     int c = lab_table_column(t, column);
@@ -174,7 +174,7 @@ int lab_table_checked_number(const table *t, int row, const char *column, const 
     return 0;
 }
 
-int lab_table_find(const table *t, const char *column, const char *value)
+int lab_table_find(const lab_table *t, const char *column, const char *value)
 {
     int c = lab_table_column(t, column);
     if (c < 0) return -1;

@@ -13,26 +13,26 @@
 extern "C" {
 #endif
 
-typedef struct table {
+typedef struct lab_table {
     char *path;
     int columns, rows;
     char **header;        /* columns names */
     char **cells;         /* rows * columns strings, row-major */
-} table;
+} lab_table;
 
 /* Returns NULL and writes the reason into `error` when the file is missing or malformed. */
-table *lab_table_read(const char *path, char *error, size_t error_size);
+lab_table *lab_table_read(const char *path, char *error, size_t error_size);
 /* The same, but prints the reason and exits: for drivers, where bad data ends the run. */
-table *lab_table_read_or_exit(const char *path);
-void lab_table_free(table *t);
+lab_table *lab_table_read_or_exit(const char *path);
+void lab_table_free(lab_table *t);
 
 /* Column index, or -1. */
-int lab_table_column(const table *t, const char *column);
+int lab_table_column(const lab_table *t, const char *column);
 /* The cell as text; exits with a message if the column does not exist (drivers, tests). */
-const char *lab_table_text_or_exit(const table *t, int row, const char *column);
+const char *lab_table_text_or_exit(const lab_table *t, int row, const char *column);
 /* The cell as a number; an empty cell is NaN (not applicable, e.g. FP8 on an A100);
  * anything else that is not a number exits with a message naming file, row, column. */
-double lab_table_number_or_exit(const table *t, int row, const char *column);
+double lab_table_number_or_exit(const lab_table *t, int row, const char *column);
 
 /* What a field may hold: a number from low to high (a whole one if whole), or nothing when
  * may_be_empty (then NaN). `meaning` names it in the message ("attention heads"). */
@@ -44,10 +44,10 @@ typedef struct lab_domain {
 /* The cell as a number in `domain`: 0, or -1 with the file, the row (and its first cell, which names
  * it), the column, what was found and what is allowed written into `error`. For libraries, which
  * return their errors (lib/perfmodel): a bad table must not crash them or make them lie. */
-int lab_table_checked_number(const table *t, int row, const char *column, const lab_domain *domain, double *value,
+int lab_table_checked_number(const lab_table *t, int row, const char *column, const lab_domain *domain, double *value,
                              char *error, size_t error_size);
 /* First row whose `column` equals `value`, or -1. */
-int lab_table_find(const table *t, const char *column, const char *value);
+int lab_table_find(const lab_table *t, const char *column, const char *value);
 
 /* Where the book's data lives: $LAB_DATA_DIR, else "data" (make runs labs from the top). */
 const char *lab_data_path(const char *file_name);

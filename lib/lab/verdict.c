@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef report_line outcome;
+typedef lab_report_line outcome;
 
 /* In the order the tests are written in their file, which is the order of the lab. */
 static int by_source_line(const void *a, const void *b)
@@ -25,11 +25,11 @@ static void print_indented(FILE *out, const char *prefix, const char *text)
     fputc('\n', out);
 }
 
-verdict_counts lab_verdict_print(FILE *out, const char *report_path, const char *day, const char *what, int color)
+lab_verdict_counts lab_verdict_print(FILE *out, const char *report_path, const char *day, const char *what, int color)
 {
     const char *green = color ? "\033[32m" : "", *red = color ? "\033[31m" : "";
     const char *bold = color ? "\033[1m" : "", *dim = color ? "\033[2m" : "", *plain = color ? "\033[0m" : "";
-    verdict_counts counts = {0, 0, 0};
+    lab_verdict_counts counts = {0, 0, 0};
     outcome outcomes[512];
     counts.total = lab_report_read(report_path, outcomes, 512);
     fputc('\n', out);

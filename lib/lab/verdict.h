@@ -12,11 +12,11 @@ extern "C" {
 
 /* Skipped checks (e.g. counts only the simulator makes, on a real GPU) are neither passed
  * nor failed; a day passes when at least one check passed and none failed. */
-typedef struct verdict_counts { int passed, skipped, total; } verdict_counts;
+typedef struct lab_verdict_counts { int passed, skipped, total; } lab_verdict_counts;
 
 /* Prints the verdict for one day and returns the counts; total == 0 means the report was
  * missing or empty (the tests never ran). */
-verdict_counts lab_verdict_print(FILE *out, const char *report_path, const char *day, const char *what, int color);
+lab_verdict_counts lab_verdict_print(FILE *out, const char *report_path, const char *day, const char *what, int color);
 
 #ifdef __cplusplus
 }

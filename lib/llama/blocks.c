@@ -51,7 +51,7 @@ void llama_attend(float *out, const float *query, const float *keys, const float
      * stays in a register instead of going through memory once per position */
     int body = head_dim - head_dim % LANES;
     for (int i = 0; i < body; i += LANES) {
-        FloatLanes sum = {0};
+        simd_float_lanes sum = {0};
         for (int t = 0; t < length; t++) sum += scores[t] * load_floats(values + (size_t)t * stride + i);
         store_floats(out + i, sum);
     }

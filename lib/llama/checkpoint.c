@@ -35,12 +35,12 @@ enum { CHECKPOINT_ALIGNMENT = 64 };   /* a cache line: where a body must start t
  * The header, and the size the header promises */
 
 typedef struct {
-    LlamaConfig config;
+    llama_config config;
     int version, group_size;
     int64_t header_bytes, file_bytes;
 } CheckpointHeader;
 
-static int64_t body_bytes(const LlamaConfig *c, int version, int group_size)
+static int64_t body_bytes(const llama_config *c, int version, int group_size)
 {
     if (version == 2) return llama_weights_bytes_of(c, WEIGHTS_INT8, group_size);
     return 4 * llama_lay_out_tensors(NULL, c, version, NULL);
@@ -56,7 +56,7 @@ static int64_t expected_file_bytes(const CheckpointHeader *h)
  * apart from a file cut short. A body's size grows by the same bytes with every token. */
 static int vocab_that_fits(const CheckpointHeader *h)
 {
-    LlamaConfig one = h->config, two = h->config;
+    llama_config one = h->config, two = h->config;
     one.vocab_size = 1, two.vocab_size = 2;
     int64_t per_token = body_bytes(&two, h->version, h->group_size) - body_bytes(&one, h->version, h->group_size);
     int64_t rest = h->file_bytes - h->header_bytes - (body_bytes(&one, h->version, h->group_size) - per_token);
@@ -65,7 +65,7 @@ static int vocab_that_fits(const CheckpointHeader *h)
     return vocab != h->config.vocab_size ? vocab : 0;
 }
 
-static void describe(char *text, size_t size, const LlamaConfig *c)
+static void describe(char *text, size_t size, const llama_config *c)
 {
     snprintf(text, size, "dim %d, hidden_dim %d, n_layers %d, n_heads %d, n_kv_heads %d, vocab_size %d, seq_len %d, %s classifier",
              c->dim, c->hidden_dim, c->n_layers, c->n_heads, c->n_kv_heads, c->vocab_size, c->seq_len,
@@ -124,7 +124,7 @@ static int read_header(const char *path, CheckpointHeader *h, char *error, size_
         h->header_bytes = VERSION0_HEADER_BYTES;
         h->config.shared_classifier = shape[5] > 0;
     }
-    LlamaConfig *c = &h->config;
+    llama_config *c = &h->config;
     c->dim = shape[0], c->hidden_dim = shape[1], c->n_layers = shape[2], c->n_heads = shape[3];
     c->n_kv_heads = shape[4], c->vocab_size = shape[5], c->seq_len = shape[6];
     if (h->version == 0 && c->vocab_size < 0 && c->vocab_size != INT32_MIN) c->vocab_size = -c->vocab_size;
@@ -171,7 +171,7 @@ static int read_header(const char *path, CheckpointHeader *h, char *error, size_
     return 0;
 }
 
-int llama_read_checkpoint_config(const char *path, LlamaConfig *config, int *version, char *error, size_t error_size)
+int llama_read_checkpoint_config(const char *path, llama_config *config, int *version, char *error, size_t error_size)
 {
     CheckpointHeader h;
     if (read_header(path, &h, error, error_size) != 0) return -1;
@@ -189,7 +189,7 @@ int llama_read_checkpoint_config(const char *path, LlamaConfig *config, int *ver
  * matrices (llama_step_matrix), as quantize.c stores them; the file
  * keeps llama2.c's order (every layer's wq, then every layer's wk, ...) on the mapping's small
  * pages. Loading copies the INT8 values once (110 MB for 110M). */
-static int lay_out_version2(Transformer *t, const LlamaConfig *c, int group_size, const unsigned char *body, const char *path,
+static int lay_out_version2(llama_transformer *t, const llama_config *c, int group_size, const unsigned char *body, const char *path,
                             char *error, size_t error_size)
 {
     int64_t at = 0;
@@ -205,7 +205,7 @@ static int lay_out_version2(Transformer *t, const LlamaConfig *c, int group_size
                 continue;
             }
             /* in the file for now: the copies below take its place */
-            *llama_matrix_slot(t, *kind, layer) = (WeightMatrix){.rows = rows, .cols = cols, .format = WEIGHTS_INT8,
+            *llama_matrix_slot(t, *kind, layer) = (llama_weight_matrix){.rows = rows, .cols = cols, .format = WEIGHTS_INT8,
                 .int8 = (const int8_t *)(body + at), .group_size = group_size};
             at += count + 4 * (count / group_size);
         }
@@ -219,10 +219,10 @@ static int lay_out_version2(Transformer *t, const LlamaConfig *c, int group_size
         return -1;
     }
     int64_t value_at = 0, scale_at = 0;
-    TensorKind kind;
+    llama_tensor_kind kind;
     int layer;
     for (int index = 0; llama_step_matrix(c, index, &kind, &layer); index++) {
-        WeightMatrix *m = llama_matrix_slot(t, kind, layer);
+        llama_weight_matrix *m = llama_matrix_slot(t, kind, layer);
         int64_t count = (int64_t)m->rows * m->cols;
         memcpy(t->int8_storage + value_at, m->int8, (size_t)count);
         memcpy(t->scale_storage + scale_at, (const unsigned char *)m->int8 + count, (size_t)(count / group_size) * sizeof(float));
@@ -235,7 +235,7 @@ static int lay_out_version2(Transformer *t, const LlamaConfig *c, int group_size
 
 /* One tensor's values (or an INT8 matrix's scales) within [smallest, largest]; NaN is not. */
 static int check_values(const char *path, const float *values, int64_t count, float smallest, float largest,
-                        TensorKind kind, int layer, int scales, char *error, size_t error_size)
+                        llama_tensor_kind kind, int layer, int scales, char *error, size_t error_size)
 {
     for (int64_t i = 0; i < count; i++) {
         float v = values[i];
@@ -258,9 +258,9 @@ static int check_values(const char *path, const float *values, int64_t count, fl
     return 0;
 }
 
-static int check_weights(const Transformer *t, const char *path, char *error, size_t error_size)
+static int check_weights(const llama_transformer *t, const char *path, char *error, size_t error_size)
 {
-    const LlamaConfig *c = &t->config;
+    const llama_config *c = &t->config;
     for (int kind = 0; kind < TENSOR_KINDS; kind++) {
         if (!llama_tensor_present(c, kind) || kind == TENSOR_ROPE_COS || kind == TENSOR_ROPE_SIN) continue;
         int rows, cols;
@@ -269,7 +269,7 @@ static int check_weights(const Transformer *t, const char *path, char *error, si
         for (int layer = 0; layer < (llama_tensor_is_per_layer(kind) ? c->n_layers : 1); layer++) {
             int failed;
             if (t->format == WEIGHTS_INT8 && llama_tensor_is_matrix(kind))
-                failed = check_values(path, llama_matrix_slot((Transformer *)t, kind, layer)->scales, count / t->group_size,
+                failed = check_values(path, llama_matrix_slot((llama_transformer *)t, kind, layer)->scales, count / t->group_size,
                                       0.0f, LLAMA_MAX_WEIGHT_MAGNITUDE / 127.0f, kind, layer, 1, error, error_size);
             else
                 failed = check_values(path, llama_get_tensor(t, kind, layer), count, -LLAMA_MAX_WEIGHT_MAGNITUDE,
@@ -280,7 +280,7 @@ static int check_weights(const Transformer *t, const char *path, char *error, si
     return 0;
 }
 
-int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, char *error, size_t error_size)
+int llama_build_transformer_from_checkpoint(llama_transformer *t, const char *path, char *error, size_t error_size)
 {
     memset(t, 0, sizeof *t);
     CheckpointHeader h;
@@ -340,9 +340,9 @@ int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, ch
 /* ----------------------------------------------------------------------------------
  * Writing */
 
-int llama_write_checkpoint(const Transformer *t, const char *path, int version, char *error, size_t error_size)
+int llama_write_checkpoint(const llama_transformer *t, const char *path, int version, char *error, size_t error_size)
 {
-    const LlamaConfig *c = &t->config;
+    const llama_config *c = &t->config;
     if (version < 0 || version > 2) {
         snprintf(error, error_size, "checkpoint version %d cannot be written; versions 0 and 1 (FP32) and 2 (INT8) can", version);
         return -1;
@@ -390,7 +390,7 @@ int llama_write_checkpoint(const Transformer *t, const char *path, int version, 
         size_t count = (size_t)rows * (size_t)cols;
         for (int layer = 0; ok && layer < layers; layer++) {
             if (version == 2 && llama_tensor_is_matrix(*kind)) {
-                const WeightMatrix *m = llama_matrix_slot((Transformer *)t, *kind, layer);
+                const llama_weight_matrix *m = llama_matrix_slot((llama_transformer *)t, *kind, layer);
                 ok = fwrite(m->int8, 1, count, f) == count &&
                      fwrite(m->scales, sizeof(float), count / (size_t)t->group_size, f) == count / (size_t)t->group_size;
             } else {

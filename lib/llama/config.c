@@ -12,7 +12,7 @@
 
 typedef struct {
     const char *name;
-    LlamaConfig config;
+    llama_config config;
 } NamedShape;
 
 static const NamedShape named_shapes[] = {
@@ -35,7 +35,7 @@ const char *llama_named_shape_list(void)
     return list;
 }
 
-int llama_named_shape(const char *name, LlamaConfig *config, char *error, size_t error_size)
+int llama_named_shape(const char *name, llama_config *config, char *error, size_t error_size)
 {
     for (int i = 0; i < NAMED_SHAPES; i++)
         if (strcmp(name, named_shapes[i].name) == 0) {
@@ -52,7 +52,7 @@ int llama_named_shape(const char *name, LlamaConfig *config, char *error, size_t
 
 enum { MAX_WIDTH = 1 << 24, MAX_COUNT = 1 << 16, MAX_SEQ_LEN = 1 << 22 };
 
-int llama_validate_config(const LlamaConfig *c, char *error, size_t error_size)
+int llama_validate_config(const llama_config *c, char *error, size_t error_size)
 {
     const struct { const char *name; int value, limit; } fields[] = {
         {"dim", c->dim, MAX_WIDTH},           {"hidden_dim", c->hidden_dim, MAX_WIDTH},
@@ -92,10 +92,10 @@ int llama_validate_config(const LlamaConfig *c, char *error, size_t error_size)
 /* ----------------------------------------------------------------------------------
  * Sizes derived from the shape */
 
-int llama_head_dim_of(const LlamaConfig *c) { return c->dim / c->n_heads; }
-int llama_kv_dim_of(const LlamaConfig *c) { return c->n_kv_heads * llama_head_dim_of(c); }
+int llama_head_dim_of(const llama_config *c) { return c->dim / c->n_heads; }
+int llama_kv_dim_of(const llama_config *c) { return c->n_kv_heads * llama_head_dim_of(c); }
 
-int64_t llama_matrix_parameter_count(const LlamaConfig *c)
+int64_t llama_matrix_parameter_count(const llama_config *c)
 {
     int64_t dim = c->dim, hidden = c->hidden_dim, kv_dim = llama_kv_dim_of(c);
     int64_t per_layer = dim * dim            /* wq */
@@ -106,7 +106,7 @@ int64_t llama_matrix_parameter_count(const LlamaConfig *c)
     return embeddings + c->n_layers * per_layer;
 }
 
-int64_t llama_parameter_count(const LlamaConfig *c)
+int64_t llama_parameter_count(const llama_config *c)
 {
     int64_t norms = (2 * (int64_t)c->n_layers + 1) * c->dim;  /* attention and MLP norm per layer, final norm */
     return llama_matrix_parameter_count(c) + norms;
@@ -114,7 +114,7 @@ int64_t llama_parameter_count(const LlamaConfig *c)
 
 static int greatest_common_divisor(int a, int b) { return b ? greatest_common_divisor(b, a % b) : a; }
 
-int llama_check_group_size(const LlamaConfig *c, int group_size, char *error, size_t error_size)
+int llama_check_group_size(const llama_config *c, int group_size, char *error, size_t error_size)
 {
     if (group_size < 1) {
         snprintf(error, error_size, "group size %d: a group holds at least 1 value", group_size);
@@ -129,7 +129,7 @@ int llama_check_group_size(const LlamaConfig *c, int group_size, char *error, si
     return -1;
 }
 
-int llama_check_int4_group_size(const LlamaConfig *c, int group_size, char *error, size_t error_size)
+int llama_check_int4_group_size(const llama_config *c, int group_size, char *error, size_t error_size)
 {
     if (group_size >= 1 && group_size % 2 != 0) {
         snprintf(error, error_size, "group size %d is odd: INT4 packs two values a byte, and a byte may not hold values "
@@ -140,14 +140,14 @@ int llama_check_int4_group_size(const LlamaConfig *c, int group_size, char *erro
     return llama_check_group_size(c, group_size, error, error_size);
 }
 
-int llama_int8_group_size(const LlamaConfig *c, int wanted)
+int llama_int8_group_size(const llama_config *c, int wanted)
 {
     int group = wanted < 1 ? 1 : wanted;
     while (group > 1 && (c->dim % group != 0 || c->hidden_dim % group != 0)) group /= 2;
     return group;
 }
 
-int64_t llama_weights_bytes_of(const LlamaConfig *c, WeightFormat format, int group_size)
+int64_t llama_weights_bytes_of(const llama_config *c, llama_weight_format format, int group_size)
 {
     int64_t matrices = llama_matrix_parameter_count(c), norms = llama_parameter_count(c) - matrices;
     if (format == WEIGHTS_FP32) return 4 * (matrices + norms);
@@ -160,7 +160,7 @@ int64_t llama_kv_cache_bytes(int layers, int kv_heads, int head_dim, int bytes_p
     return 2 * (int64_t)layers * kv_heads * head_dim * bytes_per_element * tokens * batch;
 }
 
-int64_t llama_kv_bytes_per_token(const LlamaConfig *c, int bytes_per_element)
+int64_t llama_kv_bytes_per_token(const llama_config *c, int bytes_per_element)
 {
     return llama_kv_cache_bytes(c->n_layers, c->n_kv_heads, llama_head_dim_of(c), bytes_per_element, 1, 1);
 }
@@ -171,7 +171,7 @@ int llama_step_rows_of(int batch, int capacity)
     return rows < LLAMA_MAX_STEP_ROWS ? (int)rows : LLAMA_MAX_STEP_ROWS;
 }
 
-int64_t llama_activation_bytes_of(const LlamaConfig *c, int batch, int capacity, int threads)
+int64_t llama_activation_bytes_of(const llama_config *c, int batch, int capacity, int threads)
 {
     /* must add up what llama_build_session allocates: per row of a step x, xb, xb2, q (dim
      * each), k, v (kv_dim), hb, hb2 (hidden_dim) and three ints; per thread a row of

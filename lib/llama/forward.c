@@ -9,7 +9,7 @@
  * for a decode batch it is each sequence attending to its own history. The matrix
  * multiplications see `rows` rows either way: matrix-vector work at one row, matrix-matrix
  * work as rows grow. Each step adds what it computed and moved to the session's counters, and
- * a lab's own KV cache (Session.kv_hooks) can take the place of the engine's. */
+ * a lab's own KV cache (llama_session.kv_hooks) can take the place of the engine's. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -46,10 +46,10 @@ static float *line_aligned_floats(size_t count)
     return aligned_alloc(LINE, bytes ? bytes : LINE);
 }
 
-int llama_build_session(Session *s, const Transformer *t, int batch, int capacity, int threads, char *error, size_t error_size)
+int llama_build_session(llama_session *s, const llama_transformer *t, int batch, int capacity, int threads, char *error, size_t error_size)
 {
     memset(s, 0, sizeof *s);
-    const LlamaConfig *c = &t->config;
+    const llama_config *c = &t->config;
     if (batch < 1 || capacity < 1 || threads < 1) {
         snprintf(error, error_size, "a session needs batch >= 1, capacity >= 1 token and threads >= 1 (got %d, %d, %d)",
                  batch, capacity, threads);
@@ -77,7 +77,7 @@ int llama_build_session(Session *s, const Transformer *t, int batch, int capacit
     s->max_rows = llama_step_rows_of(batch, capacity);
     int kv_dim = llama_kv_dim_of(c);
     size_t rows = (size_t)s->max_rows;
-    s->cache = (KVCache){.batch = batch, .capacity = capacity, .kv_dim = kv_dim};
+    s->cache = (llama_kv_cache){.batch = batch, .capacity = capacity, .kv_dim = kv_dim};
     /* The KV cache on large pages, written through once now: zeroed as calloc would, and
      * without the page faults a step took on first writing each page of its new positions
      * (llama.cpp clears its KV buffer when it makes it, too). */
@@ -113,10 +113,10 @@ int llama_build_session(Session *s, const Transformer *t, int batch, int capacit
     return 0;
 }
 
-int llama_set_int8_activations(Session *s, int on, char *error, size_t error_size)
+int llama_set_int8_activations(llama_session *s, int on, char *error, size_t error_size)
 {
-    const Transformer *t = s->transformer;
-    const LlamaConfig *c = &t->config;
+    const llama_transformer *t = s->transformer;
+    const llama_config *c = &t->config;
     if (on && t->format != WEIGHTS_INT8) {
         snprintf(error, error_size, "INT8 activations need INT8 weights (runq.c multiplies INT8 by INT8): quantize the "
                  "model or load a version-2 checkpoint (tools/llama --weights int8)");
@@ -137,7 +137,7 @@ int llama_set_int8_activations(Session *s, int on, char *error, size_t error_siz
     return 0;
 }
 
-void llama_free_session(Session *s)
+void llama_free_session(llama_session *s)
 {
     if (!s) return;
     llama_free_thread_pool(s->pool);
@@ -163,20 +163,20 @@ void llama_free_session(Session *s)
     memset(s, 0, sizeof *s);
 }
 
-void llama_reset_sequence(Session *s, int sequence)
+void llama_reset_sequence(llama_session *s, int sequence)
 {
     if (sequence >= 0 && sequence < s->cache.batch) s->cache.length[sequence] = 0;
 }
 
 /* Where the keys (or values) of one sequence and layer start. */
-static float *cache_at(const Session *s, float *base, int sequence, int layer)
+static float *cache_at(const llama_session *s, float *base, int sequence, int layer)
 {
-    const KVCache *cache = &s->cache;
+    const llama_kv_cache *cache = &s->cache;
     size_t layers = (size_t)s->transformer->config.n_layers;
     return base + (((size_t)sequence * layers + (size_t)layer) * (size_t)cache->capacity) * (size_t)cache->kv_dim;
 }
 
-int llama_truncate_sequence(Session *s, int sequence, int length, char *error, size_t error_size)
+int llama_truncate_sequence(llama_session *s, int sequence, int length, char *error, size_t error_size)
 {
     if (sequence < 0 || sequence >= s->cache.batch) {
         snprintf(error, error_size, "sequence %d does not exist: the session holds sequences 0 to %d", sequence,
@@ -192,9 +192,9 @@ int llama_truncate_sequence(Session *s, int sequence, int length, char *error, s
     return 0;
 }
 
-int llama_fork_sequence(Session *s, int parent, int child, char *error, size_t error_size)
+int llama_fork_sequence(llama_session *s, int parent, int child, char *error, size_t error_size)
 {
-    KVCache *cache = &s->cache;
+    llama_kv_cache *cache = &s->cache;
     if (parent < 0 || child < 0 || parent >= cache->batch || child >= cache->batch || parent == child) {
         snprintf(error, error_size, "cannot fork sequence %d into %d: the session holds sequences 0 to %d, and the two "
                  "must differ", parent, child, cache->batch - 1);
@@ -223,7 +223,7 @@ typedef struct {
     float *out;
     const float *x;
     int rows;
-    const WeightMatrix *weights;
+    const llama_weight_matrix *weights;
 } MatmulJob;
 
 typedef struct {
@@ -234,14 +234,14 @@ typedef struct {
 } MatmulJobs;
 
 /* bytes of `rows` rows of a weight matrix as stored */
-static double stored_bytes(const WeightMatrix *w, int rows)
+static double stored_bytes(const llama_weight_matrix *w, int rows)
 {
     double values = (double)rows * w->cols;
     if (w->format == WEIGHTS_INT4) return values / 2 + 5.0 * values / w->group_size;
     return w->format == WEIGHTS_INT8 ? values + 4.0 * values / w->group_size : 4.0 * values;
 }
 
-static void count_matmul(LlamaCounters *counters, const MatmulJob *job)
+static void count_matmul(llama_counters *counters, const MatmulJob *job)
 {
     counters->matmul_flops += 2.0 * job->rows * (double)job->weights->rows * job->weights->cols;
     counters->weight_bytes += stored_bytes(job->weights, job->weights->rows);
@@ -262,7 +262,7 @@ static void run_matmul_jobs(void *context, int thread, int threads)
 
 /* out = x . W^T for up to three independent products of the same x at once (one wake-up
  * of the pool); with INT8 activations x is quantized first, once for all of them */
-static void multiply(Session *s, int count, MatmulJob a, MatmulJob b, MatmulJob c)
+static void multiply(llama_session *s, int count, MatmulJob a, MatmulJob b, MatmulJob c)
 {
     MatmulJobs jobs = {{a, b, c}, count, NULL, NULL};
     for (int j = 0; j < count; j++) count_matmul(&s->counters, &jobs.jobs[j]);
@@ -274,15 +274,15 @@ static void multiply(Session *s, int count, MatmulJob a, MatmulJob b, MatmulJob 
 }
 
 typedef struct {
-    Session *session;
+    llama_session *session;
     int layer, rows;
 } AttentionJob;
 
 static void run_attention(void *context, int thread, int threads)
 {
     AttentionJob *job = context;
-    Session *s = job->session;
-    const LlamaConfig *c = &s->transformer->config;
+    llama_session *s = job->session;
+    const llama_config *c = &s->transformer->config;
     int head_dim = llama_head_dim_of(c), kv_dim = llama_kv_dim_of(c), heads_per_kv_head = c->n_heads / c->n_kv_heads;
     float *scores = s->scores + (size_t)thread * (size_t)s->cache.capacity;
     int first, last;
@@ -309,9 +309,9 @@ static void run_attention(void *context, int thread, int threads)
 
 /* The step's attention in the counters: each row attends its sequence's positions 0 .. its
  * own, with every query head (FLOPs) and reads each KV head's keys and values once (bytes). */
-static void count_attention(Session *s, int rows)
+static void count_attention(llama_session *s, int rows)
 {
-    const LlamaConfig *c = &s->transformer->config;
+    const llama_config *c = &s->transformer->config;
     double head_dim = llama_head_dim_of(c), kv_dim = llama_kv_dim_of(c);
     for (int r = 0; r < rows; r++) {
         double length = s->row_position[r] + 1.0;
@@ -321,12 +321,12 @@ static void count_attention(Session *s, int rows)
     }
 }
 
-/* The tracer's calls (Session.trace), when one is plugged in */
-static void trace_begin(const Session *s, const char *name, int rows)
+/* The tracer's calls (llama_session.trace), when one is plugged in */
+static void trace_begin(const llama_session *s, const char *name, int rows)
 {
     if (s->trace.begin) s->trace.begin(s->trace.state, name, rows);
 }
-static void trace_end(const Session *s, const char *name, int rows)
+static void trace_end(const llama_session *s, const char *name, int rows)
 {
     if (s->trace.end) s->trace.end(s->trace.state, name, rows);
 }
@@ -335,10 +335,10 @@ static void trace_end(const Session *s, const char *name, int rows)
 #define TRACED(s, name, rows) \
     for (int traced_once_ = (trace_begin(s, name, rows), 1); traced_once_; traced_once_ = 0, trace_end(s, name, rows))
 
-static void forward_step(Session *s, int rows, const int *logit_rows, int logit_count, float *logits_out)
+static void forward_step(llama_session *s, int rows, const int *logit_rows, int logit_count, float *logits_out)
 {
-    const Transformer *t = s->transformer;
-    const LlamaConfig *c = &t->config;
+    const llama_transformer *t = s->transformer;
+    const llama_config *c = &t->config;
     int dim = c->dim, kv_dim = llama_kv_dim_of(c), hidden = c->hidden_dim, head_dim = llama_head_dim_of(c), half = head_dim / 2;
     /* INT8 activations: runq.c's arithmetic in every block, not only the multiplications */
     int runq = s->int8_activations;
@@ -354,7 +354,7 @@ static void forward_step(Session *s, int rows, const int *logit_rows, int logit_
         count_attention(s, rows);
 
         for (int l = 0; l < c->n_layers; l++) TRACED(s, "layer", rows) {
-            const LayerWeights *w = &t->layers[l];
+            const llama_layer_weights *w = &t->layers[l];
 
             /* attention: norm, project to q k v, rotate, cache, attend, project back, add */
             TRACED(s, "attention_norm", rows)
@@ -414,7 +414,7 @@ static void forward_step(Session *s, int rows, const int *logit_rows, int logit_
 /* ----------------------------------------------------------------------------------
  * The ways in: checks first, then rows packed into steps of at most max_rows */
 
-static int check_sequence(const Session *s, int sequence, int64_t adding, char *error, size_t error_size)
+static int check_sequence(const llama_session *s, int sequence, int64_t adding, char *error, size_t error_size)
 {
     if (sequence < 0 || sequence >= s->cache.batch) {
         snprintf(error, error_size, "sequence %d does not exist: the session holds sequences 0 to %d", sequence,
@@ -433,7 +433,7 @@ static int check_sequence(const Session *s, int sequence, int64_t adding, char *
     return 0;
 }
 
-static int check_tokens(const Session *s, const int *tokens, int n, char *error, size_t error_size)
+static int check_tokens(const llama_session *s, const int *tokens, int n, char *error, size_t error_size)
 {
     int vocab = s->transformer->config.vocab_size;
     for (int i = 0; i < n; i++)
@@ -445,7 +445,7 @@ static int check_tokens(const Session *s, const int *tokens, int n, char *error,
 }
 
 /* A sequence may appear once in a call: its rows' positions are counted from its length. */
-static int check_distinct(const Session *s, const int *sequences, int count, char *error, size_t error_size)
+static int check_distinct(const llama_session *s, const int *sequences, int count, char *error, size_t error_size)
 {
     unsigned char *seen = calloc((size_t)s->cache.batch, 1);
     if (!seen) {
@@ -462,7 +462,7 @@ static int check_distinct(const Session *s, const int *sequences, int count, cha
     return repeated >= 0 ? -1 : 0;
 }
 
-const float *llama_prefill_batch(Session *s, const int *sequences, const int *const *tokens, const int *lengths, int count,
+const float *llama_prefill_batch(llama_session *s, const int *sequences, const int *const *tokens, const int *lengths, int count,
                            char *error, size_t error_size)
 {
     if (count < 1 || count > s->cache.batch) {
@@ -495,12 +495,12 @@ const float *llama_prefill_batch(Session *s, const int *sequences, const int *co
     return s->logits;
 }
 
-const float *llama_prefill(Session *s, int sequence, const int *tokens, int n, char *error, size_t error_size)
+const float *llama_prefill(llama_session *s, int sequence, const int *tokens, int n, char *error, size_t error_size)
 {
     return llama_prefill_batch(s, &sequence, &tokens, &n, 1, error, error_size);
 }
 
-const float *llama_prefill_rows(Session *s, int sequence, const int *tokens, int n, char *error, size_t error_size)
+const float *llama_prefill_rows(llama_session *s, int sequence, const int *tokens, int n, char *error, size_t error_size)
 {
     if (check_sequence(s, sequence, n, error, error_size) != 0 || check_tokens(s, tokens, n, error, error_size) != 0)
         return NULL;
@@ -528,7 +528,7 @@ const float *llama_prefill_rows(Session *s, int sequence, const int *tokens, int
     return s->row_logits;
 }
 
-const float *llama_decode_batch(Session *s, const int *sequences, const int *tokens, int count, char *error, size_t error_size)
+const float *llama_decode_batch(llama_session *s, const int *sequences, const int *tokens, int count, char *error, size_t error_size)
 {
     if (count < 1 || count > s->cache.batch) {
         snprintf(error, error_size, "a decode step of %d sequences: the session holds 1 to %d", count, s->cache.batch);

@@ -45,26 +45,26 @@ typedef struct {
     int vocab_size;
     int seq_len;            /* the longest context the model is built for */
     int shared_classifier;  /* 1: logits use the token embedding (tied); 0: own matrix */
-} LlamaConfig;
+} llama_config;
 
 /* Named shapes, for tests and benchmarks: "260K", "15M", "42M", "110M" (llama2.c's
  * TinyStories models) and the small test shapes "tiny" and "tiny-mha". Returns 0 and fills
  * `config`, or -1 with the list of names in `error`. */
-int llama_named_shape(const char *name, LlamaConfig *config, char *error, size_t error_size);
+int llama_named_shape(const char *name, llama_config *config, char *error, size_t error_size);
 /* A comma-separated list of the named shapes, for help texts and errors. */
 const char *llama_named_shape_list(void);
 
 /* Refuses impossible dimensions with the reason (0 = fine, -1 = refused). */
-int llama_validate_config(const LlamaConfig *config, char *error, size_t error_size);
+int llama_validate_config(const llama_config *config, char *error, size_t error_size);
 
-int llama_head_dim_of(const LlamaConfig *config);          /* dim / n_heads */
-int llama_kv_dim_of(const LlamaConfig *config);            /* n_kv_heads * head_dim */
+int llama_head_dim_of(const llama_config *config);          /* dim / n_heads */
+int llama_kv_dim_of(const llama_config *config);            /* n_kv_heads * head_dim */
 /* Parameters, counted from the shape: embedding, classifier when untied, per layer
  * Wq Wk Wv Wo W1 W2 W3 and two norm vectors, and the final norm. */
-int64_t llama_parameter_count(const LlamaConfig *config);
+int64_t llama_parameter_count(const llama_config *config);
 /* Parameters that live in matrices used as matrix multiplications' weights — all of them
  * but the norm vectors (the embedding counts: it is the classifier when tied). */
-int64_t llama_matrix_parameter_count(const LlamaConfig *config);
+int64_t llama_matrix_parameter_count(const llama_config *config);
 
 /* ----------------------------------------------------------------------------------
  * The KV cache: the formula the book teaches.
@@ -72,7 +72,7 @@ int64_t llama_matrix_parameter_count(const LlamaConfig *config);
 
 int64_t llama_kv_cache_bytes(int layers, int kv_heads, int head_dim, int bytes_per_element, int64_t tokens, int64_t batch);
 /* The same for one token of one sequence, for a model's shape and element size. */
-int64_t llama_kv_bytes_per_token(const LlamaConfig *config, int bytes_per_element);
+int64_t llama_kv_bytes_per_token(const llama_config *config, int bytes_per_element);
 
 /* ----------------------------------------------------------------------------------
  * Weights. A matrix multiplication's weight is stored row-major, one row per output
@@ -85,38 +85,38 @@ int64_t llama_kv_bytes_per_token(const LlamaConfig *config, int bytes_per_elemen
  * zero point per group, row after row. The group size of INT4 is even and divides cols, so
  * a byte never holds two groups and a group never crosses into the next row. */
 
-typedef enum { WEIGHTS_FP32 = 0, WEIGHTS_INT8 = 1, WEIGHTS_INT4 = 2 } WeightFormat;
+typedef enum { WEIGHTS_FP32 = 0, WEIGHTS_INT8 = 1, WEIGHTS_INT4 = 2 } llama_weight_format;
 
 typedef struct {
     int rows, cols;          /* outputs, inputs */
-    WeightFormat format;
+    llama_weight_format format;
     const float *fp32;       /* rows * cols, when FP32 */
     const int8_t *int8;      /* rows * cols, when INT8 */
     const uint8_t *int4;     /* rows * cols / 2 bytes, when INT4: low nibble first */
     const float *scales;     /* rows * cols / group_size, when INT8 or INT4 */
     const uint8_t *zeros;    /* rows * cols / group_size zero points (0..15), when INT4 */
     int group_size;
-} WeightMatrix;
+} llama_weight_matrix;
 
 typedef struct {
     const float *rms_attention;   /* (dim) */
     const float *rms_ffn;         /* (dim) */
-    WeightMatrix wq;              /* (n_heads * head_dim, dim) */
-    WeightMatrix wk;              /* (n_kv_heads * head_dim, dim) */
-    WeightMatrix wv;              /* (n_kv_heads * head_dim, dim) */
-    WeightMatrix wo;              /* (dim, n_heads * head_dim) */
-    WeightMatrix w1;              /* (hidden_dim, dim)  gate */
-    WeightMatrix w2;              /* (dim, hidden_dim)  down */
-    WeightMatrix w3;              /* (hidden_dim, dim)  up */
-} LayerWeights;
+    llama_weight_matrix wq;              /* (n_heads * head_dim, dim) */
+    llama_weight_matrix wk;              /* (n_kv_heads * head_dim, dim) */
+    llama_weight_matrix wv;              /* (n_kv_heads * head_dim, dim) */
+    llama_weight_matrix wo;              /* (dim, n_heads * head_dim) */
+    llama_weight_matrix w1;              /* (hidden_dim, dim)  gate */
+    llama_weight_matrix w2;              /* (dim, hidden_dim)  down */
+    llama_weight_matrix w3;              /* (hidden_dim, dim)  up */
+} llama_layer_weights;
 
 typedef struct {
-    LlamaConfig config;
-    WeightFormat format;
+    llama_config config;
+    llama_weight_format format;
     int group_size;               /* INT8 and INT4: values per scale */
-    WeightMatrix token_embedding; /* (vocab_size, dim): rows are looked up */
-    WeightMatrix classifier;      /* (vocab_size, dim): the embedding itself when tied */
-    LayerWeights *layers;         /* n_layers */
+    llama_weight_matrix token_embedding; /* (vocab_size, dim): rows are looked up */
+    llama_weight_matrix classifier;      /* (vocab_size, dim): the embedding itself when tied */
+    llama_layer_weights *layers;         /* n_layers */
     const float *rms_final;       /* (dim) */
     float *rope_cos, *rope_sin;   /* (seq_len, head_dim / 2): RoPE's rotations, precomputed */
     /* where the bytes live (freed by llama_free_transformer) */
@@ -127,16 +127,16 @@ typedef struct {
     uint8_t *int4_storage;        /* packed values, then the zero points (INT4) */
     float *scale_storage;         /* their scales, and the FP32 norm vectors copied beside them */
     int64_t weights_bytes;        /* bytes of weights the forward pass can read */
-} Transformer;
+} llama_transformer;
 
 /* Seeded weights for any valid shape: the same seed gives the same bits on any machine. */
-int llama_build_transformer_generated(Transformer *t, const LlamaConfig *config, uint64_t seed, char *error, size_t error_size);
+int llama_build_transformer_generated(llama_transformer *t, const llama_config *config, uint64_t seed, char *error, size_t error_size);
 /* A llama2.c checkpoint, memory-mapped: version 0 (legacy 28-byte header; a negative
  * vocab_size means an untied classifier; its body is copied onto cache lines), version 1 (256-byte "ak42" header, FP32) or
  * version 2 (the same header with a group size, INT8 as runq.c reads it: the model comes
  * back INT8, its values and scales copied in the order a decode step reads the matrices). Refuses a file whose size is not its header's, and any weight that is NaN,
  * infinite or beyond LLAMA_MAX_WEIGHT_MAGNITUDE, naming the tensor. */
-int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, char *error, size_t error_size);
+int llama_build_transformer_from_checkpoint(llama_transformer *t, const char *path, char *error, size_t error_size);
 
 /* The largest |weight| a checkpoint may hold (for INT8: 127 x the largest scale). Trained
  * weights are of order 1 (llama2.c's models and Llama 2's stay far below 100). At this
@@ -148,38 +148,38 @@ int llama_build_transformer_from_checkpoint(Transformer *t, const char *path, ch
  * group_size must divide dim and hidden_dim (a group lies within one row); any other is
  * refused, naming the dimension (llama_int8_group_size gives export.py's back-off from 64).
  * The FP32 bytes are released. */
-int llama_quantize_transformer(Transformer *t, int group_size, char *error, size_t error_size);
+int llama_quantize_transformer(llama_transformer *t, int group_size, char *error, size_t error_size);
 /* The same to weight-only INT4 (the format above: a scale and a zero point per group, low
  * nibble first). group_size must also be even (two values a byte, never two groups in one);
  * an odd one is refused. The embedding is INT4 too: a lookup dequantizes its row. */
-int llama_quantize_transformer_int4(Transformer *t, int group_size, char *error, size_t error_size);
-void llama_free_transformer(Transformer *t);
+int llama_quantize_transformer_int4(llama_transformer *t, int group_size, char *error, size_t error_size);
+void llama_free_transformer(llama_transformer *t);
 
 /* Writes a transformer as a llama2.c checkpoint: an FP32 one as version 0 or 1, an INT8
  * one as version 2 (export.py's version2_export layout, which runq.c reads). An INT4 model
  * is refused: llama2.c has no INT4 format. */
-int llama_write_checkpoint(const Transformer *t, const char *path, int version, char *error, size_t error_size);
+int llama_write_checkpoint(const llama_transformer *t, const char *path, int version, char *error, size_t error_size);
 /* Reads only a checkpoint's header: its shape and version (for the performance model). */
-int llama_read_checkpoint_config(const char *path, LlamaConfig *config, int *version, char *error, size_t error_size);
+int llama_read_checkpoint_config(const char *path, llama_config *config, int *version, char *error, size_t error_size);
 
 /* Bytes of weights a forward pass may read, for a shape in a format: FP32 is 4 bytes a
  * parameter; INT8 is 1 byte a matrix parameter plus a 4-byte scale per group, INT4 half a
  * byte plus a 4-byte scale and a 1-byte zero point per group, with the norm vectors kept
  * in FP32. */
-int64_t llama_weights_bytes_of(const LlamaConfig *config, WeightFormat format, int group_size);
+int64_t llama_weights_bytes_of(const llama_config *config, llama_weight_format format, int group_size);
 /* `wanted` halved until it divides dim and hidden_dim (export.py's back-off; 64 -> 16 for
  * dim 48, hidden_dim 112): the default group size of a shape. */
-int llama_int8_group_size(const LlamaConfig *config, int wanted);
+int llama_int8_group_size(const llama_config *config, int wanted);
 /* 0 if group_size divides dim and hidden_dim; else -1, naming the dimension it does not divide. */
-int llama_check_group_size(const LlamaConfig *config, int group_size, char *error, size_t error_size);
+int llama_check_group_size(const llama_config *config, int group_size, char *error, size_t error_size);
 /* The same for INT4, which also needs an even group size. */
-int llama_check_int4_group_size(const LlamaConfig *config, int group_size, char *error, size_t error_size);
+int llama_check_int4_group_size(const llama_config *config, int group_size, char *error, size_t error_size);
 
 /* ----------------------------------------------------------------------------------
  * A session: the KV cache for `batch` sequences of up to `capacity` tokens each, the
  * activation buffers of one forward step, and the threads. */
 
-typedef struct ThreadPool ThreadPool;
+typedef struct llama_thread_pool llama_thread_pool;
 
 typedef struct {
     int batch;                 /* sequence slots */
@@ -187,7 +187,7 @@ typedef struct {
     int kv_dim;
     float *keys, *values;      /* (batch, n_layers, capacity, kv_dim) each */
     int *length;               /* tokens cached per sequence */
-} KVCache;
+} llama_kv_cache;
 
 /* The largest number of token rows one forward step processes; a longer prefill is cut
  * into steps of this many rows (chunked prefill), which bounds the activations. */
@@ -208,7 +208,7 @@ typedef struct {
     double kv_write_bytes;     /* keys and values appended: 2 x kv_dim x 4 B per row and layer */
     double kv_read_bytes;      /* keys and values read by attention: 2 x kv_dim x 4 B per position attended,
                                   per row and layer (the query heads of a KV head share the read) */
-} LlamaCounters;
+} llama_counters;
 
 /* A KV cache and attention of a lab's own, which the engine uses in place of its own (days 20
  * and 21 plug the learner's in, so a learner's cache produces real tokens). store() receives
@@ -222,7 +222,7 @@ typedef struct {
     void (*store)(void *state, int sequence, int layer, int position, const float *key, const float *value);
     void (*attend)(void *state, float *out, const float *query, int sequence, int layer, int head, int length,
                    float *scores);
-} LlamaKVHooks;
+} llama_kv_hooks;
 
 /* A tracer a lab plugs in (day 29): the engine calls begin() and end() around each part of a
  * forward step, always properly nested, from the calling thread: "step" around all of it, and
@@ -234,17 +234,17 @@ typedef struct {
     void *state;
     void (*begin)(void *state, const char *name, int rows);
     void (*end)(void *state, const char *name, int rows);
-} LlamaTraceHooks;
+} llama_trace_hooks;
 
 typedef struct {
-    const Transformer *transformer;
-    KVCache cache;
-    LlamaKVHooks kv_hooks;     /* all NULL: the engine's own cache and attention */
-    LlamaTraceHooks trace;     /* all NULL: nothing traced */
-    LlamaCounters counters;    /* since the session was built (zero it to start again) */
+    const llama_transformer *transformer;
+    llama_kv_cache cache;
+    llama_kv_hooks kv_hooks;     /* all NULL: the engine's own cache and attention */
+    llama_trace_hooks trace;     /* all NULL: nothing traced */
+    llama_counters counters;    /* since the session was built (zero it to start again) */
     int max_rows;              /* rows per forward step (<= LLAMA_MAX_STEP_ROWS) */
     int threads;
-    ThreadPool *pool;          /* NULL when single-threaded */
+    llama_thread_pool *pool;          /* NULL when single-threaded */
     /* activations of one step, one row per token */
     float *x;                  /* (max_rows, dim) the residual stream */
     float *xb;                 /* (max_rows, dim) normed input of a block; attention output */
@@ -263,18 +263,18 @@ typedef struct {
     int int8_activations;      /* 1: matrix multiplications run runq.c's arithmetic */
     int8_t *xq;                /* (max_rows, max(dim, hidden_dim)) */
     float *xq_scales;          /* one per group of xq */
-} Session;
+} llama_session;
 
 /* Rows of a session's forward step: min(LLAMA_MAX_STEP_ROWS, batch x capacity). */
 int llama_step_rows_of(int batch, int capacity);
 /* Bytes of a session's activation buffers (the same sum llama_build_session allocates; the
  * performance model uses it). */
-int64_t llama_activation_bytes_of(const LlamaConfig *config, int batch, int capacity, int threads);
+int64_t llama_activation_bytes_of(const llama_config *config, int batch, int capacity, int threads);
 
 /* capacity <= seq_len; batch >= 1; threads >= 1 (1 = no extra threads). Refuses a batch
  * or a capacity whose KV cache does not fit in this machine's memory, saying how much it needs. */
-int llama_build_session(Session *s, const Transformer *t, int batch, int capacity, int threads, char *error, size_t error_size);
-void llama_free_session(Session *s);
+int llama_build_session(llama_session *s, const llama_transformer *t, int batch, int capacity, int threads, char *error, size_t error_size);
+void llama_free_session(llama_session *s);
 /* INT8 activations, llama2.c's runq.c's arithmetic, for a session of an INT8 model: before
  * each matrix multiplication the input rows are quantized in groups of the model's
  * group_size (scale = max|x| / 127, values rounded half away from zero), and each output
@@ -284,33 +284,33 @@ void llama_free_session(Session *s);
  * fused multiply-adds (gcc -O3 for x86-64), and so its greedy tokens. Slower than the FP32
  * path: plain loops. on = 0 returns to FP32 activations. Refused (-1) for an FP32 model:
  * runq.c's dot products need INT8 weights. */
-int llama_set_int8_activations(Session *s, int on, char *error, size_t error_size);
+int llama_set_int8_activations(llama_session *s, int on, char *error, size_t error_size);
 /* Forgets a sequence's tokens (its slot can take a new sequence). */
-void llama_reset_sequence(Session *s, int sequence);
+void llama_reset_sequence(llama_session *s, int sequence);
 /* Starts the empty sequence `child` as a copy of `parent` so far (parallel samples of one prompt):
  * the engine copies its cached keys and values; with kv_hooks set it copies nothing and only
  * counts the child's tokens, since the lab's own cache shares or copies the prefix itself. */
-int llama_fork_sequence(Session *s, int parent, int child, char *error, size_t error_size);
+int llama_fork_sequence(llama_session *s, int parent, int child, char *error, size_t error_size);
 /* Keeps the first `length` tokens of a sequence and forgets the rest (a rejected draft of speculative
  * decoding); the next token goes at position `length`. Refused for a length beyond what it holds. */
-int llama_truncate_sequence(Session *s, int sequence, int length, char *error, size_t error_size);
+int llama_truncate_sequence(llama_session *s, int sequence, int length, char *error, size_t error_size);
 
 /* Appends `n` prompt tokens to sequence `sequence` (matrix-matrix work, in steps of up to
  * max_rows rows) and returns the logits of the last one (vocab_size floats, valid until
  * the next call), or NULL with the reason in `error`. */
-const float *llama_prefill(Session *s, int sequence, const int *tokens, int n, char *error, size_t error_size);
+const float *llama_prefill(llama_session *s, int sequence, const int *tokens, int n, char *error, size_t error_size);
 /* Prefills several sequences at once: sequence i gets tokens[i][0..lengths[i]). Rows of
  * all sequences share each step. Returns logits (count, vocab_size): row i is the last
  * token of sequence i. */
-const float *llama_prefill_batch(Session *s, const int *sequences, const int *const *tokens, const int *lengths, int count,
+const float *llama_prefill_batch(llama_session *s, const int *sequences, const int *const *tokens, const int *lengths, int count,
                            char *error, size_t error_size);
 /* As llama_prefill, but returns the logits after every one of the n tokens: (n, vocab_size), row i
  * the next-token logits after tokens[0 .. i] (a target model verifying n - 1 draft tokens in one
  * forward step). Valid until the next call. */
-const float *llama_prefill_rows(Session *s, int sequence, const int *tokens, int n, char *error, size_t error_size);
+const float *llama_prefill_rows(llama_session *s, int sequence, const int *tokens, int n, char *error, size_t error_size);
 /* One decode step for `count` sequences, each at its own position: token i is appended to
  * sequence sequences[i]. Returns logits (count, vocab_size), row i for sequence i. */
-const float *llama_decode_batch(Session *s, const int *sequences, const int *tokens, int count, char *error, size_t error_size);
+const float *llama_decode_batch(llama_session *s, const int *sequences, const int *tokens, int count, char *error, size_t error_size);
 
 /* ----------------------------------------------------------------------------------
  * Sampling: greedy (temperature 0) or from softmax(logits / temperature), seeded. */
@@ -320,12 +320,12 @@ typedef struct {
     uint64_t state;            /* the generator's state */
     float *probabilities;      /* (vocab_size) */
     int vocab_size;
-} Sampler;
+} llama_sampler;
 
 /* 0, or -1 with the reason in error (a temperature above 0 needs room for the probabilities). */
-int llama_build_sampler(Sampler *sampler, int vocab_size, float temperature, uint64_t seed, char *error, size_t error_size);
-void llama_free_sampler(Sampler *sampler);
-int llama_sample(Sampler *sampler, const float *logits);
+int llama_build_sampler(llama_sampler *sampler, int vocab_size, float temperature, uint64_t seed, char *error, size_t error_size);
+void llama_free_sampler(llama_sampler *sampler);
+int llama_sample(llama_sampler *sampler, const float *logits);
 int llama_argmax(const float *values, int n);
 
 /* ----------------------------------------------------------------------------------
@@ -333,7 +333,7 @@ int llama_argmax(const float *values, int n);
  * vocab_size doubles, row p the logits that predict token p + 1), in double precision and
  * recomputed from scratch, from the transformer's weights (INT8 and INT4 read back as floats):
  * what every fast path is tested against. 0, or -1 with the reason. */
-int llama_reference_forward(const Transformer *t, const int *tokens, int n, double *logits, char *error, size_t error_size);
+int llama_reference_forward(const llama_transformer *t, const int *tokens, int n, double *logits, char *error, size_t error_size);
 
 /* ----------------------------------------------------------------------------------
  * The seeded generator (xorshift64*, seeded through splitmix64): weights, prompts, sampling. */

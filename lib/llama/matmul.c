@@ -66,7 +66,7 @@ enum { ONE_ROW_TILES_FROM = LANES < 16 ? 8 : 1 << 30 };   /* rows from which AVX
 
 /* A decode row asks for its weights ahead as lanes.h's prefetch_stream_line says: the
  * hardware prefetcher alone keeps too few lines in flight, from L3 and from DRAM. */
-ALWAYS_INLINE float combine_chains(FloatLanes c0, FloatLanes c1, FloatLanes c2, FloatLanes c3)
+ALWAYS_INLINE float combine_chains(simd_float_lanes c0, simd_float_lanes c1, simd_float_lanes c2, simd_float_lanes c3)
 {
     return sum_lanes((c0 + c1) + (c2 + c3));
 }
@@ -79,7 +79,7 @@ ALWAYS_INLINE void prefetch_ahead(const float *w)
 /* one row, one output: the four chains side by side */
 ALWAYS_INLINE float dot_fp32(const float *x, const float *w, int cols)
 {
-    FloatLanes c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
+    simd_float_lanes c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
     int body = cols - cols % LANES, j = 0;
     for (; j + CHAIN_STRIDE <= body; j += CHAIN_STRIDE) {
         prefetch_ahead(w + j);
@@ -101,7 +101,7 @@ ALWAYS_INLINE float dot_fp32(const float *x, const float *w, int cols)
 ALWAYS_INLINE void tile_fp32(float *out, int out_stride, const float *x, const float *w, int cols, int rows, int outputs,
                              const char *prefetch, int prefetch_lines)
 {
-    FloatLanes c[CHAINS][TILE_ROWS][TILE_OUTPUTS] = {{{0}}};
+    simd_float_lanes c[CHAINS][TILE_ROWS][TILE_OUTPUTS] = {{{0}}};
     int body = cols - cols % LANES, steps = body / CHAIN_STRIDE, j = 0;
     int lines_per_step = steps > 0 ? (prefetch_lines + steps - 1) / steps : 0;
     /* each row's own pointer, as INT8's tiles keep them: computed in the loop, the addresses
@@ -111,7 +111,7 @@ ALWAYS_INLINE void tile_fp32(float *out, int out_stride, const float *x, const f
     for (int r = 0; r < rows; r++) input_row[r] = x + (size_t)r * cols;
 #define ACCUMULATE(chain, at)                                                                                   \
     for (int o = 0; o < outputs; o++) {                                                                         \
-        FloatLanes weight = load_floats(weight_row[o] + (at));                                                  \
+        simd_float_lanes weight = load_floats(weight_row[o] + (at));                                                  \
         for (int r = 0; r < rows; r++) c[chain][r][o] += load_floats(input_row[r] + (at)) * weight;             \
     }
     for (; j + CHAIN_STRIDE <= body; j += CHAIN_STRIDE) {
@@ -146,7 +146,7 @@ static void tile_fp32_any(float *out, int out_stride, const float *x, const floa
     else tile_fp32(out, out_stride, x, w, cols, 1, 1, prefetch, prefetch_lines);
 }
 
-static void matmul_fp32(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last)
+static void matmul_fp32(float *out, const float *x, int rows, const llama_weight_matrix *m, int first, int last)
 {
     int cols = m->cols, out_stride = m->rows;
     if (rows == 1) {
@@ -212,7 +212,7 @@ ALWAYS_INLINE void prefetch_span(const char *ahead, const char *far, size_t from
 ALWAYS_INLINE void tile_grouped(float *out, int out_stride, const float *x, const void *w, const float *scales,
                                 int cols, int group_size, int rows, int outputs, int dequantized)
 {
-    FloatLanes acc[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
+    simd_float_lanes acc[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
     int groups = cols / group_size, body = group_size - group_size % LANES;
     int groups_a_line = group_size < CACHE_LINE_BYTES ? CACHE_LINE_BYTES / group_size : 1;
     /* the tile INT8_PREFETCH_ROWS rows further on: as many bytes as this one, contiguous.
@@ -235,10 +235,10 @@ ALWAYS_INLINE void tile_grouped(float *out, int out_stride, const float *x, cons
         if (!dequantized)
             prefetch_span(ahead, far, (size_t)first_group * group_size * outputs, (size_t)groups_a_line * group_size * outputs);
         for (int g = first_group; g < first_group + groups_a_line && g < groups; g++) {
-            FloatLanes part[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
+            simd_float_lanes part[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
             size_t at = (size_t)g * group_size;
             for (int j = 0; j < body; j += LANES) {
-                FloatLanes weights[MOST_TILE_OUTPUTS], inputs[INT8_MANY_ROWS];
+                simd_float_lanes weights[MOST_TILE_OUTPUTS], inputs[INT8_MANY_ROWS];
                 for (int o = 0; o < outputs; o++)
                     weights[o] = dequantized ? load_floats((const float *)weight_row[o] + at + j)
                                              : load_int8_as_floats((const int8_t *)weight_row[o] + at + j);
@@ -318,7 +318,7 @@ ALWAYS_INLINE void tile_grouped_any(float *out, int out_stride, const float *x, 
  * by memory (day 25 measures the same of the learner's GEMV). The tiles are INT8's. */
 
 /* A group's zero point as the unpacking subtracts it: 2^23 + zero in every lane */
-typedef FloatLanes ZeroLanes;
+typedef simd_float_lanes ZeroLanes;
 
 typedef uint32_t WordLanes __attribute__((vector_size(LANES * sizeof(uint32_t))));
 
@@ -337,7 +337,7 @@ ALWAYS_INLINE ZeroLanes zero_lanes(int zero)
 #include <immintrin.h>
 
 /* LANES values from LANES / 2 bytes, minus the zero point */
-ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
+ALWAYS_INLINE simd_float_lanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
 {
     long long bytes;
     memcpy(&bytes, p, sizeof bytes);
@@ -348,7 +348,7 @@ ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
     __m512i nibbles = _mm512_multishift_epi64_epi8(nibble_at, _mm512_set1_epi64(bytes));
     /* (nibbles & 15) | bits of 2^23: the truth table of (a & b) | c is 0xea */
     __m512i biased = _mm512_ternarylogic_epi32(nibbles, _mm512_set1_epi32(15), _mm512_set1_epi32(0x4b000000), 0xea);
-    FloatLanes value;
+    simd_float_lanes value;
     memcpy(&value, &biased, sizeof value);
     return value - zero;   /* (2^23 + q) - (2^23 + zero): exact */
 }
@@ -356,14 +356,14 @@ ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
 #else
 
 /* LANES values from LANES / 2 bytes, minus the zero point */
-ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
+ALWAYS_INLINE simd_float_lanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
 {
     uint32_t words[LANES / 8];
     memcpy(words, p, sizeof words);
     WordLanes spread, shift;
     for (int i = 0; i < LANES; i++) spread[i] = words[i / 8], shift[i] = 4 * (i % 8);
     WordLanes biased = ((spread >> shift) & 15) | 0x4b000000;
-    FloatLanes value;
+    simd_float_lanes value;
     memcpy(&value, &biased, sizeof value);
     return value - zero;   /* (2^23 + q) - (2^23 + zero): exact */
 }
@@ -371,7 +371,7 @@ ALWAYS_INLINE FloatLanes load_int4_lanes(const uint8_t *p, ZeroLanes zero)
 
 /* 2 x LANES values from LANES bytes, minus the zero point: elements 0 .. LANES-1 in *first,
  * the next LANES in *second */
-ALWAYS_INLINE void load_int4_pairs(const uint8_t *p, ZeroLanes zero, FloatLanes *first, FloatLanes *second)
+ALWAYS_INLINE void load_int4_pairs(const uint8_t *p, ZeroLanes zero, simd_float_lanes *first, simd_float_lanes *second)
 {
     *first = load_int4_lanes(p, zero);
     *second = load_int4_lanes(p + LANES / 2, zero);
@@ -385,7 +385,7 @@ ALWAYS_INLINE int int4_at(const uint8_t *row, size_t element)
 ALWAYS_INLINE void tile_int4(float *out, int out_stride, const float *x, const uint8_t *w, const float *scales,
                              const uint8_t *zeros, int cols, int group_size, int rows, int outputs)
 {
-    FloatLanes acc[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
+    simd_float_lanes acc[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
     int groups = cols / group_size, pairs = group_size - group_size % (2 * LANES), body = group_size - group_size % LANES;
     int groups_a_line = group_size < 2 * CACHE_LINE_BYTES ? 2 * CACHE_LINE_BYTES / group_size : 1;   /* a line holds 128 values */
     const char *ahead = (const char *)(w + (size_t)INT8_PREFETCH_ROWS * (cols / 2));
@@ -398,25 +398,25 @@ ALWAYS_INLINE void tile_int4(float *out, int out_stride, const float *x, const u
         /* as INT8 does, the lines of the tile INT8_PREFETCH_ROWS rows ahead that match these */
         prefetch_span(ahead, NULL, (size_t)first_group * group_size / 2 * outputs, (size_t)groups_a_line * group_size / 2 * outputs);
         for (int g = first_group; g < first_group + groups_a_line && g < groups; g++) {
-            FloatLanes part[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
+            simd_float_lanes part[INT8_MANY_ROWS][MOST_TILE_OUTPUTS] = {{0}};
             ZeroLanes zero[MOST_TILE_OUTPUTS];
             for (int o = 0; o < outputs; o++) zero[o] = zero_lanes(zero_row[o][g]);
             size_t at = (size_t)g * group_size;
             int j = 0;
             for (; j < pairs; j += 2 * LANES) {
-                FloatLanes first[MOST_TILE_OUTPUTS], second[MOST_TILE_OUTPUTS];
+                simd_float_lanes first[MOST_TILE_OUTPUTS], second[MOST_TILE_OUTPUTS];
                 for (int o = 0; o < outputs; o++) load_int4_pairs(weight_row[o] + (at + j) / 2, zero[o], &first[o], &second[o]);
                 for (int r = 0; r < rows; r++) {
-                    FloatLanes in_first = load_floats(input_row[r] + at + j), in_second = load_floats(input_row[r] + at + j + LANES);
+                    simd_float_lanes in_first = load_floats(input_row[r] + at + j), in_second = load_floats(input_row[r] + at + j + LANES);
                     for (int o = 0; o < outputs; o++) part[r][o] += in_first * first[o];
                     for (int o = 0; o < outputs; o++) part[r][o] += in_second * second[o];
                 }
             }
             if (j < body) {   /* one block of LANES left */
-                FloatLanes weights[MOST_TILE_OUTPUTS];
+                simd_float_lanes weights[MOST_TILE_OUTPUTS];
                 for (int o = 0; o < outputs; o++) weights[o] = load_int4_lanes(weight_row[o] + (at + j) / 2, zero[o]);
                 for (int r = 0; r < rows; r++) {
-                    FloatLanes in = load_floats(input_row[r] + at + j);
+                    simd_float_lanes in = load_floats(input_row[r] + at + j);
                     for (int o = 0; o < outputs; o++) part[r][o] += in * weights[o];
                 }
             }
@@ -474,7 +474,7 @@ ALWAYS_INLINE void tile_int4_any(float *out, int out_stride, const float *x, con
 enum { DEQUANTIZED_FLOATS = 12 * 1024 };   /* the buffer: 48 KB, on the stack */
 
 /* rows [first, first + count) of a quantized matrix as floats, count x cols */
-ALWAYS_INLINE void dequantize_rows(float *to, const WeightMatrix *m, int first, int count, WeightFormat format)
+ALWAYS_INLINE void dequantize_rows(float *to, const llama_weight_matrix *m, int first, int count, llama_weight_format format)
 {
     int cols = m->cols, group_size = m->group_size;
     size_t values = (size_t)count * cols, k = 0;
@@ -494,8 +494,8 @@ ALWAYS_INLINE void dequantize_rows(float *to, const WeightMatrix *m, int first, 
 }
 
 /* outputs [first, last), where a tile of outputs fits the buffer */
-static __attribute__((noinline)) void matmul_dequantized(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last,
-                                      WeightFormat format)
+static __attribute__((noinline)) void matmul_dequantized(float *out, const float *x, int rows, const llama_weight_matrix *m, int first, int last,
+                                      llama_weight_format format)
 {
     int cols = m->cols, out_stride = m->rows, groups = cols / m->group_size;
     int tile = INT8_MANY_OUTPUTS, row_tile = LANES == 16 ? INT8_MANY_ROWS : 2;
@@ -525,8 +525,8 @@ static __attribute__((noinline)) void matmul_dequantized(float *out, const float
  * Both quantized formats walk the matrix alike: tiles of outputs for each tile of rows,
  * a block of rows at a time */
 
-ALWAYS_INLINE void matmul_quantized(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last,
-                                WeightFormat format, int dequantize)
+ALWAYS_INLINE void matmul_quantized(float *out, const float *x, int rows, const llama_weight_matrix *m, int first, int last,
+                                llama_weight_format format, int dequantize)
 {
     int cols = m->cols, out_stride = m->rows, groups = cols / m->group_size;
     if (dequantize) {
@@ -573,13 +573,13 @@ ALWAYS_INLINE void matmul_quantized(float *out, const float *x, int rows, const 
 /* one function for each format, so that the code compiled for one does not change the
  * other's (sharing one, INT8's tiles in groups of 32 ran 6-10 % slower after a change to
  * INT4's unpacking); `dequantize` says which path many rows take */
-static __attribute__((noinline)) void matmul_int8_by(float *out, const float *x, int rows, const WeightMatrix *m, int first,
+static __attribute__((noinline)) void matmul_int8_by(float *out, const float *x, int rows, const llama_weight_matrix *m, int first,
                                                      int last, int dequantize)
 {
     matmul_quantized(out, x, rows, m, first, last, WEIGHTS_INT8, dequantize);
 }
 
-static __attribute__((noinline)) void matmul_int4_by(float *out, const float *x, int rows, const WeightMatrix *m, int first,
+static __attribute__((noinline)) void matmul_int4_by(float *out, const float *x, int rows, const llama_weight_matrix *m, int first,
                                                      int last, int dequantize)
 {
     matmul_quantized(out, x, rows, m, first, last, WEIGHTS_INT4, dequantize);
@@ -610,7 +610,7 @@ static double seconds_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static void measure_many_rows(WeightFormat format)
+static void measure_many_rows(llama_weight_format format)
 {
     int most_rows = class_rows[ROW_CLASSES - 1], index = format == WEIGHTS_INT4;
     size_t values = (size_t)MEASURED_OUTPUTS * MEASURED_COLS, groups = values / MEASURED_GROUP;
@@ -621,7 +621,7 @@ static void measure_many_rows(WeightFormat format)
     for (size_t i = 0; i < (size_t)most_rows * MEASURED_COLS; i++) x[i] = (float)(i % 7) * 0.25f - 0.75f;
     for (size_t i = 0; i < values; i++) bytes[i] = (uint8_t)(i * 37);
     for (size_t g = 0; g < groups; g++) scales[g] = 0.01f, zeros[g] = 8;
-    WeightMatrix m = {.rows = MEASURED_OUTPUTS, .cols = MEASURED_COLS, .format = format, .int8 = (const int8_t *)bytes,
+    llama_weight_matrix m = {.rows = MEASURED_OUTPUTS, .cols = MEASURED_COLS, .format = format, .int8 = (const int8_t *)bytes,
                       .int4 = bytes, .scales = scales, .zeros = zeros, .group_size = MEASURED_GROUP};
     for (int c = 0; c < ROW_CLASSES; c++) {
         double best[2] = {INFINITY, INFINITY};
@@ -643,7 +643,7 @@ done:
 static void measure_int8(void) { measure_many_rows(WEIGHTS_INT8); }
 static void measure_int4(void) { measure_many_rows(WEIGHTS_INT4); }
 
-int llama_matmul_dequantizes(WeightFormat format, int rows, double *ratio)
+int llama_matmul_dequantizes(llama_weight_format format, int rows, double *ratio)
 {
     if (ratio) *ratio = 0;
     if (format == WEIGHTS_FP32 || rows < MATMUL_MANY_ROWS) return 0;
@@ -656,19 +656,19 @@ int llama_matmul_dequantizes(WeightFormat format, int rows, double *ratio)
 void llama_matmul_set_many_rows(int setting) { many_rows_setting = setting; }
 
 /* whether `rows` rows of m take the buffer */
-static int many_rows_dequantize(const WeightMatrix *m, int rows)
+static int many_rows_dequantize(const llama_weight_matrix *m, int rows)
 {
     if (rows < MATMUL_MANY_ROWS || (size_t)INT8_MANY_OUTPUTS * m->cols > DEQUANTIZED_FLOATS) return 0;
     if (many_rows_setting != LLAMA_MANY_ROWS_MEASURED) return many_rows_setting == LLAMA_MANY_ROWS_DEQUANTIZED;
     return llama_matmul_dequantizes(m->format, rows, NULL);
 }
 
-static void matmul_int8(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last)
+static void matmul_int8(float *out, const float *x, int rows, const llama_weight_matrix *m, int first, int last)
 {
     matmul_int8_by(out, x, rows, m, first, last, many_rows_dequantize(m, rows));
 }
 
-static void matmul_int4(float *out, const float *x, int rows, const WeightMatrix *m, int first, int last)
+static void matmul_int4(float *out, const float *x, int rows, const llama_weight_matrix *m, int first, int last)
 {
     matmul_int4_by(out, x, rows, m, first, last, many_rows_dequantize(m, rows));
 }
@@ -676,7 +676,7 @@ static void matmul_int4(float *out, const float *x, int rows, const WeightMatrix
 /* ----------------------------------------------------------------------------------
  * The entry point */
 
-void llama_matmul(float *out, const float *x, int rows, const WeightMatrix *w, int first_output, int last_output)
+void llama_matmul(float *out, const float *x, int rows, const llama_weight_matrix *w, int first_output, int last_output)
 {
     if (w->format == WEIGHTS_FP32) matmul_fp32(out, x, rows, w, first_output, last_output);
     else if (w->format == WEIGHTS_INT8) matmul_int8(out, x, rows, w, first_output, last_output);

@@ -12,7 +12,7 @@
 
 #include "llama.h"
 
-void llama_matmul(float *out, const float *x, int rows, const WeightMatrix *w, int first_output, int last_output);
+void llama_matmul(float *out, const float *x, int rows, const llama_weight_matrix *w, int first_output, int last_output);
 
 /* A thread's share of the outputs starts on a multiple of this many (the INT8 tiles of 4
  * and 8 outputs then stay whole inside a share). */
@@ -30,7 +30,7 @@ void llama_matmul(float *out, const float *x, int rows, const WeightMatrix *w, i
 enum { MATMUL_MANY_ROWS = 16 };
 #define MATMUL_BUFFER_MARGIN 0.95   /* the buffer is taken where it takes less than this of the registers' time */
 enum { LLAMA_MANY_ROWS_MEASURED = -1, LLAMA_MANY_ROWS_IN_REGISTERS = 0, LLAMA_MANY_ROWS_DEQUANTIZED = 1 };
-int llama_matmul_dequantizes(WeightFormat format, int rows, double *ratio);
+int llama_matmul_dequantizes(llama_weight_format format, int rows, double *ratio);
 void llama_matmul_set_many_rows(int setting);
 
 #endif

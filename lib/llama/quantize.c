@@ -54,7 +54,7 @@ void llama_quantize_int4_rows(uint8_t *packed, float *scales, uint8_t *zeros, co
     }
 }
 
-void llama_dequantize_row(float *out, const WeightMatrix *m, int row)
+void llama_dequantize_row(float *out, const llama_weight_matrix *m, int row)
 {
     if (m->format == WEIGHTS_FP32) {
         memcpy(out, m->fp32 + (size_t)row * (size_t)m->cols, (size_t)m->cols * sizeof(float));
@@ -78,15 +78,15 @@ void llama_dequantize_row(float *out, const WeightMatrix *m, int row)
 /* ----------------------------------------------------------------------------------
  * A whole transformer */
 
-static const TensorKind vector_kinds[] = {TENSOR_RMS_ATTENTION, TENSOR_RMS_FFN, TENSOR_RMS_FINAL};
+static const llama_tensor_kind vector_kinds[] = {TENSOR_RMS_ATTENTION, TENSOR_RMS_FFN, TENSOR_RMS_FINAL};
 
 /* Both formats: every matrix quantized into one block of values (and, for INT4, the zero
  * points after them) and one of scales, each in the order a decode step reads the matrices
  * (llama_step_matrix), the norm vectors copied beside the scales so that the FP32 block can
  * go. */
-static int quantize_transformer(Transformer *t, WeightFormat format, int group_size, char *error, size_t error_size)
+static int quantize_transformer(llama_transformer *t, llama_weight_format format, int group_size, char *error, size_t error_size)
 {
-    const LlamaConfig *c = &t->config;
+    const llama_config *c = &t->config;
     const char *name = format == WEIGHTS_INT4 ? "INT4" : "INT8";
     if (t->format != WEIGHTS_FP32) {
         snprintf(error, error_size, "the model is already %s: quantize FP32 weights", t->format == WEIGHTS_INT4 ? "INT4" : "INT8");
@@ -109,12 +109,12 @@ static int quantize_transformer(Transformer *t, WeightFormat format, int group_s
     }
     uint8_t *zeros = values + matrices / 2;
     int64_t value_offset = 0, scale_offset = 0;
-    TensorKind kind;
+    llama_tensor_kind kind;
     int layer;
     for (int index = 0; llama_step_matrix(c, index, &kind, &layer); index++) {
-        WeightMatrix *m = llama_matrix_slot(t, kind, layer);
+        llama_weight_matrix *m = llama_matrix_slot(t, kind, layer);
         int64_t count = (int64_t)m->rows * m->cols;
-        WeightMatrix q = {.rows = m->rows, .cols = m->cols, .format = format, .scales = scales + scale_offset,
+        llama_weight_matrix q = {.rows = m->rows, .cols = m->cols, .format = format, .scales = scales + scale_offset,
                           .group_size = group_size};
         if (format == WEIGHTS_INT4) {
             q.int4 = values + value_offset / 2, q.zeros = zeros + scale_offset;
@@ -151,12 +151,12 @@ static int quantize_transformer(Transformer *t, WeightFormat format, int group_s
     return 0;
 }
 
-int llama_quantize_transformer(Transformer *t, int group_size, char *error, size_t error_size)
+int llama_quantize_transformer(llama_transformer *t, int group_size, char *error, size_t error_size)
 {
     return quantize_transformer(t, WEIGHTS_INT8, group_size, error, error_size);
 }
 
-int llama_quantize_transformer_int4(Transformer *t, int group_size, char *error, size_t error_size)
+int llama_quantize_transformer_int4(llama_transformer *t, int group_size, char *error, size_t error_size)
 {
     return quantize_transformer(t, WEIGHTS_INT4, group_size, error, error_size);
 }

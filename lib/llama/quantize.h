@@ -12,6 +12,6 @@ void llama_quantize_rows(int8_t *values, float *scales, const float *weights, in
 void llama_quantize_int4_rows(uint8_t *packed, float *scales, uint8_t *zeros, const float *weights, int64_t count,
                               int group_size);
 /* row `row` of m as FP32 (m->cols floats) */
-void llama_dequantize_row(float *out, const WeightMatrix *m, int row);
+void llama_dequantize_row(float *out, const llama_weight_matrix *m, int row);
 
 #endif

@@ -17,7 +17,7 @@
 #include "quantize.h"
 
 /* W (rows x cols, any format: read back row by row as floats) times each of n rows of x -> out */
-static void matmul(double *out, const double *x, int n, const WeightMatrix *w, float *row)
+static void matmul(double *out, const double *x, int n, const llama_weight_matrix *w, float *row)
 {
     for (int i = 0; i < w->rows; i++) {
         llama_dequantize_row(row, w, i);
@@ -51,7 +51,7 @@ static void rope(double *v, int size, int head_dim, int position)
 }
 
 /* causal attention: position p over positions 0..p, query head h reading key/value head h / group */
-static void attention(double *out, const double *q, const double *k, const double *v, int n, const LlamaConfig *c,
+static void attention(double *out, const double *q, const double *k, const double *v, int n, const llama_config *c,
                       double *weights)
 {
     int dim = c->dim, head_dim = llama_head_dim_of(c), kv_dim = llama_kv_dim_of(c), group = c->n_heads / c->n_kv_heads;
@@ -75,9 +75,9 @@ static void attention(double *out, const double *q, const double *k, const doubl
         }
 }
 
-int llama_reference_forward(const Transformer *t, const int *tokens, int n, double *logits, char *error, size_t error_size)
+int llama_reference_forward(const llama_transformer *t, const int *tokens, int n, double *logits, char *error, size_t error_size)
 {
-    const LlamaConfig *c = &t->config;
+    const llama_config *c = &t->config;
     int dim = c->dim, hidden = c->hidden_dim, head_dim = llama_head_dim_of(c), kv_dim = llama_kv_dim_of(c);
     size_t rows = (size_t)n, widest = (size_t)(dim > hidden ? dim : hidden);
     double *x = calloc(rows * dim, sizeof(double)), *xb = calloc(rows * dim, sizeof(double));
@@ -96,7 +96,7 @@ int llama_reference_forward(const Transformer *t, const int *tokens, int n, doub
             for (int i = 0; i < dim; i++) x[(size_t)p * dim + i] = row[i];
         }
         for (int l = 0; l < c->n_layers; l++) {
-            const LayerWeights *w = &t->layers[l];
+            const llama_layer_weights *w = &t->layers[l];
             for (int p = 0; p < n; p++) rmsnorm(xb + (size_t)p * dim, x + (size_t)p * dim, w->rms_attention, dim);
             matmul(q, xb, n, &w->wq, row);
             matmul(k, xb, n, &w->wk, row);

@@ -28,7 +28,7 @@ void llama_runq_quantize(int8_t *values, float *scales, const float *x, int rows
         }
 }
 
-void llama_runq_matmul(float *out, const int8_t *x, const float *x_scales, int rows, const WeightMatrix *w,
+void llama_runq_matmul(float *out, const int8_t *x, const float *x_scales, int rows, const llama_weight_matrix *w,
                        int first_output, int last_output)
 {
     int cols = w->cols, group_size = w->group_size, groups = cols / group_size;

@@ -17,7 +17,7 @@
 /* rows x cols values -> INT8 values and one scale per group of group_size (runq.c's quantize) */
 void llama_runq_quantize(int8_t *values, float *scales, const float *x, int rows, int cols, int group_size);
 /* x is (rows, W.cols) INT8 with (rows, W.cols / group_size) scales; out is (rows, W.rows) */
-void llama_runq_matmul(float *out, const int8_t *x, const float *x_scales, int rows, const WeightMatrix *w,
+void llama_runq_matmul(float *out, const int8_t *x, const float *x_scales, int rows, const llama_weight_matrix *w,
                        int first_output, int last_output);
 
 void llama_runq_rmsnorm(float *out, const float *x, const float *weight, int size);

@@ -8,7 +8,7 @@
 
 #include "blocks.h"
 
-int llama_build_sampler(Sampler *sampler, int vocab_size, float temperature, uint64_t seed, char *error, size_t error_size)
+int llama_build_sampler(llama_sampler *sampler, int vocab_size, float temperature, uint64_t seed, char *error, size_t error_size)
 {
     sampler->temperature = temperature;
     sampler->state = llama_seed_generator(seed);
@@ -21,7 +21,7 @@ int llama_build_sampler(Sampler *sampler, int vocab_size, float temperature, uin
     return 0;
 }
 
-void llama_free_sampler(Sampler *sampler)
+void llama_free_sampler(llama_sampler *sampler)
 {
     free(sampler->probabilities);
     sampler->probabilities = NULL;
@@ -35,7 +35,7 @@ int llama_argmax(const float *values, int n)
     return best;
 }
 
-int llama_sample(Sampler *sampler, const float *logits)
+int llama_sample(llama_sampler *sampler, const float *logits)
 {
     int n = sampler->vocab_size;
     if (sampler->temperature <= 0.0f || !sampler->probabilities) return llama_argmax(logits, n);

@@ -18,10 +18,10 @@
 
 enum { SPINS_BEFORE_SLEEP = 200000 };
 
-struct ThreadPool {
+struct llama_thread_pool {
     int threads;
     pthread_t *workers;
-    ParallelTask task;
+    llama_parallel_task task;
     void *context;
     atomic_uint generation;     /* bumped once per task */
     atomic_int pending;         /* workers still running the current task */
@@ -32,14 +32,14 @@ struct ThreadPool {
 };
 
 typedef struct {
-    ThreadPool *pool;
+    llama_thread_pool *pool;
     int thread;
 } WorkerStart;
 
 /* ----------------------------------------------------------------------------------
  * A worker: wait for a new generation, run its share, report, repeat */
 
-static unsigned wait_for_task(ThreadPool *pool, unsigned seen)
+static unsigned wait_for_task(llama_thread_pool *pool, unsigned seen)
 {
     for (int spin = 0; spin < SPINS_BEFORE_SLEEP; spin++) {
         unsigned now = atomic_load(&pool->generation);
@@ -58,7 +58,7 @@ static void *run_worker(void *argument)
 {
     WorkerStart start = *(WorkerStart *)argument;
     free(argument);
-    ThreadPool *pool = start.pool;
+    llama_thread_pool *pool = start.pool;
     unsigned seen = 0;
     for (;;) {
         seen = wait_for_task(pool, seen);
@@ -71,7 +71,7 @@ static void *run_worker(void *argument)
 /* ----------------------------------------------------------------------------------
  * The pool */
 
-static void publish(ThreadPool *pool)
+static void publish(llama_thread_pool *pool)
 {
     atomic_fetch_add(&pool->generation, 1);
     if (atomic_load(&pool->sleeping) > 0) {
@@ -81,10 +81,10 @@ static void publish(ThreadPool *pool)
     }
 }
 
-ThreadPool *llama_build_thread_pool(int threads)
+llama_thread_pool *llama_build_thread_pool(int threads)
 {
     if (threads < 2) return NULL;
-    ThreadPool *pool = calloc(1, sizeof *pool);
+    llama_thread_pool *pool = calloc(1, sizeof *pool);
     if (!pool) return NULL;
     pool->threads = threads;
     pool->workers = calloc((size_t)threads, sizeof *pool->workers);
@@ -107,7 +107,7 @@ ThreadPool *llama_build_thread_pool(int threads)
     return pool;
 }
 
-void llama_free_thread_pool(ThreadPool *pool)
+void llama_free_thread_pool(llama_thread_pool *pool)
 {
     if (!pool) return;
     atomic_store(&pool->stopping, 1);
@@ -119,7 +119,7 @@ void llama_free_thread_pool(ThreadPool *pool)
     free(pool);
 }
 
-void llama_run_parallel(ThreadPool *pool, ParallelTask task, void *context)
+void llama_run_parallel(llama_thread_pool *pool, llama_parallel_task task, void *context)
 {
     if (!pool) {
         task(context, 0, 1);

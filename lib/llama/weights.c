@@ -29,13 +29,13 @@ static const int version1_order[] = {
 
 const int *llama_tensor_order(int version) { return version == 0 ? version0_order : version1_order; }
 
-int llama_tensor_is_per_layer(TensorKind kind)
+int llama_tensor_is_per_layer(llama_tensor_kind kind)
 {
     return kind == TENSOR_RMS_ATTENTION || kind == TENSOR_RMS_FFN || (kind >= TENSOR_WQ && kind <= TENSOR_WO) ||
            (kind >= TENSOR_W1 && kind <= TENSOR_W3);
 }
 
-const char *llama_tensor_name(TensorKind kind)
+const char *llama_tensor_name(llama_tensor_kind kind)
 {
     static const char *const names[TENSOR_KINDS] = {
         [TENSOR_EMBEDDING] = "tok_embeddings", [TENSOR_RMS_ATTENTION] = "attention_norm", [TENSOR_WQ] = "wq",
@@ -46,13 +46,13 @@ const char *llama_tensor_name(TensorKind kind)
     return kind >= 0 && kind < TENSOR_KINDS ? names[kind] : "?";
 }
 
-int llama_tensor_is_matrix(TensorKind kind)
+int llama_tensor_is_matrix(llama_tensor_kind kind)
 {
     return kind == TENSOR_EMBEDDING || kind == TENSOR_CLASSIFIER || (kind >= TENSOR_WQ && kind <= TENSOR_WO) ||
            (kind >= TENSOR_W1 && kind <= TENSOR_W3);
 }
 
-void llama_tensor_shape(const LlamaConfig *c, TensorKind kind, int *rows, int *cols)
+void llama_tensor_shape(const llama_config *c, llama_tensor_kind kind, int *rows, int *cols)
 {
     int kv_dim = llama_kv_dim_of(c);
     switch (kind) {
@@ -67,7 +67,7 @@ void llama_tensor_shape(const LlamaConfig *c, TensorKind kind, int *rows, int *c
     }
 }
 
-int llama_tensor_present(const LlamaConfig *c, TensorKind kind)
+int llama_tensor_present(const llama_config *c, llama_tensor_kind kind)
 {
     return kind != TENSOR_CLASSIFIER || !c->shared_classifier;
 }
@@ -77,9 +77,9 @@ int llama_tensor_present(const LlamaConfig *c, TensorKind kind)
  * the step does not read next. Stored as llama2.c's files order them (every layer's wq, then
  * every layer's wk, ...), the prefetches past each matrix's end would fetch the same matrix
  * of the next layer. */
-int llama_step_matrix(const LlamaConfig *c, int index, TensorKind *kind, int *layer)
+int llama_step_matrix(const llama_config *c, int index, llama_tensor_kind *kind, int *layer)
 {
-    static const TensorKind in_a_layer[] = {TENSOR_WQ, TENSOR_WK, TENSOR_WV, TENSOR_WO, TENSOR_W1, TENSOR_W3, TENSOR_W2};
+    static const llama_tensor_kind in_a_layer[] = {TENSOR_WQ, TENSOR_WK, TENSOR_WV, TENSOR_WO, TENSOR_W1, TENSOR_W3, TENSOR_W2};
     int per_layer = (int)(sizeof in_a_layer / sizeof in_a_layer[0]), in_layers = c->n_layers * per_layer;
     if (index < 0 || index > in_layers + !c->shared_classifier) return 0;
     *layer = index < in_layers ? index / per_layer : 0;
@@ -91,7 +91,7 @@ int llama_step_matrix(const LlamaConfig *c, int index, TensorKind *kind, int *la
 /* ----------------------------------------------------------------------------------
  * Where each tensor sits in a Transformer */
 
-WeightMatrix *llama_matrix_slot(Transformer *t, TensorKind kind, int layer)
+llama_weight_matrix *llama_matrix_slot(llama_transformer *t, llama_tensor_kind kind, int layer)
 {
     switch (kind) {
     case TENSOR_EMBEDDING: return &t->token_embedding;
@@ -107,13 +107,13 @@ WeightMatrix *llama_matrix_slot(Transformer *t, TensorKind kind, int layer)
     }
 }
 
-void llama_set_tensor(Transformer *t, TensorKind kind, int layer, const float *data)
+void llama_set_tensor(llama_transformer *t, llama_tensor_kind kind, int layer, const float *data)
 {
-    WeightMatrix *matrix = llama_matrix_slot(t, kind, layer);
+    llama_weight_matrix *matrix = llama_matrix_slot(t, kind, layer);
     if (matrix) {
         int rows, cols;
         llama_tensor_shape(&t->config, kind, &rows, &cols);
-        *matrix = (WeightMatrix){.rows = rows, .cols = cols, .format = WEIGHTS_FP32, .fp32 = data};
+        *matrix = (llama_weight_matrix){.rows = rows, .cols = cols, .format = WEIGHTS_FP32, .fp32 = data};
         if (kind == TENSOR_EMBEDDING && t->config.shared_classifier) t->classifier = *matrix;
         return;
     }
@@ -125,7 +125,7 @@ void llama_set_tensor(Transformer *t, TensorKind kind, int layer, const float *d
     }
 }
 
-const float *llama_get_tensor(const Transformer *t, TensorKind kind, int layer)
+const float *llama_get_tensor(const llama_transformer *t, llama_tensor_kind kind, int layer)
 {
     switch (kind) {
     case TENSOR_RMS_ATTENTION: return t->layers[layer].rms_attention;
@@ -133,11 +133,11 @@ const float *llama_get_tensor(const Transformer *t, TensorKind kind, int layer)
     case TENSOR_RMS_FINAL: return t->rms_final;
     case TENSOR_ROPE_COS: return t->rope_cos;
     case TENSOR_ROPE_SIN: return t->rope_sin;
-    default: return llama_matrix_slot((Transformer *)t, kind, layer)->fp32;
+    default: return llama_matrix_slot((llama_transformer *)t, kind, layer)->fp32;
     }
 }
 
-int64_t llama_lay_out_tensors(Transformer *t, const LlamaConfig *c, int version, const float *body)
+int64_t llama_lay_out_tensors(llama_transformer *t, const llama_config *c, int version, const float *body)
 {
     int64_t offset = 0;
     for (const int *kind = llama_tensor_order(version); *kind >= 0; kind++) {
@@ -164,7 +164,7 @@ void *llama_allocate_large_pages(size_t bytes)
     return memory;
 }
 
-int llama_prepare_transformer(Transformer *t, const LlamaConfig *c, char *error, size_t error_size)
+int llama_prepare_transformer(llama_transformer *t, const llama_config *c, char *error, size_t error_size)
 {
     memset(t, 0, sizeof *t);
     t->config = *c;
@@ -203,7 +203,7 @@ static void fill_uniform(float *values, int64_t count, float half_width, float c
     for (int64_t i = 0; i < count; i++) values[i] = center + half_width * (2.0f * llama_random_unit(&state) - 1.0f);
 }
 
-int llama_build_transformer_generated(Transformer *t, const LlamaConfig *c, uint64_t seed, char *error, size_t error_size)
+int llama_build_transformer_generated(llama_transformer *t, const llama_config *c, uint64_t seed, char *error, size_t error_size)
 {
     if (llama_validate_config(c, error, error_size) != 0) return -1;
     if (llama_prepare_transformer(t, c, error, error_size) != 0) return -1;
@@ -237,7 +237,7 @@ int llama_build_transformer_generated(Transformer *t, const LlamaConfig *c, uint
 /* ----------------------------------------------------------------------------------
  * Freeing */
 
-void llama_free_transformer(Transformer *t)
+void llama_free_transformer(llama_transformer *t)
 {
     if (!t) return;
     if (t->mapping) munmap(t->mapping, t->mapping_bytes);

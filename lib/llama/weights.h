@@ -23,39 +23,39 @@ typedef enum {
     TENSOR_ROPE_SIN,
     TENSOR_CLASSIFIER,     /* (vocab_size, dim), only when untied */
     TENSOR_KINDS
-} TensorKind;
+} llama_tensor_kind;
 
 /* The kinds in a file version's order, ending with -1. The classifier is listed; it is
  * skipped when the classifier is tied. Version 2 has version 1's order (norms first), each
  * matrix stored as its INT8 values followed by its scales. */
 const int *llama_tensor_order(int version);
 
-int llama_tensor_is_per_layer(TensorKind kind);
+int llama_tensor_is_per_layer(llama_tensor_kind kind);
 /* export.py's name of a kind (wq, w2, attention_norm, tok_embeddings, ...), for messages */
-const char *llama_tensor_name(TensorKind kind);
+const char *llama_tensor_name(llama_tensor_kind kind);
 /* Is this kind a matrix multiplication's weight (INT8 in a quantized model)? */
-int llama_tensor_is_matrix(TensorKind kind);
+int llama_tensor_is_matrix(llama_tensor_kind kind);
 /* rows and columns of one tensor of this kind (one layer's, for per-layer kinds) */
-void llama_tensor_shape(const LlamaConfig *config, TensorKind kind, int *rows, int *cols);
+void llama_tensor_shape(const llama_config *config, llama_tensor_kind kind, int *rows, int *cols);
 /* Does this version's file hold this kind for this config? */
-int llama_tensor_present(const LlamaConfig *config, TensorKind kind);
+int llama_tensor_present(const llama_config *config, llama_tensor_kind kind);
 /* The index-th matrix in the order a decode step reads them (layer by layer: wq, wk, wv, wo,
  * w1, w3, w2; then the classifier, then the embedding where the two are not shared), the
  * order in which quantized weights are stored: 1 and its kind and layer, or 0 past the last. */
-int llama_step_matrix(const LlamaConfig *config, int index, TensorKind *kind, int *layer);
+int llama_step_matrix(const llama_config *config, int index, llama_tensor_kind *kind, int *layer);
 
 /* Points the FP32 tensor (kind, layer) of t at `data` / reads where it points. */
-void llama_set_tensor(Transformer *t, TensorKind kind, int layer, const float *data);
-const float *llama_get_tensor(const Transformer *t, TensorKind kind, int layer);
+void llama_set_tensor(llama_transformer *t, llama_tensor_kind kind, int layer, const float *data);
+const float *llama_get_tensor(const llama_transformer *t, llama_tensor_kind kind, int layer);
 /* The matrix slot of a matrix kind (embedding, classifier, wq ... w3); NULL for vectors. */
-WeightMatrix *llama_matrix_slot(Transformer *t, TensorKind kind, int layer);
+llama_weight_matrix *llama_matrix_slot(llama_transformer *t, llama_tensor_kind kind, int layer);
 
 /* Lays FP32 tensors over a file body of `version`, consecutively from `body`. Returns the
  * number of floats the body must hold. With body == NULL it only counts. */
-int64_t llama_lay_out_tensors(Transformer *t, const LlamaConfig *config, int version, const float *body);
+int64_t llama_lay_out_tensors(llama_transformer *t, const llama_config *config, int version, const float *body);
 
 /* Allocates the per-layer table and computes RoPE's rotations; 0 or -1 (out of memory). */
-int llama_prepare_transformer(Transformer *t, const LlamaConfig *config, char *error, size_t error_size);
+int llama_prepare_transformer(llama_transformer *t, const llama_config *config, char *error, size_t error_size);
 
 /* Memory aligned for large pages, asked for as such (fewer TLB misses and page faults where
  * it is streamed): the weights and the KV cache. */

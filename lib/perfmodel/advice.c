@@ -22,21 +22,21 @@ static void say(Advice *a, const char *format, ...)
 }
 
 /* the same estimate with one thing changed */
-static Estimate again(const ModelShape *m, const Hardware *h, Workload w)
+static perfmodel_prediction again(const perfmodel_shape *m, const perfmodel_hardware *h, perfmodel_workload w)
 {
-    Estimate e;
+    perfmodel_prediction e;
     perfmodel_estimate(m, h, &w, &e);
     return e;
 }
 
-int perfmodel_suggest_next_steps(const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e, char lines[][256], int max)
+int perfmodel_suggest_next_steps(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w, const perfmodel_prediction *e, char lines[][256], int max)
 {
     Advice a = {lines, 0, max};
     double gb = 1e-9;
 
     /* 1. does it fit? */
     if (e->weights_bytes > e->capacity_bytes) {
-        Workload int8 = *w, int4 = *w;
+        perfmodel_workload int8 = *w, int4 = *w;
         int8.weights = DTYPE_INT8, int4.weights = DTYPE_INT4;
         double devices = ceil(e->weights_bytes / (0.9 * e->capacity_bytes));
         say(&a, "the weights alone (%.1f GB) exceed the memory (%.1f GB): quantize them (int8: %.1f GB, int4: %.1f GB) "
@@ -44,7 +44,7 @@ int perfmodel_suggest_next_steps(const ModelShape *m, const Hardware *h, const W
             e->weights_bytes * gb, e->capacity_bytes * gb, again(m, h, int8).weights_bytes * gb,
             again(m, h, int4).weights_bytes * gb, devices);
     } else if (!e->fits) {
-        Workload fp8_kv = *w;
+        perfmodel_workload fp8_kv = *w;
         fp8_kv.kv = DTYPE_FP8;
         say(&a, "the KV cache of batch %d x %d tokens (%.1f GB) does not fit beside the weights: at most %lld sequences fit; "
             "an fp8 KV cache would need %.1f GB; paging (day 21) stops reserving the full context per sequence",
@@ -56,17 +56,17 @@ int perfmodel_suggest_next_steps(const ModelShape *m, const Hardware *h, const W
     if (e->decode_bound[0] == 'm') {
         double intensity = e->decode_step_flops / e->decode_step_bytes;
         if (e->max_batch > w->batch) {
-            Workload bigger = *w;
+            perfmodel_workload bigger = *w;
             bigger.batch = e->max_batch < 2 * (int64_t)w->batch ? (int)e->max_batch : 2 * w->batch;
-            Estimate b = again(m, h, bigger);
+            perfmodel_prediction b = again(m, h, bigger);
             say(&a, "decode is memory-bound (%.1f FLOP/byte, ridge %.0f): a step costs about the same for more sequences, "
                 "so batch more (batch %d: %.0f tokens/s instead of %.0f; up to %lld fit)", intensity,
                 e->ridge_flop_per_byte, bigger.batch, bigger.batch / b.tpot_s, w->batch / e->tpot_s, (long long)e->max_batch);
         }
         if (w->weights != DTYPE_INT8 && w->weights != DTYPE_INT4) {
-            Workload int8 = *w;
+            perfmodel_workload int8 = *w;
             int8.weights = DTYPE_INT8;
-            Estimate q = again(m, h, int8);
+            perfmodel_prediction q = again(m, h, int8);
             say(&a, "weight-only int8 would cut the bytes of a decode step from %.2f to %.2f GB: TPOT %.3g -> %.3g ms",
                 e->decode_step_bytes * gb, q.decode_step_bytes * gb, e->tpot_s * 1e3, q.tpot_s * 1e3);
         }

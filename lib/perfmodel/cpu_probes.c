@@ -34,19 +34,19 @@ static double seconds_now(void)
 /* ----------------------------------------------------------------------------------
  * STREAM */
 
-const char *perfmodel_stream_kernel_name(StreamKernel kernel)
+const char *perfmodel_stream_kernel_name(perfmodel_stream_kernel kernel)
 {
     static const char *names[] = {"read", "copy", "scale", "add", "triad"};
     return kernel >= STREAM_READ && kernel <= STREAM_TRIAD ? names[kernel] : "unknown";
 }
 
-int perfmodel_stream_arrays(StreamKernel kernel) { return kernel == STREAM_READ ? 1 : kernel <= STREAM_SCALE ? 2 : 3; }
+int perfmodel_stream_arrays(perfmodel_stream_kernel kernel) { return kernel == STREAM_READ ? 1 : kernel <= STREAM_SCALE ? 2 : 3; }
 
-int perfmodel_stream_bytes_per_element(StreamKernel kernel) { return 4 * perfmodel_stream_arrays(kernel); }
+int perfmodel_stream_bytes_per_element(perfmodel_stream_kernel kernel) { return 4 * perfmodel_stream_arrays(kernel); }
 
 float perfmodel_stream_read(const float *a, size_t n)
 {
-    FloatLanes s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+    simd_float_lanes s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
     size_t i = 0;
     for (; i + 4 * LANES <= n; i += 4 * LANES) {
         for (int line = 0; line < 4 * LANES; line += CACHE_LINE_BYTES / (int)sizeof(float)) prefetch_stream_line(a + i + line);
@@ -60,7 +60,7 @@ float perfmodel_stream_read(const float *a, size_t n)
     return total;
 }
 
-static void run_stream(StreamKernel kernel, float *a, float *b, float *c, size_t n)
+static void run_stream(perfmodel_stream_kernel kernel, float *a, float *b, float *c, size_t n)
 {
     const float q = 3.0f;
     switch (kernel) {
@@ -82,7 +82,7 @@ static float *allocate_array(size_t n)
     return memory;
 }
 
-double perfmodel_stream_bandwidth(StreamKernel kernel, size_t working_set_bytes, int repeats)
+double perfmodel_stream_bandwidth(perfmodel_stream_kernel kernel, size_t working_set_bytes, int repeats)
 {
     int arrays = perfmodel_stream_arrays(kernel);
     size_t n = working_set_bytes / (size_t)arrays / sizeof(float);
@@ -114,13 +114,13 @@ double perfmodel_stream_bandwidth(StreamKernel kernel, size_t working_set_bytes,
 
 ALWAYS_INLINE double run_chains(int chains, long iterations)
 {
-    FloatLanes acc[16], m, k;
+    simd_float_lanes acc[16], m, k;
     for (int l = 0; l < LANES; l++) m[l] = 0.999999f, k[l] = 1e-6f;
     for (int c = 0; c < chains; c++)
         for (int l = 0; l < LANES; l++) acc[c][l] = (float)(c + l);
     for (long i = 0; i < iterations; i++)
         for (int c = 0; c < chains; c++) acc[c] = acc[c] * m + k;
-    FloatLanes total = acc[0];
+    simd_float_lanes total = acc[0];
     for (int c = 1; c < chains; c++) total += acc[c];
     sink = sum_lanes(total);
     return 2.0 * LANES * chains * (double)iterations;   /* an FMA is 2 FLOPs a lane */
@@ -198,7 +198,7 @@ static double run_dequantizing_chains(int unused, long iterations)
     enum { CHAINS = 8, BLOCK = 4096 };
     static int8_t weights[BLOCK];
     for (int i = 0; i < BLOCK; i++) weights[i] = (int8_t)(i * 37 % 255 - 127);
-    FloatLanes acc[CHAINS] = {{0}}, x;
+    simd_float_lanes acc[CHAINS] = {{0}}, x;
     for (int l = 0; l < LANES; l++) x[l] = 1e-6f * (float)(l + 1);
     int offset = 0;
     for (long i = 0; i < iterations; i++) {
@@ -206,7 +206,7 @@ static double run_dequantizing_chains(int unused, long iterations)
         offset += CHAINS * LANES;
         if (offset > BLOCK - CHAINS * LANES) offset = 0;
     }
-    FloatLanes total = acc[0];
+    simd_float_lanes total = acc[0];
     for (int c = 1; c < CHAINS; c++) total += acc[c];
     sink = sum_lanes(total);
     return 2.0 * LANES * CHAINS * (double)iterations;

@@ -23,11 +23,11 @@ extern "C" {
  *   scale  b[i] = q * c[i]      8
  *   add    c[i] = a[i] + b[i]   12
  *   triad  a[i] = b[i] + q*c[i] 12 */
-typedef enum { STREAM_READ, STREAM_COPY, STREAM_SCALE, STREAM_ADD, STREAM_TRIAD } StreamKernel;
+typedef enum { STREAM_READ, STREAM_COPY, STREAM_SCALE, STREAM_ADD, STREAM_TRIAD } perfmodel_stream_kernel;
 
-const char *perfmodel_stream_kernel_name(StreamKernel kernel);
-int perfmodel_stream_arrays(StreamKernel kernel);            /* arrays the kernel touches: 1, 2 or 3 */
-int perfmodel_stream_bytes_per_element(StreamKernel kernel); /* as in the table above */
+const char *perfmodel_stream_kernel_name(perfmodel_stream_kernel kernel);
+int perfmodel_stream_arrays(perfmodel_stream_kernel kernel);            /* arrays the kernel touches: 1, 2 or 3 */
+int perfmodel_stream_bytes_per_element(perfmodel_stream_kernel kernel); /* as in the table above */
 
 /* The read kernel itself: the sum of a[0 .. n), read as the probe reads, 4 vectors at a time
  * with its cache lines asked for ahead (lanes.h) */
@@ -37,7 +37,7 @@ float perfmodel_stream_read(const float *a, size_t n);
  * arrays), best of `repeats` timed passes after one untimed pass. A working set larger than
  * the last-level cache measures DRAM; a smaller one measures the cache that holds it.
  * Returns a negative value when the memory cannot be allocated. */
-double perfmodel_stream_bandwidth(StreamKernel kernel, size_t working_set_bytes, int repeats);
+double perfmodel_stream_bandwidth(perfmodel_stream_kernel kernel, size_t working_set_bytes, int repeats);
 
 /* FP32 FLOP/s of `chains` independent chains of vector FMAs (1 to 16), best of `repeats`
  * runs of about `seconds` each. One chain is bound by the FMA's latency; enough chains

@@ -9,9 +9,9 @@
 /* ----------------------------------------------------------------------------------
  * Bytes of weights */
 
-static int quantized(DataType type) { return type == DTYPE_INT8 || type == DTYPE_INT4; }
+static int quantized(perfmodel_dtype type) { return type == DTYPE_INT8 || type == DTYPE_INT4; }
 
-static int quant_group(const ModelShape *m)
+static int quant_group(const perfmodel_shape *m)
 {
     /* the engine halves its group until it divides every row (lib/llama/config.c); do the same */
     int group = QUANT_GROUP;
@@ -21,14 +21,14 @@ static int quant_group(const ModelShape *m)
 
 /* bytes of `matrix` matrix parameters stored as `type`: a quantized group also keeps its
  * 4-byte scale, and INT4's a 1-byte zero point (lib/llama/quantize.c, day 25's format) */
-static double matrix_bytes(const ModelShape *m, double matrix, DataType type)
+static double matrix_bytes(const perfmodel_shape *m, double matrix, perfmodel_dtype type)
 {
     if (!quantized(type)) return matrix * perfmodel_dtype_bytes(type);
     double per_group = type == DTYPE_INT4 ? 5.0 : 4.0;
     return matrix * perfmodel_dtype_bytes(type) + per_group * floor(matrix / quant_group(m));
 }
 
-static double vector_bytes(const ModelShape *m, DataType type)
+static double vector_bytes(const perfmodel_shape *m, perfmodel_dtype type)
 {
     return (double)perfmodel_vector_parameters(m) * (quantized(type) ? 4.0 : perfmodel_dtype_bytes(type));
 }
@@ -37,7 +37,7 @@ static double vector_bytes(const ModelShape *m, DataType type)
  * and the experts its tokens are routed to (uniform routing: of E experts, k per token,
  * the expected number touched by n tokens is E (1 - (1 - k/E)^n)), the classifier, and
  * the embedding rows looked up (already counted when the classifier is the embedding). */
-static double step_matrix_parameters(const ModelShape *m, double tokens)
+static double step_matrix_parameters(const perfmodel_shape *m, double tokens)
 {
     double expert = 3.0 * m->hidden * (double)m->intermediate;
     double experts_touched = m->experts == 1 ? 1.0 : m->experts * (1.0 - pow(1.0 - (double)m->experts_per_token / m->experts, tokens));
@@ -49,7 +49,7 @@ static double step_matrix_parameters(const ModelShape *m, double tokens)
 }
 
 /* ... and their bytes, with the norm vectors */
-static double step_weight_bytes(const ModelShape *m, DataType type, double tokens)
+static double step_weight_bytes(const perfmodel_shape *m, perfmodel_dtype type, double tokens)
 {
     return matrix_bytes(m, step_matrix_parameters(m, tokens), type) + vector_bytes(m, type);
 }
@@ -57,23 +57,23 @@ static double step_weight_bytes(const ModelShape *m, DataType type, double token
 /* ----------------------------------------------------------------------------------
  * The memory budget */
 
-static LlamaConfig engine_config(const ModelShape *m, int context)
+static llama_config engine_config(const perfmodel_shape *m, int context)
 {
-    return (LlamaConfig){.dim = m->heads * m->head_dim, .hidden_dim = m->intermediate, .n_layers = m->layers,
+    return (llama_config){.dim = m->heads * m->head_dim, .hidden_dim = m->intermediate, .n_layers = m->layers,
                          .n_heads = m->heads, .n_kv_heads = m->kv_heads, .vocab_size = m->vocab, .seq_len = context,
                          .shared_classifier = m->tied_embeddings};
 }
 
-static double budget(const ModelShape *m, const Workload *w, const Estimate *e, int64_t batch)
+static double budget(const perfmodel_shape *m, const perfmodel_workload *w, const perfmodel_prediction *e, int64_t batch)
 {
     int context = w->prompt + w->gen;
-    LlamaConfig config = engine_config(m, context);
+    llama_config config = engine_config(m, context);
     int batch_for_buffers = batch > (1 << 30) ? (1 << 30) : (int)batch;
     return e->weights_bytes + (double)batch * context * e->kv_bytes_per_token +
            (double)llama_activation_bytes_of(&config, batch_for_buffers, context, 1);
 }
 
-static int64_t largest_batch(const ModelShape *m, const Workload *w, const Estimate *e)
+static int64_t largest_batch(const perfmodel_shape *m, const perfmodel_workload *w, const perfmodel_prediction *e)
 {
     if (budget(m, w, e, 1) > e->capacity_bytes) return 0;
     int64_t fits = 1, too_many = 2;
@@ -89,7 +89,7 @@ static int64_t largest_batch(const ModelShape *m, const Workload *w, const Estim
 /* ----------------------------------------------------------------------------------
  * Compute rates */
 
-static double compute_rate(const Hardware *h, DataType weights, const char **name)
+static double compute_rate(const perfmodel_hardware *h, perfmodel_dtype weights, const char **name)
 {
     if (h->is_cpu) {
         *name = "fp32 FMA (measured; the engine computes in FP32)";
@@ -115,7 +115,7 @@ static double compute_rate(const Hardware *h, DataType weights, const char **nam
 /* Weights a second a CPU converts from int8 to float: the probe's FLOP/s over the 2 FLOPs
  * of the FMA each converted weight feeds. Infinite where nothing is converted (float
  * weights) or the conversion is not modelled (GPUs: it hides behind the tensor cores). */
-static double conversion_rate(const Hardware *h, DataType weights)
+static double conversion_rate(const perfmodel_hardware *h, perfmodel_dtype weights)
 {
     return h->is_cpu && quantized(weights) && !isnan(h->dequantizing_flops) ? h->dequantizing_flops / 2 : INFINITY;
 }
@@ -123,7 +123,7 @@ static double conversion_rate(const Hardware *h, DataType weights)
 /* ----------------------------------------------------------------------------------
  * The estimate */
 
-int perfmodel_validate_workload(const ModelShape *m, const Workload *w, char *error, size_t error_size)
+int perfmodel_validate_workload(const perfmodel_shape *m, const perfmodel_workload *w, char *error, size_t error_size)
 {
     if (w->batch < 1 || w->prompt < 1 || w->gen < 1) {
         snprintf(error, error_size, "batch, prompt and gen must each be at least 1 (got %d, %d, %d)", w->batch, w->prompt, w->gen);
@@ -144,16 +144,16 @@ int perfmodel_validate_workload(const ModelShape *m, const Workload *w, char *er
 
 /* The roofline's bound: the larger of the compute time (FMAs at the peak, or converting
  * each quantized weight once, whichever is longer) and the memory time. */
-static double roofline_time(double flops, double converted_weights, double bytes, const Estimate *e, const char **bound)
+static double roofline_time(double flops, double converted_weights, double bytes, const perfmodel_prediction *e, const char **bound)
 {
     double compute = fmax(flops / e->peak_flops, converted_weights / e->conversion_rate), memory = bytes / e->bandwidth;
     *bound = compute > memory ? "compute" : "memory";
     return fmax(compute, memory);
 }
 
-void perfmodel_estimate(const ModelShape *m, const Hardware *h, const Workload *w, Estimate *e)
+void perfmodel_estimate(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w, perfmodel_prediction *e)
 {
-    *e = (Estimate){0};
+    *e = (perfmodel_prediction){0};
     double batch = w->batch, prompt = w->prompt, gen = w->gen;
     double attention_width = (double)m->layers * m->heads * m->head_dim;   /* summed over layers */
     double classifier = (double)m->vocab * m->hidden;
@@ -162,7 +162,7 @@ void perfmodel_estimate(const ModelShape *m, const Hardware *h, const Workload *
     e->weights_bytes = matrix_bytes(m, (double)(perfmodel_shape_parameters(m) - perfmodel_vector_parameters(m)), w->weights) + vector_bytes(m, w->weights);
     e->kv_bytes_per_token = (double)llama_kv_cache_bytes(m->layers, m->kv_heads, m->head_dim, 1, 1, 1) * perfmodel_dtype_bytes(w->kv);
     e->kv_bytes_total = batch * (prompt + gen) * e->kv_bytes_per_token;
-    LlamaConfig config = engine_config(m, w->prompt + w->gen);
+    llama_config config = engine_config(m, w->prompt + w->gen);
     e->activation_bytes = (double)llama_activation_bytes_of(&config, w->batch, w->prompt + w->gen, 1);
     e->total_bytes = e->weights_bytes + e->kv_bytes_total + e->activation_bytes;
     e->capacity_bytes = h->memory_bytes;

@@ -26,9 +26,9 @@ static const gpu_field gpu_fields[] = {
     {"fp8_tensor_tflops", {0.001, 1e6, 0, 1, "FP8 Tensor Core TFLOP/s"}, 1e12},
 };
 
-int perfmodel_load_gpu(const char *name, Hardware *h, char *error, size_t error_size)
+int perfmodel_load_gpu(const char *name, perfmodel_hardware *h, char *error, size_t error_size)
 {
-    table *t = lab_table_read(lab_data_path("gpus.csv"), error, error_size);
+    lab_table *t = lab_table_read(lab_data_path("gpus.csv"), error, error_size);
     if (!t) return -1;
     int key = lab_table_column(t, "key"), full_name = lab_table_column(t, "name");
     if (key < 0 || full_name < 0) {
@@ -68,7 +68,7 @@ int perfmodel_load_gpu(const char *name, Hardware *h, char *error, size_t error_
     return 0;
 }
 
-void perfmodel_measure_cpu(Hardware *h, size_t working_set_bytes)
+void perfmodel_measure_cpu(perfmodel_hardware *h, size_t working_set_bytes)
 {
     memset(h, 0, sizeof *h);
     snprintf(h->name, sizeof h->name, "this CPU (one core, measured)");

@@ -21,14 +21,14 @@ static const struct { const char *name; double bytes; } dtypes[DTYPE_COUNT] = {
     [DTYPE_FP8] = {"fp8", 1},   [DTYPE_INT8] = {"int8", 1}, [DTYPE_INT4] = {"int4", 0.5},
 };
 
-const char *perfmodel_dtype_name(DataType type) { return type < DTYPE_COUNT ? dtypes[type].name : "unknown"; }
-double perfmodel_dtype_bytes(DataType type) { return type < DTYPE_COUNT ? dtypes[type].bytes : NAN; }
+const char *perfmodel_dtype_name(perfmodel_dtype type) { return type < DTYPE_COUNT ? dtypes[type].name : "unknown"; }
+double perfmodel_dtype_bytes(perfmodel_dtype type) { return type < DTYPE_COUNT ? dtypes[type].bytes : NAN; }
 
-int perfmodel_parse_dtype(const char *name, DataType *type)
+int perfmodel_parse_dtype(const char *name, perfmodel_dtype *type)
 {
     for (int t = 0; t < DTYPE_COUNT; t++)
         if (strcasecmp(name, dtypes[t].name) == 0) {
-            *type = (DataType)t;
+            *type = (perfmodel_dtype)t;
             return 0;
         }
     return -1;
@@ -55,9 +55,9 @@ static const model_field model_fields[] = {
     {"parameters", {1, 1e14, 1, 1, "parameters"}},
 };
 
-int perfmodel_load_model_shape(const char *name, ModelShape *shape, char *error, size_t error_size)
+int perfmodel_load_model_shape(const char *name, perfmodel_shape *shape, char *error, size_t error_size)
 {
-    table *t = lab_table_read(lab_data_path("models.csv"), error, error_size);
+    lab_table *t = lab_table_read(lab_data_path("models.csv"), error, error_size);
     if (!t) return -1;
     int row = -1, name_column = lab_table_column(t, "name");
     for (int r = 0; name_column >= 0 && r < t->rows && row < 0; r++)
@@ -94,7 +94,7 @@ int perfmodel_load_model_shape(const char *name, ModelShape *shape, char *error,
     return why ? -1 : 0;
 }
 
-void perfmodel_shape_from_config(const LlamaConfig *c, const char *name, ModelShape *shape)
+void perfmodel_shape_from_config(const llama_config *c, const char *name, perfmodel_shape *shape)
 {
     memset(shape, 0, sizeof *shape);
     snprintf(shape->name, sizeof shape->name, "%s", name);
@@ -114,31 +114,31 @@ void perfmodel_shape_from_config(const LlamaConfig *c, const char *name, ModelSh
 /* ----------------------------------------------------------------------------------
  * Parameters */
 
-static int64_t attention_matrix_parameters(const ModelShape *m)
+static int64_t attention_matrix_parameters(const perfmodel_shape *m)
 {
     int64_t hidden = m->hidden, q = (int64_t)m->heads * m->head_dim, kv = (int64_t)m->kv_heads * m->head_dim;
     return hidden * q + 2 * hidden * kv + q * hidden;
 }
 
-static int64_t expert_parameters(const ModelShape *m) { return 3 * (int64_t)m->hidden * m->intermediate; }
+static int64_t expert_parameters(const perfmodel_shape *m) { return 3 * (int64_t)m->hidden * m->intermediate; }
 
-static int64_t router_parameters(const ModelShape *m) { return m->experts > 1 ? (int64_t)m->experts * m->hidden : 0; }
+static int64_t router_parameters(const perfmodel_shape *m) { return m->experts > 1 ? (int64_t)m->experts * m->hidden : 0; }
 
-int64_t perfmodel_vector_parameters(const ModelShape *m)
+int64_t perfmodel_vector_parameters(const perfmodel_shape *m)
 {
     int64_t norms = (2 * (int64_t)m->layers + 1) * m->hidden;
     int64_t biases = m->qkv_bias ? (int64_t)m->layers * ((int64_t)m->heads + 2 * (int64_t)m->kv_heads) * m->head_dim : 0;
     return norms + biases;
 }
 
-int64_t perfmodel_shape_parameters(const ModelShape *m)
+int64_t perfmodel_shape_parameters(const perfmodel_shape *m)
 {
     int64_t per_layer = attention_matrix_parameters(m) + m->experts * expert_parameters(m) + router_parameters(m);
     int64_t embeddings = (int64_t)m->vocab * m->hidden * (m->tied_embeddings ? 1 : 2);
     return embeddings + m->layers * per_layer + perfmodel_vector_parameters(m);
 }
 
-int64_t perfmodel_active_layer_matrix_parameters(const ModelShape *m)
+int64_t perfmodel_active_layer_matrix_parameters(const perfmodel_shape *m)
 {
     return attention_matrix_parameters(m) + m->experts_per_token * expert_parameters(m) + router_parameters(m);
 }

@@ -36,13 +36,13 @@ extern "C" {
 /* ----------------------------------------------------------------------------------
  * Data types */
 
-typedef enum { DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8, DTYPE_INT8, DTYPE_INT4, DTYPE_COUNT } DataType;
+typedef enum { DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8, DTYPE_INT8, DTYPE_INT4, DTYPE_COUNT } perfmodel_dtype;
 
 /* "fp32", "fp16", ...; parse returns -1 for an unknown name */
-const char *perfmodel_dtype_name(DataType type);
-int perfmodel_parse_dtype(const char *name, DataType *type);
+const char *perfmodel_dtype_name(perfmodel_dtype type);
+int perfmodel_parse_dtype(const char *name, perfmodel_dtype *type);
 /* bytes of one element (INT4: 0.5) */
-double perfmodel_dtype_bytes(DataType type);
+double perfmodel_dtype_bytes(perfmodel_dtype type);
 
 /* Quantized weight formats (INT8, INT4) keep one FP32 scale per QUANT_GROUP values of a
  * row, INT4 a 1-byte zero point beside it, and their norm vectors in FP32, as the engine's
@@ -59,22 +59,22 @@ typedef struct {
     int qkv_bias, tied_embeddings;
     int max_context;                  /* seq_len when known (checkpoints, shapes), else 0 */
     int64_t listed_parameters;        /* the table's count, or -1 */
-} ModelShape;
+} perfmodel_shape;
 
 /* A row of models.csv by name (case-insensitive). -1 with the known names in `error`. */
-int perfmodel_load_model_shape(const char *name, ModelShape *shape, char *error, size_t error_size);
+int perfmodel_load_model_shape(const char *name, perfmodel_shape *shape, char *error, size_t error_size);
 /* The shape of an engine model (a checkpoint's header or a named shape). */
-void perfmodel_shape_from_config(const LlamaConfig *config, const char *name, ModelShape *shape);
+void perfmodel_shape_from_config(const llama_config *config, const char *name, perfmodel_shape *shape);
 
 /* Parameters from the shape: embeddings (and the classifier when untied); per layer Q, K,
  * V, O (and Q/K/V biases), every expert's gated MLP and the router, two norms; a final norm. */
-int64_t perfmodel_shape_parameters(const ModelShape *m);
+int64_t perfmodel_shape_parameters(const perfmodel_shape *m);
 /* The parameters among those that are vectors, not matrices: every norm, and the Q/K/V
  * biases where the model has them (FP32 beside quantized matrices, else the matrices' type). */
-int64_t perfmodel_vector_parameters(const ModelShape *m);
+int64_t perfmodel_vector_parameters(const perfmodel_shape *m);
 /* Parameters in the matrices of one layer that one token multiplies by (its experts only;
  * biases and norms are vectors, not counted here). */
-int64_t perfmodel_active_layer_matrix_parameters(const ModelShape *m);
+int64_t perfmodel_active_layer_matrix_parameters(const perfmodel_shape *m);
 
 /* ----------------------------------------------------------------------------------
  * The hardware */
@@ -90,23 +90,23 @@ typedef struct {
      * weight-only INT8; NaN for GPUs, whose tensor cores take dequantized fp16) */
     double dequantizing_flops;
     double bandwidth_working_set; /* CPU: the bytes the bandwidth was measured over */
-} Hardware;
+} perfmodel_hardware;
 
 /* A row of gpus.csv by key or name (case-insensitive). -1 with the known keys in `error`. */
-int perfmodel_load_gpu(const char *name, Hardware *hardware, char *error, size_t error_size);
+int perfmodel_load_gpu(const char *name, perfmodel_hardware *hardware, char *error, size_t error_size);
 /* This machine: bandwidth by STREAM's read kernel over `working_set_bytes` (the bytes a
  * decode step reads, so the cache level they land in is the one measured), peak FLOP/s
  * by the FMA-chain probe (and by the dequantizing probe for INT8 and INT4 weights),
  * capacity = physical memory. One core. */
-void perfmodel_measure_cpu(Hardware *hardware, size_t working_set_bytes);
+void perfmodel_measure_cpu(perfmodel_hardware *hardware, size_t working_set_bytes);
 
 /* ----------------------------------------------------------------------------------
  * The workload and the estimate */
 
 typedef struct {
-    DataType weights, kv;
+    perfmodel_dtype weights, kv;
     int batch, prompt, gen;
-} Workload;
+} perfmodel_workload;
 
 typedef struct {
     /* memory budget */
@@ -130,25 +130,25 @@ typedef struct {
     double peak_flops, bandwidth, ridge_flop_per_byte;
     const char *compute_type;       /* which peak was used: "fp32", "fp16 tensor", ... */
     double conversion_rate;         /* CPU, int8/int4 weights: weights converted a second (else infinite) */
-} Estimate;
+} perfmodel_prediction;
 
 /* Refuses a workload that cannot be run (batch or lengths < 1, a context longer than the
  * model's) with the reason. */
-int perfmodel_validate_workload(const ModelShape *m, const Workload *w, char *error, size_t error_size);
-void perfmodel_estimate(const ModelShape *m, const Hardware *h, const Workload *w, Estimate *e);
+int perfmodel_validate_workload(const perfmodel_shape *m, const perfmodel_workload *w, char *error, size_t error_size);
+void perfmodel_estimate(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w, perfmodel_prediction *e);
 
 /* ----------------------------------------------------------------------------------
  * Reporting */
 
 /* The checklist's next steps for this estimate, one line each (up to `max` lines). */
-int perfmodel_suggest_next_steps(const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e, char lines[][256],
+int perfmodel_suggest_next_steps(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w, const perfmodel_prediction *e, char lines[][256],
                        int max);
 /* `name: value unit` lines */
-void perfmodel_print_estimate_text(FILE *out, const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e);
+void perfmodel_print_estimate_text(FILE *out, const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w, const perfmodel_prediction *e);
 /* One JSON object with exactly the fields weights_bytes, llama_kv_bytes_per_token, kv_bytes_total,
  * fits, max_batch, prefill_flops, prefill_time_s, decode_step_bytes, decode_step_time_s,
  * ttft_s, tpot_s, tokens_per_s, prefill_bound, decode_bound, ridge_flop_per_byte. */
-void perfmodel_print_estimate_json(FILE *out, const Estimate *e);
+void perfmodel_print_estimate_json(FILE *out, const perfmodel_prediction *e);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-void perfmodel_print_estimate_text(FILE *out, const ModelShape *m, const Hardware *h, const Workload *w, const Estimate *e)
+void perfmodel_print_estimate_text(FILE *out, const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w, const perfmodel_prediction *e)
 {
     fprintf(out, "model: %s (%d layers, hidden %d, %d heads, %d kv heads, head_dim %d, intermediate %d, vocab %d%s%s)\n",
             m->name, m->layers, m->hidden, m->heads, m->kv_heads, m->head_dim, m->intermediate, m->vocab,
@@ -45,7 +45,7 @@ void perfmodel_print_estimate_text(FILE *out, const ModelShape *m, const Hardwar
     for (int i = 0; i < count; i++) fprintf(out, "next_step: %s\n", lines[i]);
 }
 
-void perfmodel_print_estimate_json(FILE *out, const Estimate *e)
+void perfmodel_print_estimate_json(FILE *out, const perfmodel_prediction *e)
 {
     fprintf(out,
             "{\"weights_bytes\": %.0f, \"kv_bytes_per_token\": %.0f, \"kv_bytes_total\": %.0f, \"fits\": %s, "

@@ -33,7 +33,7 @@ enum { SHARED_GAP_BYTES = 1024, MAX_SHARED_DECLARATIONS = 64,
 typedef enum { NOT_STARTED, RUNNING, AT_BARRIER, AT_COLLECTIVE, RELEASED, DONE } thread_state;
 
 typedef struct collective_call {
-    collective_kind kind;
+    sim_collective_kind kind;
     unsigned mask;
     uint64_t value;          /* the lane's contribution (a shuffled value, a predicate) */
     int argument;            /* source lane, delta or lane mask */

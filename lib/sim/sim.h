@@ -242,11 +242,11 @@ void *sim_shared_static(const void *declaration_key, size_t bytes, size_t alignm
 void *sim_shared_dynamic(const char *name, size_t element_bytes);
 
 /* Warp collectives: every lane named in `mask` must arrive; then each gets its result. */
-typedef enum collective_kind {
+typedef enum sim_collective_kind {
     COLLECTIVE_SHFL, COLLECTIVE_SHFL_UP, COLLECTIVE_SHFL_DOWN, COLLECTIVE_SHFL_XOR,
     COLLECTIVE_BALLOT, COLLECTIVE_ANY, COLLECTIVE_ALL, COLLECTIVE_SYNCWARP, COLLECTIVE_COALESCE
-} collective_kind;
-unsigned long long sim_warp_collective(collective_kind kind, unsigned mask, unsigned long long value, int argument,
+} sim_collective_kind;
+unsigned long long sim_warp_collective(sim_collective_kind kind, unsigned mask, unsigned long long value, int argument,
                                        int width, const char *file, int line) __attribute__((convergent));
 unsigned sim_activemask(void);
 /* Cooperative groups' coalesced_threads() (groups.c): the lanes of the warp that arrive at this place together. */

@@ -12,14 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const char *collective_name(collective_kind kind)
+static const char *collective_name(sim_collective_kind kind)
 {
     static const char *names[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync",
                                   "__ballot_sync", "__any_sync", "__all_sync", "__syncwarp", "coalesced_threads()"};
     return names[kind];
 }
 
-unsigned long long sim_warp_collective(collective_kind kind, unsigned mask, unsigned long long value, int argument,
+unsigned long long sim_warp_collective(sim_collective_kind kind, unsigned mask, unsigned long long value, int argument,
                                        int width, const char *file, int line)
 {
     worker *w = sim_current_worker;

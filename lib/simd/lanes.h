@@ -19,25 +19,25 @@ enum { LANES = 16 };   /* one 512-bit register of floats */
 #else
 enum { LANES = 8 };    /* one 256-bit register (two or four smaller ones where there is no AVX) */
 #endif
-typedef float FloatLanes __attribute__((vector_size(LANES * sizeof(float))));
-typedef int8_t Int8Lanes __attribute__((vector_size(LANES)));
+typedef float simd_float_lanes __attribute__((vector_size(LANES * sizeof(float))));
+typedef int8_t simd_int8_lanes __attribute__((vector_size(LANES)));
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
-ALWAYS_INLINE FloatLanes load_floats(const float *p)
+ALWAYS_INLINE simd_float_lanes load_floats(const float *p)
 {
-    FloatLanes v;
+    simd_float_lanes v;
     memcpy(&v, p, sizeof v);   /* an unaligned vector load */
     return v;
 }
 
-ALWAYS_INLINE void store_floats(float *p, FloatLanes v) { memcpy(p, &v, sizeof v); }
+ALWAYS_INLINE void store_floats(float *p, simd_float_lanes v) { memcpy(p, &v, sizeof v); }
 
-ALWAYS_INLINE FloatLanes load_int8_as_floats(const int8_t *p)
+ALWAYS_INLINE simd_float_lanes load_int8_as_floats(const int8_t *p)
 {
-    Int8Lanes v;
+    simd_int8_lanes v;
     memcpy(&v, p, sizeof v);
-    return __builtin_convertvector(v, FloatLanes);   /* sign-extend and convert: exact */
+    return __builtin_convertvector(v, simd_float_lanes);   /* sign-extend and convert: exact */
 }
 
 /* A stream of weights asks for its cache lines before it reads them, at two distances: 8 KB
@@ -60,27 +60,27 @@ ALWAYS_INLINE void prefetch_stream_line(const void *p)
 /* The lanes of a dot product, added in one fixed order: a pairwise tree (the upper half
  * onto the lower half until one lane is left), written with shuffles so that it compiles
  * to a handful of vector instructions. */
-typedef float FloatQuad __attribute__((vector_size(4 * sizeof(float))));
-typedef float FloatPair __attribute__((vector_size(2 * sizeof(float))));
+typedef float simd_float4 __attribute__((vector_size(4 * sizeof(float))));
+typedef float simd_float2 __attribute__((vector_size(2 * sizeof(float))));
 
-ALWAYS_INLINE float sum_lanes(FloatLanes v)
+ALWAYS_INLINE float sum_lanes(simd_float_lanes v)
 {
 #if defined(__AVX512F__)
-    typedef float FloatOctet __attribute__((vector_size(8 * sizeof(float))));
-    FloatOctet eight = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
+    typedef float simd_float8 __attribute__((vector_size(8 * sizeof(float))));
+    simd_float8 eight = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
                        __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
 #else
-    FloatLanes eight = v;
+    simd_float_lanes eight = v;
 #endif
-    FloatQuad four = __builtin_shufflevector(eight, eight, 0, 1, 2, 3) + __builtin_shufflevector(eight, eight, 4, 5, 6, 7);
-    FloatPair two = __builtin_shufflevector(four, four, 0, 1) + __builtin_shufflevector(four, four, 2, 3);
+    simd_float4 four = __builtin_shufflevector(eight, eight, 0, 1, 2, 3) + __builtin_shufflevector(eight, eight, 4, 5, 6, 7);
+    simd_float2 two = __builtin_shufflevector(four, four, 0, 1) + __builtin_shufflevector(four, four, 2, 3);
     return two[0] + two[1];
 }
 
 /* sum_i a[i] * b[i]: element i goes to lane i % LANES, then the lanes are summed. */
 ALWAYS_INLINE float dot_product(const float *a, const float *b, int n)
 {
-    FloatLanes acc = {0};
+    simd_float_lanes acc = {0};
     int body = n - n % LANES;
     for (int i = 0; i < body; i += LANES) acc += load_floats(a + i) * load_floats(b + i);
     for (int i = body; i < n; i++) acc[i - body] += a[i] * b[i];

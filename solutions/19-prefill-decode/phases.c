@@ -3,7 +3,7 @@
  *
  * What you write today, in the order of lab.h (whose comments fix every convention):
  *   1. run_prefill_then_decode: the prefill and one decode step on the engine, each phase's
- *      counters (Session.counters) and wall-clock time kept apart, the decode step's logits.
+ *      counters (llama_session.counters) and wall-clock time kept apart, the decode step's logits.
  *   2. stored_weight_bytes, step_counts, prefill_counts, decode_counts: what each phase
  *      computes and moves, from the shape alone — day 13's GEMM (M = prompt rows) and GEMV
  *      (M = 1) counts, summed over a whole model.
@@ -23,7 +23,7 @@
 /* ---------------------------------------------------------------------------------
  * 1. The two phases, instrumented */
 
-phase_run run_prefill_then_decode(Session *s, const int *prompt, int n, int next, float *decode_logits)
+phase_run run_prefill_then_decode(llama_session *s, const int *prompt, int n, int next, float *decode_logits)
 {
     static char error[512];
     phase_run run = {0};
@@ -55,7 +55,7 @@ double stored_weight_bytes(const stored_model *m, double values)
 }
 
 /* the weight values of one layer's seven matrices */
-static double layer_matrix_values(const LlamaConfig *c)
+static double layer_matrix_values(const llama_config *c)
 {
     double dim = c->dim, kv_dim = llama_kv_dim_of(c), hidden = c->hidden_dim;
     return dim * dim + 2 * kv_dim * dim + dim * dim + 3 * hidden * dim;   /* Wq, Wk + Wv, Wo, W1 W2 W3 */
@@ -63,7 +63,7 @@ static double layer_matrix_values(const LlamaConfig *c)
 
 phase_counts step_counts(const stored_model *m, int first_position, int rows, int logit_rows)
 {
-    const LlamaConfig *c = &m->config;
+    const llama_config *c = &m->config;
     double layers = c->n_layers, classifier = (double)c->vocab_size * c->dim;
     double kv_dim = llama_kv_dim_of(c), head_dim = llama_head_dim_of(c);
     /* positions attended by all rows: row r sits at first_position + r and attends that many + 1 */
@@ -120,7 +120,7 @@ double phase_intensity(const phase_counts *c)
 
 double intensity_ratio_estimate(const stored_model *m, int prompt)
 {
-    const LlamaConfig *c = &m->config;
+    const llama_config *c = &m->config;
     double layers = c->n_layers * layer_matrix_values(c), classifier = (double)c->vocab_size * c->dim;
     return ((double)prompt * layers + classifier) / (layers + classifier);
 }

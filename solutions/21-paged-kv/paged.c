@@ -25,7 +25,7 @@
 /* ---------------------------------------------------------------------------------
  * Grouped-query attention */
 
-int kv_head_of(const LlamaConfig *config, int head)
+int kv_head_of(const llama_config *config, int head)
 {
     int query_heads_per_kv_head = config->n_heads / config->n_kv_heads;
     return head / query_heads_per_kv_head;

@@ -64,7 +64,7 @@ double knee_batch(const decode_model *m, const machine *hw, double context)
 /* ---------------------------------------------------------------------------------
  * 3. Batched decode, timed */
 
-decode_run decode_steps(Session *s, int batch, int steps, int *tokens)
+decode_run decode_steps(llama_session *s, int batch, int steps, int *tokens)
 {
     static char error[512];
     decode_run run = {0};

@@ -18,17 +18,17 @@
 /* ---------------------------------------------------------------------------------
  * 1. The memory budget */
 
-double weights_bytes(const ModelShape *m, DataType type)
+double weights_bytes(const perfmodel_shape *m, perfmodel_dtype type)
 {
     return (double)perfmodel_shape_parameters(m) * perfmodel_dtype_bytes(type);
 }
 
-double kv_bytes_per_token(const ModelShape *m, DataType type)
+double kv_bytes_per_token(const perfmodel_shape *m, perfmodel_dtype type)
 {
     return 2.0 * m->layers * m->kv_heads * m->head_dim * perfmodel_dtype_bytes(type);
 }
 
-memory_plan plan_memory(const ModelShape *m, const Workload *w, double capacity_bytes)
+memory_plan plan_memory(const perfmodel_shape *m, const perfmodel_workload *w, double capacity_bytes)
 {
     memory_plan p = {0};
     double context = (double)w->prompt + w->gen;
@@ -53,7 +53,7 @@ double mean_decode_context(int prompt, int gen)
 
 /* the bytes of the weights a forward step of `rows` rows reads: all of them but the
  * embedding table, of which only the rows looked up (a tied table is the classifier: all) */
-static double step_weight_bytes(const ModelShape *m, DataType type, double rows)
+static double step_weight_bytes(const perfmodel_shape *m, perfmodel_dtype type, double rows)
 {
     double table = (double)m->vocab * m->hidden;
     double read = (double)perfmodel_shape_parameters(m) - (m->tied_embeddings ? 0.0 : table - rows * m->hidden);
@@ -61,9 +61,9 @@ static double step_weight_bytes(const ModelShape *m, DataType type, double rows)
 }
 
 /* the attention width summed over layers: every query head's head_dim in every layer */
-static double attention_width(const ModelShape *m) { return (double)m->layers * m->heads * m->head_dim; }
+static double attention_width(const perfmodel_shape *m) { return (double)m->layers * m->heads * m->head_dim; }
 
-phase_cost prefill_cost(const ModelShape *m, const Workload *w)
+phase_cost prefill_cost(const perfmodel_shape *m, const perfmodel_workload *w)
 {
     double batch = w->batch, prompt = w->prompt, rows = batch * prompt;
     double layer_matrices = (double)perfmodel_active_layer_matrix_parameters(m) * m->layers;
@@ -75,7 +75,7 @@ phase_cost prefill_cost(const ModelShape *m, const Workload *w)
     return c;
 }
 
-phase_cost decode_step_cost(const ModelShape *m, const Workload *w)
+phase_cost decode_step_cost(const perfmodel_shape *m, const perfmodel_workload *w)
 {
     double batch = w->batch, context = mean_decode_context(w->prompt, w->gen);
     double layer_matrices = (double)perfmodel_active_layer_matrix_parameters(m) * m->layers;
@@ -100,7 +100,7 @@ bound roofline_bound(phase_cost cost, double peak_flop_per_s, double bandwidth_b
     return b;
 }
 
-plan predict(const ModelShape *m, const Hardware *h, const Workload *w)
+plan predict(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w)
 {
     plan p;
     double peak = peak_flops_for(h, w->weights);
@@ -129,7 +129,7 @@ checklist_row checklist(symptom s)
     return rows[s];
 }
 
-unsigned predicted_symptoms(const plan *p, const Workload *w)
+unsigned predicted_symptoms(const plan *p, const perfmodel_workload *w)
 {
     unsigned shown = 0;
     double kv_read = w->batch * (p->decode_context + 1.0) * p->memory.kv_bytes_per_token;

@@ -7,17 +7,17 @@
 
 #include "table.h"
 
-static table *load(const char *name)
+static lab_table *load(const char *name)
 {
     char error[512];
-    table *t = lab_table_read(lab_data_path(name), error, sizeof error);
+    lab_table *t = lab_table_read(lab_data_path(name), error, sizeof error);
     cr_assert_not_null(t, "%s", error);
     return t;
 }
 
 Test(gpus, has_the_rows_the_book_uses, .timeout = 5)
 {
-    table *t = load("gpus.csv");
+    lab_table *t = load("gpus.csv");
     const char *keys[] = {"h100-sxm", "h100-pcie", "h200", "a100-80gb", "a100-40gb", "l4", "l40s", "rtx-4090", "v100", "t4"};
     for (int i = 0; i < 10; i++) cr_assert(lab_table_find(t, "key", keys[i]) >= 0, "gpus.csv has no row %s", keys[i]);
     lab_table_free(t);
@@ -25,7 +25,7 @@ Test(gpus, has_the_rows_the_book_uses, .timeout = 5)
 
 Test(gpus, fp32_peak_is_cores_times_two_times_clock, .timeout = 5)
 {
-    table *t = load("gpus.csv");
+    lab_table *t = load("gpus.csv");
     for (int r = 0; r < t->rows; r++) {
         double computed = lab_table_number_or_exit(t, r, "fp32_cores") * 2 * lab_table_number_or_exit(t, r, "boost_clock_mhz") * 1e6 / 1e12;
         double listed = lab_table_number_or_exit(t, r, "fp32_tflops");
@@ -39,7 +39,7 @@ Test(gpus, fp32_peak_is_cores_times_two_times_clock, .timeout = 5)
 
 Test(gpus, tensor_rates_are_dense_and_above_fp32, .timeout = 5)
 {
-    table *t = load("gpus.csv");
+    lab_table *t = load("gpus.csv");
     for (int r = 0; r < t->rows; r++) {
         const char *name = lab_table_text_or_exit(t, r, "name");
         double fp32 = lab_table_number_or_exit(t, r, "fp32_tflops"), fp16 = lab_table_number_or_exit(t, r, "fp16_tensor_tflops");
@@ -58,7 +58,7 @@ Test(gpus, tensor_rates_are_dense_and_above_fp32, .timeout = 5)
 /* Parameters of a Llama-style decoder from its shape: embeddings and classifier, and per
  * layer the Q/K/V/O projections (plus Q/K/V biases where the model has them), the gated
  * MLP of every expert and the router, and two RMSNorm weight vectors; one final norm. */
-static double count_parameters(const table *t, int r)
+static double count_parameters(const lab_table *t, int r)
 {
     double layers = lab_table_number_or_exit(t, r, "layers"), hidden = lab_table_number_or_exit(t, r, "hidden_size");
     double heads = lab_table_number_or_exit(t, r, "attention_heads"), kv_heads = lab_table_number_or_exit(t, r, "kv_heads");
@@ -74,7 +74,7 @@ static double count_parameters(const table *t, int r)
 
 Test(models, parameter_counts_match_the_shapes, .timeout = 5)
 {
-    table *t = load("models.csv");
+    lab_table *t = load("models.csv");
     const char *names[] = {"Llama-2-7B", "Llama-2-13B", "Llama-2-70B", "Llama-3-8B", "Llama-3-70B",
                            "Mistral-7B", "Qwen2-7B", "Mixtral-8x7B"};
     for (int i = 0; i < 8; i++) cr_assert(lab_table_find(t, "name", names[i]) >= 0, "models.csv has no row %s", names[i]);
@@ -91,7 +91,7 @@ Test(models, parameter_counts_match_the_shapes, .timeout = 5)
 
 Test(gpus, occupancy_columns_follow_the_compute_capability, .timeout = 5)
 {
-    table *t = load("gpus.csv");
+    lab_table *t = load("gpus.csv");
     for (int r = 0; r < t->rows; r++) {
         const char *name = lab_table_text_or_exit(t, r, "name");
         double capability = lab_table_number_or_exit(t, r, "compute_capability");

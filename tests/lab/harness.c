@@ -22,7 +22,7 @@ Test(compare, nan_and_infinity_never_pass, .timeout = 5)
     got[1] = INFINITY;
     cr_assert_eq(lab_compare_floats("x", got, want, 3, 1e30, 1e30).mismatches, 1, "inf passed a huge tolerance");
     float nan_reference[1] = {NAN}, zero[1] = {0};
-    comparison c = lab_compare_floats("x", zero, nan_reference, 1, 1, 1);
+    lab_comparison c = lab_compare_floats("x", zero, nan_reference, 1, 1, 1);
     cr_assert_eq(c.mismatches, 1, "a NaN reference must fail: the test itself is wrong");
     cr_assert(strstr(c.message, "the test itself is wrong"), "%s", c.message);
 }
@@ -32,7 +32,7 @@ Test(compare, poisoned_elements_are_reported_as_never_written, .timeout = 5)
     float got[4] = {1, 2, 3, 4}, want[4] = {1, 2, 3, 4};
     lab_poison(&got[2], sizeof(float));
     cr_assert(lab_float_is_poison(got[2]));
-    comparison c = lab_compare_floats("out", got, want, 4, 0, 0);
+    lab_comparison c = lab_compare_floats("out", got, want, 4, 0, 0);
     cr_assert_eq(c.mismatches, 1);
     cr_assert_eq(c.first_mismatch, 2);
     cr_assert(strstr(c.message, "out[2] was never written"), "%s", c.message);
@@ -46,7 +46,7 @@ Test(compare, tolerance_scales_with_magnitude, .timeout = 5)
     double want[2] = {1e6, 1e-6}, got[2] = {1e6 + 0.5, 1e-6 + 0.5e-12};
     cr_assert_eq(lab_compare_doubles("x", got, want, 2, 1e-6, 0).mismatches, 0, "within 1e-6 relative");
     got[0] = 1e6 + 2;
-    comparison c = lab_compare_doubles("x", got, want, 2, 1e-6, 0);
+    lab_comparison c = lab_compare_doubles("x", got, want, 2, 1e-6, 0);
     cr_assert_eq(c.mismatches, 1);
     cr_assert(strstr(c.message, "x[0] = 1000002"), "%s", c.message);
 }
@@ -55,7 +55,7 @@ Test(compare, message_shows_three_and_counts_the_rest, .timeout = 5)
 {
     float got[10], want[10];
     for (int i = 0; i < 10; i++) got[i] = (float)i, want[i] = (float)i + 1;
-    comparison c = lab_compare_floats("y", got, want, 10, 0, 0);
+    lab_comparison c = lab_compare_floats("y", got, want, 10, 0, 0);
     cr_assert_eq(c.mismatches, 10);
     cr_assert(strstr(c.message, "y[2]") && !strstr(c.message, "y[3] ="), "%s", c.message);
     cr_assert(strstr(c.message, "10 of 10 elements of y wrong"), "%s", c.message);
@@ -75,7 +75,7 @@ Test(table, reads_quoted_fields_by_column_name, .timeout = 5)
 {
     char *path = temporary_file("name,value,source\n\"A, quoted\",2.5,\"says \"\"hi\"\"\"\nB,,x\n");
     char error[256] = "";
-    table *t = lab_table_read(path, error, sizeof error);
+    lab_table *t = lab_table_read(path, error, sizeof error);
     cr_assert_not_null(t, "%s", error);
     cr_assert_eq(t->rows, 2);
     cr_assert_str_eq(lab_table_text_or_exit(t, 0, "name"), "A, quoted");
@@ -111,7 +111,7 @@ Test(table, a_checked_number_holds_its_domain_or_says_which_cell_does_not, .time
 {
     char *path = temporary_file("name,heads,rate\nok,32,2.5\nzero,0,\nhalf,12.5,nan\nword,x,-1\n");
     char error[256] = "";
-    table *t = lab_table_read(path, error, sizeof error);
+    lab_table *t = lab_table_read(path, error, sizeof error);
     cr_assert_not_null(t, "%s", error);
     const lab_domain heads = {1, 4096, 1, 0, "heads"}, rate = {0.001, 1e6, 0, 1, "GB/s"};
     double v = -1;
@@ -141,7 +141,7 @@ Test(table, a_checked_number_holds_its_domain_or_says_which_cell_does_not, .time
 Test(table, a_cell_that_is_not_a_number_stops_the_program, .timeout = 5, .exit_code = 1)
 {
     char *path = temporary_file("x\nabc\n");
-    table *t = lab_table_read_or_exit(path);
+    lab_table *t = lab_table_read_or_exit(path);
     lab_table_number_or_exit(t, 0, "x");
 }
 
@@ -151,7 +151,7 @@ Test(results, writes_header_and_rows, .timeout = 5)
     char *dir = strndup(path, strlen("/tmp/harness-results-XXXXXX"));
     cr_assert_not_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/out.csv", dir);
-    results r = lab_results_open_or_exit(path, "n,time_ms");
+    lab_results r = lab_results_open_or_exit(path, "n,time_ms");
     lab_results_row_or_exit(&r, "%d,%.1f", 3, 1.5);
     lab_results_row_or_exit(&r, "\"a, b\",%d", 2);
     lab_results_close_or_exit(&r);
@@ -167,7 +167,7 @@ Test(results, writes_header_and_rows, .timeout = 5)
 
 Test(results, a_row_of_the_wrong_width_is_a_driver_bug, .timeout = 5, .exit_code = 1)
 {
-    results r = lab_results_open_or_exit("/tmp/harness-results-width.csv", "a,b");
+    lab_results r = lab_results_open_or_exit("/tmp/harness-results-width.csv", "a,b");
     lab_results_row_or_exit(&r, "1,2,3");
 }
 

@@ -20,9 +20,9 @@
 
 static char error[512];
 
-static void build(Transformer *t, const char *shape, uint64_t seed)
+static void build(llama_transformer *t, const char *shape, uint64_t seed)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_transformer_generated(t, &c, seed, error, sizeof error) == 0, "%s", error);
 }
@@ -45,11 +45,11 @@ static float *copy_logits(const float *logits, int count, int vocab)
 
 Test(cache, cached_decode_equals_recomputing_from_scratch, .timeout = 30)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 3);
     int vocab = t.config.vocab_size, n = 30, tokens[30];
     random_tokens(tokens, n, vocab, 4);
-    Session cached;
+    llama_session cached;
     cr_assert(llama_build_session(&cached, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_prefill(&cached, 0, tokens, 1, error, sizeof error), "%s", error);
     double *expected = malloc((size_t)n * vocab * sizeof(double));
@@ -57,7 +57,7 @@ Test(cache, cached_decode_equals_recomputing_from_scratch, .timeout = 30)
     for (int p = 1; p < n; p++) {
         float *step = copy_logits(llama_decode_batch(&cached, (int[]){0}, &tokens[p], 1, error, sizeof error), 1, vocab);
         /* from scratch: a fresh session computes the whole prefix 0..p again */
-        Session fresh;
+        llama_session fresh;
         cr_assert(llama_build_session(&fresh, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
         const float *recomputed = llama_prefill(&fresh, 0, tokens, p + 1, error, sizeof error);
         cr_assert(recomputed, "%s", error);
@@ -77,13 +77,13 @@ Test(cache, cached_decode_equals_recomputing_from_scratch, .timeout = 30)
 Test(cache, a_prefill_cut_into_steps_equals_one_token_at_a_time, .timeout = 60)
 {
     /* a prompt longer than LLAMA_MAX_STEP_ROWS is prefilled in several steps */
-    LlamaConfig c = {.dim = 32, .hidden_dim = 48, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2, .vocab_size = 50,
+    llama_config c = {.dim = 32, .hidden_dim = 48, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2, .vocab_size = 50,
                      .seq_len = LLAMA_MAX_STEP_ROWS + 90, .shared_classifier = 1};
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 5, error, sizeof error) == 0, "%s", error);
     int n = c.seq_len, *tokens = malloc(n * sizeof(int));
     random_tokens(tokens, n, c.vocab_size, 6);
-    Session chunked, stepwise;
+    llama_session chunked, stepwise;
     cr_assert(llama_build_session(&chunked, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&stepwise, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
     float *all_at_once = copy_logits(llama_prefill(&chunked, 0, tokens, n, error, sizeof error), 1, c.vocab_size);
@@ -101,7 +101,7 @@ Test(cache, a_prefill_cut_into_steps_equals_one_token_at_a_time, .timeout = 60)
 
 Test(cache, batched_decode_equals_each_sequence_alone, .timeout = 30)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 8);
     enum { SEQUENCES = 5, STEPS = 6 };
     int vocab = t.config.vocab_size, lengths[SEQUENCES] = {1, 9, 4, 17, 2}, order[SEQUENCES] = {3, 0, 4, 1, 2};
@@ -112,7 +112,7 @@ Test(cache, batched_decode_equals_each_sequence_alone, .timeout = 30)
     }
     /* the batch: all prompts in one prefill, then decode steps with the sequences listed in
      * a scrambled order (each at its own position) */
-    Session batch;
+    llama_session batch;
     cr_assert(llama_build_session(&batch, &t, SEQUENCES, 24, 1, error, sizeof error) == 0, "%s", error);
     const int *rows[SEQUENCES];
     int sequences[SEQUENCES], batch_lengths[SEQUENCES];
@@ -130,7 +130,7 @@ Test(cache, batched_decode_equals_each_sequence_alone, .timeout = 30)
     /* each alone, in a session of its own */
     for (int i = 0; i < SEQUENCES; i++) {
         int sequence = order[i];
-        Session alone;
+        llama_session alone;
         cr_assert(llama_build_session(&alone, &t, 1, 24, 1, error, sizeof error) == 0, "%s", error);
         const float *logits = llama_prefill(&alone, 0, prompts[sequence], lengths[sequence], error, sizeof error);
         cr_assert(memcmp(logits, batch_prefill + (size_t)i * vocab, vocab * sizeof(float)) == 0,
@@ -151,11 +151,11 @@ Test(cache, batched_decode_equals_each_sequence_alone, .timeout = 30)
 
 Test(cache, a_forked_sequence_continues_as_its_parent, .timeout = 30)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 9);
     int vocab = t.config.vocab_size, prompt[7], next[3] = {5, 17, 40};
     random_tokens(prompt, 7, vocab, 300);
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, &t, 3, 16, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_prefill(&s, 0, prompt, 7, error, sizeof error), "%s", error);
     cr_assert(llama_fork_sequence(&s, 0, 2, error, sizeof error) == 0, "%s", error);
@@ -176,11 +176,11 @@ Test(cache, a_forked_sequence_continues_as_its_parent, .timeout = 30)
 
 Test(cache, a_truncated_sequence_continues_as_if_never_longer, .timeout = 30)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 10);
     int vocab = t.config.vocab_size, tokens[9];
     random_tokens(tokens, 9, vocab, 400);
-    Session a, b;
+    llama_session a, b;
     cr_assert(llama_build_session(&a, &t, 1, 16, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&b, &t, 1, 16, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_prefill(&a, 0, tokens, 9, error, sizeof error), "%s", error);   /* 9 tokens, then back to 5 */
@@ -201,15 +201,15 @@ Test(cache, a_truncated_sequence_continues_as_if_never_longer, .timeout = 30)
 
 Test(cache, every_rows_logits_equal_a_prefill_of_its_prefix, .timeout = 60)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
     c.seq_len = 700;   /* room for a prompt longer than one step of 512 rows */
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 12, error, sizeof error) == 0, "%s", error);
     enum { N = 600 };
     int vocab = c.vocab_size, *tokens = malloc(N * sizeof(int));
     random_tokens(tokens, N, vocab, 500);
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, &t, 1, N, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_prefill(&s, 0, tokens, 3, error, sizeof error), "%s", error);   /* some context first */
     const float *rows = llama_prefill_rows(&s, 0, tokens + 3, N - 3, error, sizeof error);
@@ -218,7 +218,7 @@ Test(cache, every_rows_logits_equal_a_prefill_of_its_prefix, .timeout = 60)
     const int checked[] = {0, 1, 250, 511, 512, N - 4};   /* rows of both steps, either side of the boundary */
     for (int k = 0; k < 6; k++) {
         int row = checked[k];
-        Session fresh;
+        llama_session fresh;
         cr_assert(llama_build_session(&fresh, &t, 1, N, 1, error, sizeof error) == 0, "%s", error);
         const float *want = llama_prefill(&fresh, 0, tokens, 3 + row + 1, error, sizeof error);
         cr_assert(want, "%s", error);
@@ -233,11 +233,11 @@ Test(cache, every_rows_logits_equal_a_prefill_of_its_prefix, .timeout = 60)
 
 Test(cache, two_threads_equal_one, .timeout = 30)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, "260K", 9);
     int vocab = t.config.vocab_size, tokens[40];
     random_tokens(tokens, 40, vocab, 10);
-    Session one, two;
+    llama_session one, two;
     cr_assert(llama_build_session(&one, &t, 2, 40, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&two, &t, 2, 40, 2, error, sizeof error) == 0, "%s", error);
     for (int sequence = 0; sequence < 2; sequence++) {
@@ -260,13 +260,13 @@ Test(cache, two_threads_equal_one, .timeout = 30)
 Test(cache, a_batch_larger_than_one_step_equals_its_halves, .timeout = 30)
 {
     /* more sequences than LLAMA_MAX_STEP_ROWS: the step is cut in two, transparently */
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 14);
     enum { COUNT = LLAMA_MAX_STEP_ROWS + 40 };
     int vocab = t.config.vocab_size, *sequences = malloc(COUNT * sizeof(int)), *tokens = malloc(COUNT * sizeof(int));
     random_tokens(tokens, COUNT, vocab, 15);
     for (int i = 0; i < COUNT; i++) sequences[i] = i;
-    Session whole, halves;
+    llama_session whole, halves;
     cr_assert(llama_build_session(&whole, &t, COUNT, 4, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&halves, &t, COUNT, 4, 1, error, sizeof error) == 0, "%s", error);
     for (int step = 0; step < 3; step++) {
@@ -292,10 +292,10 @@ Test(cache, a_batch_larger_than_one_step_equals_its_halves, .timeout = 30)
 
 Test(cache, grouped_query_equals_multi_head_with_repeated_kv_heads, .timeout = 30)
 {
-    Transformer gqa, mha;
+    llama_transformer gqa, mha;
     build(&gqa, "tiny", 11);      /* 6 query heads share 2 KV heads: 3 per group */
     build(&mha, "tiny-mha", 12);  /* the same shape with 6 KV heads */
-    const LlamaConfig *c = &gqa.config;
+    const llama_config *c = &gqa.config;
     cr_assert(c->n_kv_heads < c->n_heads && mha.config.n_kv_heads == c->n_heads && mha.config.dim == c->dim);
     int head_dim = llama_head_dim_of(c), group = c->n_heads / c->n_kv_heads, dim = c->dim;
     /* copy every weight of the GQA model into the MHA model, repeating KV head h / group
@@ -304,7 +304,7 @@ Test(cache, grouped_query_equals_multi_head_with_repeated_kv_heads, .timeout = 3
     memcpy((float *)mha.classifier.fp32, gqa.classifier.fp32, (size_t)c->vocab_size * dim * sizeof(float));
     memcpy((float *)mha.rms_final, gqa.rms_final, dim * sizeof(float));
     for (int l = 0; l < c->n_layers; l++) {
-        LayerWeights *g = &gqa.layers[l], *m = &mha.layers[l];
+        llama_layer_weights *g = &gqa.layers[l], *m = &mha.layers[l];
         memcpy((float *)m->rms_attention, g->rms_attention, dim * sizeof(float));
         memcpy((float *)m->rms_ffn, g->rms_ffn, dim * sizeof(float));
         memcpy((float *)m->wq.fp32, g->wq.fp32, (size_t)dim * dim * sizeof(float));
@@ -320,7 +320,7 @@ Test(cache, grouped_query_equals_multi_head_with_repeated_kv_heads, .timeout = 3
     }
     int tokens[30];
     random_tokens(tokens, 30, c->vocab_size, 13);
-    Session a, b;
+    llama_session a, b;
     cr_assert(llama_build_session(&a, &gqa, 1, 30, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&b, &mha, 1, 30, 1, error, sizeof error) == 0, "%s", error);
     float *x = copy_logits(llama_prefill(&a, 0, tokens, 20, error, sizeof error), 1, c->vocab_size);
@@ -348,11 +348,11 @@ Test(cache, size_is_the_books_formula, .timeout = 10)
     cr_assert(llama_kv_cache_bytes(80, 8, 128, 2, 1, 1) == 327680, "Llama-2-70B: %lld bytes a token",
               (long long)llama_kv_cache_bytes(80, 8, 128, 2, 1, 1));
     /* a session allocates exactly the formula's bytes */
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 1);
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, &t, 3, 17, 1, error, sizeof error) == 0, "%s", error);
-    const LlamaConfig *c = &t.config;
+    const llama_config *c = &t.config;
     int64_t formula = llama_kv_cache_bytes(c->n_layers, c->n_kv_heads, llama_head_dim_of(c), 4, 17, 3);
     int64_t allocated = 2 * (int64_t)s.cache.batch * c->n_layers * s.cache.capacity * s.cache.kv_dim * (int64_t)sizeof(float);
     cr_assert(allocated == formula && formula == 2 * 2 * 2 * 8 * 4 * 17 * 3, "session: %lld bytes, formula %lld",
@@ -367,9 +367,9 @@ Test(cache, starts_zeroed_on_large_pages, .timeout = 10)
 {
     /* forward.c writes the cache through when it makes it (zeros, as calloc gave), so that no
      * decode step takes the page faults of its first writes; on large pages, fewer of them */
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 1);
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, &t, 3, 17, 1, error, sizeof error) == 0, "%s", error);
     size_t floats = (size_t)s.cache.batch * t.config.n_layers * s.cache.capacity * s.cache.kv_dim;
     cr_assert((uintptr_t)s.cache.keys % (2u << 20) == 0 && (uintptr_t)s.cache.values % (2u << 20) == 0,

@@ -56,10 +56,10 @@ static void *read_bytes(const char *path, long *size)
 
 static void check_round_trip(int version, int tied)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
     c.shared_classifier = tied;
-    Transformer original, loaded;
+    llama_transformer original, loaded;
     cr_assert(llama_build_transformer_generated(&original, &c, 31, error, sizeof error) == 0, "%s", error);
     const char *first = strdup(path_of("first.bin")), *second = strdup(path_of("second.bin"));
     cr_assert(llama_write_checkpoint(&original, first, version, error, sizeof error) == 0, "%s", error);
@@ -93,7 +93,7 @@ static void check_round_trip(int version, int tied)
     int64_t floats = (int64_t)(version == 0 ? 28 : 256) / 4 + llama_lay_out_tensors(NULL, &c, version, NULL);
     cr_assert(size1 == 4 * floats, "version %d file: %ld bytes, expected %lld", version, size1, (long long)(4 * floats));
     /* the same logits from the file as from memory */
-    Session s1, s2;
+    llama_session s1, s2;
     cr_assert(llama_build_session(&s1, &original, 1, 8, 1, error, sizeof error) == 0 &&
               llama_build_session(&s2, &loaded, 1, 8, 1, error, sizeof error) == 0, "%s", error);
     int tokens[8] = {1, 5, 9, 2, 60, 7, 3, 95};
@@ -114,7 +114,7 @@ Test(checkpoint, version1_round_trip_tied, .init = make_directory, .fini = remov
 /* export.py's headers, built here by hand: the reader must see what llama2.c wrote */
 Test(checkpoint, headers_are_read_as_llama2c_writes_them, .init = make_directory, .fini = remove_directory, .timeout = 10)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
     int64_t body = 4 * llama_lay_out_tensors(NULL, &c, 1, NULL);   /* untied */
     unsigned char *file = calloc(1, 256 + (size_t)body);
@@ -124,7 +124,7 @@ Test(checkpoint, headers_are_read_as_llama2c_writes_them, .init = make_directory
     memcpy(file + 4, fields, sizeof fields);
     file[36] = 0;   /* shared_classifier */
     write_bytes(path_of("v1.bin"), file, 256 + (size_t)body);
-    LlamaConfig read;
+    llama_config read;
     int version;
     cr_assert(llama_read_checkpoint_config(path_of("v1.bin"), &read, &version, error, sizeof error) == 0, "%s", error);
     cr_assert(version == 1 && memcmp(&read, &c, sizeof c) == 0, "version 1 header misread");
@@ -152,7 +152,7 @@ static float marker(int index, int layer) { return (float)(100 * index + layer +
 
 static void check_export_order(int version)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);   /* untied */
     size_t dim = c.dim, hidden = c.hidden_dim, kv = (size_t)llama_kv_dim_of(&c), vocab = c.vocab_size, half = llama_head_dim_of(&c) / 2;
     ExportedTensor v0[] = {{"tok_embeddings", 0, vocab * dim}, {"attention_norm", 1, dim}, {"wq", 1, dim * dim},
@@ -179,13 +179,13 @@ static void check_export_order(int version)
         for (int layer = 0; layer < (order[i].per_layer ? c.n_layers : 1); layer++)
             for (size_t k = 0; k < order[i].floats; k++) *values++ = marker(i, layer);
     write_bytes(path_of("exported.bin"), file, header + 4 * total);
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_from_checkpoint(&t, path_of("exported.bin"), error, sizeof error) == 0, "%s", error);
     for (int i = 0; i < count; i++)
         for (int layer = 0; layer < (order[i].per_layer ? c.n_layers : 1); layer++) {
             const char *name = order[i].name;
             const float *where = NULL;
-            const LayerWeights *w = &t.layers[layer];
+            const llama_layer_weights *w = &t.layers[layer];
             if (!strcmp(name, "tok_embeddings")) where = t.token_embedding.fp32;
             else if (!strcmp(name, "output")) where = t.classifier.fp32;
             else if (!strcmp(name, "norm")) where = t.rms_final;
@@ -223,9 +223,9 @@ static const int matrix_kinds[] = {TENSOR_EMBEDDING, TENSOR_WQ, TENSOR_WK, TENSO
                                    TENSOR_CLASSIFIER};
 
 /* the greedy tokens of a prompt, with FP32 or INT8 activations */
-static void greedy_tokens(const Transformer *t, int int8_activations, int *out, int n)
+static void greedy_tokens(const llama_transformer *t, int int8_activations, int *out, int n)
 {
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, t, 1, 8 + n, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_set_int8_activations(&s, int8_activations, error, sizeof error) == 0, "%s", error);
     int prompt[8] = {1, 5, 9, 2, 60, 7, 3, 95};
@@ -240,10 +240,10 @@ static void greedy_tokens(const Transformer *t, int int8_activations, int *out, 
 
 static void check_version2_round_trip(int tied)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
     c.shared_classifier = tied;
-    Transformer original, loaded;
+    llama_transformer original, loaded;
     cr_assert(llama_build_transformer_generated(&original, &c, 41, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_quantize_transformer(&original, 8, error, sizeof error) == 0, "%s", error);
     const char *first = strdup(path_of("first.bin")), *second = strdup(path_of("second.bin"));
@@ -257,10 +257,10 @@ static void check_version2_round_trip(int tied)
     /* the values and scales copied out of the file's order (every layer's wq, then every
      * layer's wk, ...) into the one a decode step reads, as a model quantized in memory is */
     int64_t value_at = 0, scale_at = 0;
-    TensorKind kind;
+    llama_tensor_kind kind;
     int layer;
     for (int index = 0; llama_step_matrix(&c, index, &kind, &layer); index++) {
-        const WeightMatrix *m = llama_matrix_slot(&loaded, kind, layer), *q = llama_matrix_slot(&original, kind, layer);
+        const llama_weight_matrix *m = llama_matrix_slot(&loaded, kind, layer), *q = llama_matrix_slot(&original, kind, layer);
         cr_assert(m->int8 == loaded.int8_storage + value_at && m->scales == loaded.scale_storage + scale_at,
                   "%s of layer %d: not copied in the order a step reads the matrices, at value %lld of the copy",
                   llama_tensor_name(kind), layer, (long long)value_at);
@@ -275,7 +275,7 @@ static void check_version2_round_trip(int tied)
         if (!llama_tensor_present(&c, kind)) continue;
         llama_tensor_shape(&c, kind, &rows, &cols);
         for (int layer = 0; layer < (llama_tensor_is_per_layer(kind) ? c.n_layers : 1); layer++) {
-            const WeightMatrix *a = llama_matrix_slot(&original, kind, layer), *b = llama_matrix_slot(&loaded, kind, layer);
+            const llama_weight_matrix *a = llama_matrix_slot(&original, kind, layer), *b = llama_matrix_slot(&loaded, kind, layer);
             cr_assert(b->format == WEIGHTS_INT8 && b->rows == rows && b->cols == cols && b->group_size == 8, "%s: its matrix",
                       llama_tensor_name(kind));
             cr_assert(memcmp(a->int8, b->int8, (size_t)rows * cols) == 0 &&
@@ -318,7 +318,7 @@ Test(checkpoint, version2_round_trip_tied, .init = make_directory, .fini = remov
  * scales. Every tensor holds its own marker. */
 Test(checkpoint, version2_tensors_sit_where_runq_reads_them, .init = make_directory, .fini = remove_directory, .timeout = 10)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);   /* untied */
     enum { GROUP = 16 };
     size_t dim = c.dim, hidden = c.hidden_dim, kv = (size_t)llama_kv_dim_of(&c), vocab = c.vocab_size, layers = c.n_layers;
@@ -345,7 +345,7 @@ Test(checkpoint, version2_tensors_sit_where_runq_reads_them, .init = make_direct
         }
     cr_assert((size_t)(at - file) == bytes);
     write_bytes(path_of("runq.bin"), file, bytes);
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_from_checkpoint(&t, path_of("runq.bin"), error, sizeof error) == 0, "%s", error);
     cr_assert(t.format == WEIGHTS_INT8 && t.group_size == GROUP, "format %d, group size %d", t.format, t.group_size);
     for (int layer = 0; layer < c.n_layers; layer++) {
@@ -356,8 +356,8 @@ Test(checkpoint, version2_tensors_sit_where_runq_reads_them, .init = make_direct
     cr_assert(t.rms_final[0] == 2 * c.n_layers + 1 && t.rms_final[dim - 1] == 2 * c.n_layers + 1, "the final norm");
     for (int i = 0; i < 9; i++)
         for (size_t layer = 0; layer < order[i].layers; layer++) {
-            const WeightMatrix *m = &t.token_embedding;
-            const LayerWeights *w = &t.layers[layer];
+            const llama_weight_matrix *m = &t.token_embedding;
+            const llama_layer_weights *w = &t.layers[layer];
             const char *name = order[i].name;
             if (!strcmp(name, "output")) m = &t.classifier;
             else if (!strcmp(name, "wq")) m = &w->wq;
@@ -383,7 +383,7 @@ Test(checkpoint, version2_tensors_sit_where_runq_reads_them, .init = make_direct
 
 static void expect_weights_refused(const char *path, const char *message)
 {
-    Transformer t;
+    llama_transformer t;
     error[0] = 0;
     cr_assert(llama_build_transformer_from_checkpoint(&t, path, error, sizeof error) != 0, "%s was accepted", path);
     cr_assert(strstr(error, message), "refusing %s, the message should say '%s'; it says: %s", path, message, error);
@@ -393,7 +393,7 @@ static void expect_weights_refused(const char *path, const char *message)
 static void expect_refusal(const char *path, const char *message)
 {
     expect_weights_refused(path, message);
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_read_checkpoint_config(path, &c, NULL, error, sizeof error) != 0, "%s: its header was accepted", path);
 }
 
@@ -415,9 +415,9 @@ Test(checkpoint, bad_files_are_refused_with_their_reason, .init = make_directory
     expect_refusal(path_of("story.txt"), "not a llama2.c checkpoint");
 
     /* a good file, then the same cut short and with bytes added */
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_write_checkpoint(&t, path_of("good.bin"), 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_write_checkpoint(&t, path_of("good0.bin"), 0, error, sizeof error) == 0, "%s", error);
@@ -464,8 +464,8 @@ Test(checkpoint, bad_files_are_refused_with_their_reason, .init = make_directory
 
 Test(checkpoint, impossible_shapes_and_formats_are_refused, .timeout = 10)
 {
-    LlamaConfig c = {.dim = 48, .hidden_dim = 112, .n_layers = 2, .n_heads = 6, .n_kv_heads = 12, .vocab_size = 96, .seq_len = 40};
-    Transformer t;
+    llama_config c = {.dim = 48, .hidden_dim = 112, .n_layers = 2, .n_heads = 6, .n_kv_heads = 12, .vocab_size = 96, .seq_len = 40};
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) != 0 && strstr(error, "n_kv_heads 12 does not divide"),
               "more KV heads than heads: %s", error);
     cr_assert(llama_named_shape("7B", &c, error, sizeof error) != 0 && strstr(error, "15M, 42M, 110M"), "unknown shape: %s", error);
@@ -486,11 +486,11 @@ Test(checkpoint, impossible_shapes_and_formats_are_refused, .timeout = 10)
 /* Sessions and calls that cannot be served are refused the same way */
 Test(checkpoint, requests_that_do_not_fit_are_refused, .timeout = 10)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, &t, 1, c.seq_len + 1, 1, error, sizeof error) != 0 && strstr(error, "seq_len is 40"),
               "a context longer than seq_len: %s", error);
     cr_assert(llama_build_session(&s, &t, 1 << 28, c.seq_len, 1, error, sizeof error) != 0 && strstr(error, "does not fit"),
@@ -525,9 +525,9 @@ static void patch_float(const char *from, const char *to, long offset, float val
 
 Test(checkpoint, non_finite_and_huge_weights_are_refused, .init = make_directory, .fini = remove_directory, .timeout = 20)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
-    Transformer t, mapped;
+    llama_transformer t, mapped;
     cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_write_checkpoint(&t, path_of("good.bin"), 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_transformer_from_checkpoint(&mapped, path_of("good.bin"), error, sizeof error) == 0, "%s", error);
@@ -571,9 +571,9 @@ Test(checkpoint, non_finite_and_huge_weights_are_refused, .init = make_directory
  * group size that splits rows is refused naming the dimension */
 Test(checkpoint, inconsistent_headers_say_what_disagrees, .init = make_directory, .fini = remove_directory, .timeout = 20)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_write_checkpoint(&t, path_of("good.bin"), 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_write_checkpoint(&t, path_of("good0.bin"), 0, error, sizeof error) == 0, "%s", error);

@@ -1,11 +1,11 @@
-/* counters.c — what the engine counts as it runs (Session.counters) and the KV cache a lab
- * plugs in (Session.kv_hooks):
+/* counters.c — what the engine counts as it runs (llama_session.counters) and the KV cache a lab
+ * plugs in (llama_session.kv_hooks):
  *   - a prefill and a decode step count the FLOPs and bytes of the formulas in llama.h,
  *     exactly, for FP32 and INT8 weights and a grouped-query shape;
  *   - a plain-array KV cache given as hooks produces the logits of the engine's own cache,
  *     on one thread and on two, and the engine really uses it (a cache that stores every key
  *     at position 0 changes the logits);
- *   - a tracer (Session.trace) sees every part of a step, properly nested, and changes nothing. */
+ *   - a tracer (llama_session.trace) sees every part of a step, properly nested, and changes nothing. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -15,9 +15,9 @@
 
 static char error[512];
 
-static void build(Transformer *t, const char *shape, uint64_t seed)
+static void build(llama_transformer *t, const char *shape, uint64_t seed)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_transformer_generated(t, &c, seed, error, sizeof error) == 0, "%s", error);
 }
@@ -29,21 +29,21 @@ typedef struct {
     double layer_matrix, kv_dim, head_dim;   /* parameters of one layer's matrices */
 } Widths;
 
-static Widths widths_of(const LlamaConfig *c)
+static Widths widths_of(const llama_config *c)
 {
     double dim = c->dim, kv = llama_kv_dim_of(c), hidden = c->hidden_dim;
     return (Widths){2 * dim * dim + 2 * kv * dim + 3 * hidden * dim, kv, llama_head_dim_of(c)};
 }
 
 /* bytes of `values` weights stored in the model's format */
-static double stored(const Transformer *t, double values)
+static double stored(const llama_transformer *t, double values)
 {
     return t->format == WEIGHTS_INT8 ? values + 4.0 * values / t->group_size : 4.0 * values;
 }
 
-static void expect_counts(const Transformer *t, const LlamaCounters *got, int first_position, int rows, int logit_rows)
+static void expect_counts(const llama_transformer *t, const llama_counters *got, int first_position, int rows, int logit_rows)
 {
-    const LlamaConfig *c = &t->config;
+    const llama_config *c = &t->config;
     Widths w = widths_of(c);
     double layers = c->n_layers, classifier = (double)c->vocab_size * c->dim;
     double attended = 0;   /* positions attended by all rows together */
@@ -60,12 +60,12 @@ static void expect_counts(const Transformer *t, const LlamaCounters *got, int fi
     cr_expect_eq(got->kv_read_bytes, 8.0 * w.kv_dim * attended * layers);
 }
 
-static void count_prefill_then_decode(Transformer *t)
+static void count_prefill_then_decode(llama_transformer *t)
 {
     enum { PROMPT = 10 };
     int tokens[PROMPT + 1];
     for (int i = 0; i <= PROMPT; i++) tokens[i] = (7 * i + 3) % t->config.vocab_size;
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, t, 1, PROMPT + 1, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_prefill(&s, 0, tokens, PROMPT, error, sizeof error), "%s", error);
     expect_counts(t, &s.counters, 0, PROMPT, 1);
@@ -77,7 +77,7 @@ static void count_prefill_then_decode(Transformer *t)
 
 Test(counters, prefill_and_decode_count_the_formulas_fp32_gqa, .timeout = 30)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 5);   /* 6 query heads sharing 2 KV heads; untied classifier */
     count_prefill_then_decode(&t);
     llama_free_transformer(&t);
@@ -85,7 +85,7 @@ Test(counters, prefill_and_decode_count_the_formulas_fp32_gqa, .timeout = 30)
 
 Test(counters, prefill_and_decode_count_the_formulas_int8_tied, .timeout = 30)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, "260K", 5);   /* tied classifier: the embedding is read as the classifier too */
     cr_assert(llama_quantize_transformer(&t, llama_int8_group_size(&t.config, 64), error, sizeof error) == 0, "%s", error);
     count_prefill_then_decode(&t);
@@ -94,15 +94,15 @@ Test(counters, prefill_and_decode_count_the_formulas_int8_tied, .timeout = 30)
 
 Test(counters, a_batch_of_decodes_counts_each_sequence_at_its_own_position, .timeout = 30)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 6);
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, &t, 2, 8, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_prefill(&s, 0, (int[]){1, 2, 3}, 3, error, sizeof error), "%s", error);
     memset(&s.counters, 0, sizeof s.counters);
     cr_assert(llama_decode_batch(&s, (int[]){0, 1}, (int[]){4, 5}, 2, error, sizeof error), "%s", error);
     /* sequence 0 attends 4 positions, sequence 1 (empty) 1 position */
-    const LlamaConfig *c = &t.config;
+    const llama_config *c = &t.config;
     double kv = llama_kv_dim_of(c);
     cr_expect_eq(s.counters.kv_read_bytes, 8.0 * kv * (4 + 1) * c->n_layers);
     cr_expect_eq(s.counters.attention_flops, 4.0 * llama_head_dim_of(c) * (4 + 1) * c->n_heads * c->n_layers);
@@ -114,7 +114,7 @@ Test(counters, a_batch_of_decodes_counts_each_sequence_at_its_own_position, .tim
  * A KV cache of the test's own, plugged in as hooks */
 
 typedef struct {
-    const LlamaConfig *config;
+    const llama_config *config;
     int capacity, batch;
     float *keys, *values;   /* (batch, layers, capacity, kv_dim) */
     int stores;
@@ -141,7 +141,7 @@ static void plain_attend(void *state, float *out, const float *query, int sequen
                          float *scores)
 {
     PlainCache *cache = state;
-    const LlamaConfig *c = cache->config;
+    const llama_config *c = cache->config;
     int head_dim = llama_head_dim_of(c), kv_head = head / (c->n_heads / c->n_kv_heads);
     float max = -INFINITY, sum = 0;
     for (int p = 0; p < length; p++) {
@@ -159,7 +159,7 @@ static void plain_attend(void *state, float *out, const float *query, int sequen
     }
 }
 
-static PlainCache plain_cache(const LlamaConfig *c, int batch, int capacity)
+static PlainCache plain_cache(const llama_config *c, int batch, int capacity)
 {
     size_t floats = (size_t)batch * c->n_layers * capacity * llama_kv_dim_of(c);
     return (PlainCache){c, capacity, batch, calloc(floats, sizeof(float)), calloc(floats, sizeof(float)), 0, 0};
@@ -167,16 +167,16 @@ static PlainCache plain_cache(const LlamaConfig *c, int batch, int capacity)
 
 /* Greedy generation of `steps` tokens after a prompt, with the engine's cache or the hooks';
  * returns the largest difference of any logit from the engine's own. */
-static double largest_difference(Transformer *t, int threads, int broken, int *stores)
+static double largest_difference(llama_transformer *t, int threads, int broken, int *stores)
 {
     enum { PROMPT = 5, STEPS = 20 };
     int vocab = t->config.vocab_size, prompt[PROMPT] = {1, 9, 4, 33, 2};
-    Session own, hooked;
+    llama_session own, hooked;
     cr_assert(llama_build_session(&own, t, 1, PROMPT + STEPS, threads, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&hooked, t, 1, PROMPT + STEPS, threads, error, sizeof error) == 0, "%s", error);
     PlainCache cache = plain_cache(&t->config, 1, PROMPT + STEPS);
     cache.always_position_zero = broken;
-    hooked.kv_hooks = (LlamaKVHooks){&cache, plain_store, plain_attend};
+    hooked.kv_hooks = (llama_kv_hooks){&cache, plain_store, plain_attend};
     const float *a = llama_prefill(&own, 0, prompt, PROMPT, error, sizeof error);
     const float *b = llama_prefill(&hooked, 0, prompt, PROMPT, error, sizeof error);
     double largest = 0;
@@ -196,7 +196,7 @@ static double largest_difference(Transformer *t, int threads, int broken, int *s
 
 Test(kv_hooks, a_cache_of_ones_own_gives_the_engines_logits, .timeout = 60)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 8);
     int stores;
     double difference = largest_difference(&t, 1, 0, &stores);
@@ -209,7 +209,7 @@ Test(kv_hooks, a_cache_of_ones_own_gives_the_engines_logits, .timeout = 60)
 
 Test(kv_hooks, the_engine_really_uses_the_hooks, .timeout = 60)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 8);
     int stores;
     double difference = largest_difference(&t, 1, 1, &stores);
@@ -249,15 +249,15 @@ static void on_end(void *state, const char *name, int rows)
 
 Test(trace, a_step_is_seen_whole_and_nested, .timeout = 30)
 {
-    Transformer t;
+    llama_transformer t;
     build(&t, "tiny", 11);   /* 2 layers */
     int vocab = t.config.vocab_size, prompt[3] = {4, 8, 15};
-    Session traced, plain;
+    llama_session traced, plain;
     cr_assert(llama_build_session(&traced, &t, 1, 8, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&plain, &t, 1, 8, 1, error, sizeof error) == 0, "%s", error);
     static EventLog log;
     memset(&log, 0, sizeof log);
-    traced.trace = (LlamaTraceHooks){&log, on_begin, on_end};
+    traced.trace = (llama_trace_hooks){&log, on_begin, on_end};
     const float *a = llama_prefill(&traced, 0, prompt, 3, error, sizeof error);
     cr_assert(a, "%s", error);
     const char *parts[] = {"attention_norm", "qkv", "rope_and_cache", "attention", "output_projection", "ffn_norm", "ffn"};

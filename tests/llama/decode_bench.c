@@ -51,7 +51,7 @@ enum { BATCHES = 6, FORMATS = 3, TWO_THREAD_FORMATS = 2, PROMPT = 8, MOST_ROWS =
 enum { MAX_ROUNDS = 64, MAX_STEPS = 8, MAX_SAMPLES = MAX_ROUNDS * MAX_STEPS };
 static const int batch_sizes[BATCHES] = {1, 2, 4, 8, 16, 32};
 static const char *format_names[FORMATS] = {"fp32", "int8", "int4"};
-static const DataType format_types[FORMATS] = {DTYPE_FP32, DTYPE_INT8, DTYPE_INT4};
+static const perfmodel_dtype format_types[FORMATS] = {DTYPE_FP32, DTYPE_INT8, DTYPE_INT4};
 
 static double seconds_of(clockid_t clock)
 {
@@ -79,7 +79,7 @@ static double median_of(const double *values, int n)
  * attention (the probe), by this thread's CPU time (what the engine costs, not counting the
  * time other programs hold the core) and by the clock on the wall */
 typedef struct {
-    Session session;
+    llama_session session;
     int sequences[MOST_ROWS], tokens[MOST_ROWS];
     double step_s[MAX_SAMPLES], wall_step_s[MAX_SAMPLES];
     double matrices_s[MAX_SAMPLES], wall_matrices_s[MAX_SAMPLES];
@@ -92,7 +92,7 @@ typedef struct {
 /* Products of one input, on every thread of a pool: each thread its share of each
  * matrix's outputs, as forward.c shares them */
 typedef struct {
-    const WeightMatrix *weights[3];
+    const llama_weight_matrix *weights[3];
     int count, rows;
     const float *x;
     float *out[3];
@@ -118,7 +118,7 @@ typedef struct {
     int capacity;
 } ProbeBuffers;
 
-static void allocate_probe_buffers(ProbeBuffers *b, const LlamaConfig *c, int capacity)
+static void allocate_probe_buffers(ProbeBuffers *b, const llama_config *c, int capacity)
 {
     size_t columns = (size_t)(c->hidden_dim > c->dim ? c->hidden_dim : c->dim);
     size_t outputs = (size_t)(c->vocab_size > c->hidden_dim ? c->vocab_size : c->hidden_dim);
@@ -145,14 +145,14 @@ static void free_probe_buffers(ProbeBuffers *b)
  * forward.c shares them, with the engine's llama_attend */
 typedef struct {
     const ProbeBuffers *b;
-    const LlamaConfig *c;
+    const llama_config *c;
     int layer, rows, length;
 } AttentionProbe;
 
 static void attend_probe(void *context, int thread, int threads)
 {
     const AttentionProbe *a = context;
-    const LlamaConfig *c = a->c;
+    const llama_config *c = a->c;
     int head_dim = llama_head_dim_of(c), kv_dim = llama_kv_dim_of(c), heads_per_kv_head = c->n_heads / c->n_kv_heads;
     int first, last;
     llama_share_of(a->rows * c->n_heads, 1, thread, threads, &first, &last);
@@ -174,12 +174,12 @@ static void attend_probe(void *context, int thread, int threads)
  * time read around 20 microseconds of arithmetic came out 0.7 to 2.1 times the wall's
  * (2000 readings; more than the wall's cannot be true: the accounting is coarse), around
  * 2 milliseconds 0.98 to 1.00 times */
-static void step_matrices(Session *s, int rows, const ProbeBuffers *b, int length, double *attention_s)
+static void step_matrices(llama_session *s, int rows, const ProbeBuffers *b, int length, double *attention_s)
 {
-    const Transformer *t = s->transformer;
+    const llama_transformer *t = s->transformer;
     *attention_s = 0;
     for (int l = 0; l < t->config.n_layers; l++) {
-        const LayerWeights *w = &t->layers[l];
+        const llama_layer_weights *w = &t->layers[l];
         MatrixGroup groups[4] = {
             {{&w->wq, &w->wk, &w->wv}, 3, rows, b->x, {b->out[0], b->out[1], b->out[2]}},
             {{&w->wo}, 1, rows, b->x, {b->out[0]}},
@@ -228,7 +228,7 @@ static void time_config(Config *c, const ProbeBuffers *b, int first, int batch, 
 enum { NORM, ROPE, ADD, SWIGLU, BLOCKS };
 
 typedef struct {
-    const LlamaConfig *c;
+    const llama_config *c;
     float *x, *y, *weight, *gate, *gate_input, *up, *angles, *keys, *values;
     double seconds[BLOCKS][MAX_ROUNDS];   /* a call of each block, each round's */
 } BlockProbe;
@@ -241,7 +241,7 @@ static float *filled(size_t count, float first, float step)
     return v;
 }
 
-static void build_block_probe(BlockProbe *p, const LlamaConfig *c)
+static void build_block_probe(BlockProbe *p, const llama_config *c)
 {
     size_t dim = (size_t)c->dim, hidden = (size_t)c->hidden_dim, kv_dim = (size_t)llama_kv_dim_of(c);
     *p = (BlockProbe){.c = c};
@@ -261,7 +261,7 @@ static void free_block_probe(BlockProbe *p)
 
 static void run_block(BlockProbe *p, int block)
 {
-    const LlamaConfig *c = p->c;
+    const llama_config *c = p->c;
     int head_dim = llama_head_dim_of(c), kv_dim = llama_kv_dim_of(c);
     const float *angle_cos = p->angles, *angle_sin = p->angles + head_dim / 2;
     switch (block) {
@@ -298,7 +298,7 @@ static void probe_blocks(BlockProbe *p, int round)
 /* A step's blocks of `rows` rows from one round's probe, all on the calling thread */
 static double step_blocks(const BlockProbe *p, int round, int rows)
 {
-    const LlamaConfig *c = p->c;
+    const llama_config *c = p->c;
     double per_layer = 2 * p->seconds[NORM][round] + p->seconds[ROPE][round] + 2 * p->seconds[ADD][round] +
                        p->seconds[SWIGLU][round];
     return rows * (c->n_layers * per_layer + p->seconds[NORM][round]);
@@ -376,13 +376,13 @@ static double two_thread_read_bandwidth(size_t bytes)
  * streamed rates approach as the batch grows. */
 enum { PROBE_BYTES = 256 * 1024 };
 
-static double kernel_rate(const WeightMatrix *w, int rows, const float *x, float *out)
+static double kernel_rate(const llama_weight_matrix *w, int rows, const float *x, float *out)
 {
     double bytes_a_weight = w->format == WEIGHTS_FP32 ? 4.0 : w->format == WEIGHTS_INT8 ? 1.0 : 0.5;
     int outputs = (int)(PROBE_BYTES / (w->cols * bytes_a_weight)) / 8 * 8;
     if (outputs < 8) outputs = 8;
     if (outputs > w->rows) outputs = w->rows;
-    WeightMatrix slice = *w;
+    llama_weight_matrix slice = *w;
     slice.rows = outputs;
     llama_matmul(out, x, rows, &slice, 0, outputs);   /* into the caches */
     for (long repeats = 1;; repeats *= 2) {
@@ -399,13 +399,13 @@ typedef struct {
     double rate[BATCHES][MAX_ROUNDS];
 } KernelRates;
 
-static void probe_kernels(const Transformer *t, const ProbeBuffers *b, KernelRates *k, int round)
+static void probe_kernels(const llama_transformer *t, const ProbeBuffers *b, KernelRates *k, int round)
 {
     for (int i = 0; i < BATCHES; i++) k->rate[i][round] = kernel_rate(&t->layers[0].wq, batch_sizes[i], b->x, b->out[0]);
 }
 
 /* multiply-adds of one row of a step in its matrices */
-static double step_macs(const LlamaConfig *c)
+static double step_macs(const llama_config *c)
 {
     double dim = c->dim, hidden = c->hidden_dim, kv_dim = llama_kv_dim_of(c);
     return c->n_layers * (2 * dim * dim + 2 * kv_dim * dim + 3 * hidden * dim) + (double)c->vocab_size * dim;
@@ -420,10 +420,10 @@ typedef struct {
     double bound_s, memory_s;
 } StepModel;
 
-static StepModel model_step(const ModelShape *m, const Hardware *h, int format, int batch, int gen)
+static StepModel model_step(const perfmodel_shape *m, const perfmodel_hardware *h, int format, int batch, int gen)
 {
-    Workload w = {.weights = format_types[format], .kv = DTYPE_FP32, .batch = batch, .prompt = PROMPT, .gen = gen};
-    Estimate e;
+    perfmodel_workload w = {.weights = format_types[format], .kv = DTYPE_FP32, .batch = batch, .prompt = PROMPT, .gen = gen};
+    perfmodel_prediction e;
     perfmodel_estimate(m, h, &w, &e);
     return (StepModel){e.decode_step_time_s, e.decode_step_bytes / e.bandwidth};
 }
@@ -510,11 +510,11 @@ static double knee_of(double weights, double flops, double bytes, double ridge, 
     return fmax(knee, convert_s * peak / flops);
 }
 
-static void report_knee(const char *label, const ModelShape *m, const Hardware *h, int format, int gen, double macs,
+static void report_knee(const char *label, const perfmodel_shape *m, const perfmodel_hardware *h, int format, int gen, double macs,
                         const double matrices_s[BATCHES], const double measured_s[BATCHES])
 {
-    Estimate one, two;
-    Workload w = {.weights = format_types[format], .kv = DTYPE_FP32, .batch = 1, .prompt = PROMPT, .gen = gen};
+    perfmodel_prediction one, two;
+    perfmodel_workload w = {.weights = format_types[format], .kv = DTYPE_FP32, .batch = 1, .prompt = PROMPT, .gen = gen};
     perfmodel_estimate(m, h, &w, &one);
     w.batch = 2;
     perfmodel_estimate(m, h, &w, &two);
@@ -566,11 +566,11 @@ static double l3_cache_bytes(void)
 /* ----------------------------------------------------------------------------------
  * One shape: build, time in rounds, report */
 
-static void build_config(Config *k, const Transformer *t, int batch, int capacity, int threads)
+static void build_config(Config *k, const llama_transformer *t, int batch, int capacity, int threads)
 {
     char error[256];
     int prompt[PROMPT];
-    const LlamaConfig *c = &t->config;
+    const llama_config *c = &t->config;
     if (llama_build_session(&k->session, t, batch, capacity, threads, error, sizeof error) != 0) fail("session", error);
     for (int i = 0; i < batch; i++) {
         for (int p = 0; p < PROMPT; p++) prompt[p] = (i * 101 + p * 13 + 1) % c->vocab_size;
@@ -582,9 +582,9 @@ static void build_config(Config *k, const Transformer *t, int batch, int capacit
 static void bench_shape(const char *shape, int rounds, int steps)
 {
     char error[256];
-    LlamaConfig c;
+    llama_config c;
     if (llama_named_shape(shape, &c, error, sizeof error) != 0) fail(shape, error);
-    Transformer t[FORMATS];
+    llama_transformer t[FORMATS];
     for (int f = 0; f < FORMATS; f++)
         if (llama_build_transformer_generated(&t[f], &c, 1, error, sizeof error) != 0) fail(shape, error);
     if (llama_quantize_transformer(&t[1], llama_int8_group_size(&c, 64), error, sizeof error) != 0) fail(shape, error);
@@ -632,9 +632,9 @@ static void bench_shape(const char *shape, int rounds, int steps)
     for (int f = 0; f < TWO_THREAD_FORMATS; f++)
         for (int b = 0; b < BATCHES; b++) wall2[f][b] = median_of(two[f][b].wall_step_s, samples);
 
-    ModelShape m;
+    perfmodel_shape m;
     perfmodel_shape_from_config(&c, shape, &m);
-    Hardware h;
+    perfmodel_hardware h;
     perfmodel_measure_cpu(&h, (size_t)t[0].weights_bytes);
     h.bandwidth = lab_median(bandwidth, rounds);
     double two_thread_bandwidth = lab_median(bandwidth2, rounds), macs = step_macs(&c);

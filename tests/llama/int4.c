@@ -28,7 +28,7 @@ Test(int4, the_chapters_group_by_hand, .timeout = 10)
     cr_assert(fabsf(scale - 0.3f) <= 1e-6f && zero == 5, "scale %g (want 0.3), zero %d (want 5)", scale, zero);
     cr_assert(packed[0] == 0x50 && packed[1] == 0x8f, "packed as 0x%02x 0x%02x, want 0x50 0x8f (low nibble first)", packed[0],
               packed[1]);
-    WeightMatrix m = {.rows = 1, .cols = 4, .format = WEIGHTS_INT4, .int4 = packed, .scales = &scale, .zeros = &zero, .group_size = 4};
+    llama_weight_matrix m = {.rows = 1, .cols = 4, .format = WEIGHTS_INT4, .int4 = packed, .scales = &scale, .zeros = &zero, .group_size = 4};
     llama_dequantize_row(back, &m, 0);
     for (int j = 0; j < 4; j++)
         cr_assert(fabsf(back[j] - w[j]) <= scale / 2, "element %d: %g comes back as %g, more than scale / 2 away", j, w[j], back[j]);
@@ -44,7 +44,7 @@ Test(int4, no_value_moves_more_than_half_a_scale, .timeout = 10)
     memset(w + 2 * GROUP, 0, GROUP * sizeof(float));   /* an all-zero group: scale 0, zero 0 */
     for (int i = 0; i < GROUP; i++) w[3 * GROUP + i] = 0.5f + 0.01f * i, w[4 * GROUP + i] = -0.5f - 0.01f * i;   /* one-signed */
     llama_quantize_int4_rows(packed, scales, zeros, w, COUNT, GROUP);
-    WeightMatrix m = {.rows = 1, .cols = COUNT, .format = WEIGHTS_INT4, .int4 = packed, .scales = scales, .zeros = zeros,
+    llama_weight_matrix m = {.rows = 1, .cols = COUNT, .format = WEIGHTS_INT4, .int4 = packed, .scales = scales, .zeros = zeros,
                       .group_size = GROUP};
     llama_dequantize_row(back, &m, 0);
     for (int g = 0; g < COUNT / GROUP; g++) {
@@ -62,7 +62,7 @@ Test(int4, no_value_moves_more_than_half_a_scale, .timeout = 10)
 /* The documented order (matmul.c): within a group, element k to lane k % LANES (the last
  * group_size % LANES to lanes 0, 1, ...), x * (q - zero) front to back; accumulator =
  * scale * group sum + accumulator, lane by lane; then lanes.h's sum_lanes. */
-static float documented_int4(const float *x, const WeightMatrix *m, int output, int lanes)
+static float documented_int4(const float *x, const llama_weight_matrix *m, int output, int lanes)
 {
     float accumulator[16] = {0};
     int cols = m->cols, group_size = m->group_size, groups = cols / group_size, body = group_size - group_size % lanes;
@@ -86,7 +86,7 @@ static float documented_int4(const float *x, const WeightMatrix *m, int output, 
 typedef struct {
     uint8_t *packed, *zeros;
     float *scales, *dequantized;
-    WeightMatrix int4, fp32;
+    llama_weight_matrix int4, fp32;
 } TestMatrix;
 
 static TestMatrix make_matrix(int outputs, int cols, int group, uint64_t seed)
@@ -98,10 +98,10 @@ static TestMatrix make_matrix(int outputs, int cols, int group, uint64_t seed)
     t.scales = malloc((size_t)outputs * cols / group * sizeof(float));
     t.dequantized = malloc((size_t)outputs * cols * sizeof(float));
     llama_quantize_int4_rows(t.packed, t.scales, t.zeros, w, (int64_t)outputs * cols, group);
-    t.int4 = (WeightMatrix){.rows = outputs, .cols = cols, .format = WEIGHTS_INT4, .int4 = t.packed, .scales = t.scales,
+    t.int4 = (llama_weight_matrix){.rows = outputs, .cols = cols, .format = WEIGHTS_INT4, .int4 = t.packed, .scales = t.scales,
                             .zeros = t.zeros, .group_size = group};
     for (int i = 0; i < outputs; i++) llama_dequantize_row(t.dequantized + (size_t)i * cols, &t.int4, i);
-    t.fp32 = (WeightMatrix){.rows = outputs, .cols = cols, .format = WEIGHTS_FP32, .fp32 = t.dequantized};
+    t.fp32 = (llama_weight_matrix){.rows = outputs, .cols = cols, .format = WEIGHTS_FP32, .fp32 = t.dequantized};
     free(w);
     return t;
 }
@@ -187,23 +187,23 @@ Test(int4, kernel_equals_fp32_on_the_dequantized_weights, .timeout = 20)
  * same tokens, the logits agree within FP32 rounding, and both agree with double precision. */
 static void check_int4_model(const char *shape, int group, int n)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
-    Transformer int4, fp32;
+    llama_transformer int4, fp32;
     cr_assert(llama_build_transformer_generated(&int4, &c, 31, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_transformer_generated(&fp32, &c, 31, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_quantize_transformer_int4(&int4, group, error, sizeof error) == 0, "%s", error);
     cr_assert(int4.format == WEIGHTS_INT4 && int4.fp32_storage == NULL && int4.group_size == group, "the FP32 bytes are released");
     cr_assert(int4.weights_bytes == llama_weights_bytes_of(&c, WEIGHTS_INT4, group), "weights_bytes");
-    const TensorKind kinds[] = {TENSOR_EMBEDDING, TENSOR_WQ, TENSOR_WK, TENSOR_WV, TENSOR_WO, TENSOR_W1, TENSOR_W2, TENSOR_W3, TENSOR_CLASSIFIER};
+    const llama_tensor_kind kinds[] = {TENSOR_EMBEDDING, TENSOR_WQ, TENSOR_WK, TENSOR_WV, TENSOR_WO, TENSOR_W1, TENSOR_W2, TENSOR_W3, TENSOR_CLASSIFIER};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         if (!llama_tensor_present(&c, kinds[k])) continue;
         for (int layer = 0; layer < (llama_tensor_is_per_layer(kinds[k]) ? c.n_layers : 1); layer++) {
-            const WeightMatrix *q = llama_matrix_slot(&int4, kinds[k], layer), *f = llama_matrix_slot(&fp32, kinds[k], layer);
+            const llama_weight_matrix *q = llama_matrix_slot(&int4, kinds[k], layer), *f = llama_matrix_slot(&fp32, kinds[k], layer);
             for (int row = 0; row < q->rows; row++) llama_dequantize_row((float *)f->fp32 + (size_t)row * f->cols, q, row);
         }
     }
-    Session a, b;
+    llama_session a, b;
     cr_assert(llama_build_session(&a, &int4, 1, n + 1, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&b, &fp32, 1, n + 1, 1, error, sizeof error) == 0, "%s", error);
     int *tokens = malloc((size_t)(n + 1) * sizeof(int)), token = 1, vocab = c.vocab_size;
@@ -242,13 +242,13 @@ Test(int4, tokens_of_the_fp32_model_of_its_weights_15M, .timeout = 120) { check_
  * order does not depend on the rows), and its prefill's logits too. */
 Test(int4, batch_and_prefill_give_the_logits_of_one_sequence_alone, .timeout = 30)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("260K", &c, error, sizeof error) == 0, "%s", error);
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 7, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_quantize_transformer_int4(&t, 4, error, sizeof error) == 0, "%s", error);
     enum { BATCH = 5, LENGTH = 9 };
-    Session alone, together;
+    llama_session alone, together;
     cr_assert(llama_build_session(&alone, &t, 1, LENGTH, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&together, &t, BATCH, LENGTH, 2, error, sizeof error) == 0, "%s", error);
     int tokens[BATCH][LENGTH], sequences[BATCH];
@@ -279,15 +279,15 @@ Test(int4, batch_and_prefill_give_the_logits_of_one_sequence_alone, .timeout = 3
 
 Test(int4, bytes_are_an_eighth_plus_a_scale_and_a_zero_point_a_group, .timeout = 30)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("15M", &c, error, sizeof error) == 0, "%s", error);
     int64_t matrices = llama_matrix_parameter_count(&c), norms = llama_parameter_count(&c) - matrices;
     cr_assert(llama_weights_bytes_of(&c, WEIGHTS_INT4, 32) == matrices / 2 + 5 * (matrices / 32) + 4 * norms);
     /* what a decode step counts: every matrix once as stored, and one embedding row */
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_quantize_transformer_int4(&t, 32, error, sizeof error) == 0, "%s", error);
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, &t, 1, 4, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_decode_batch(&s, (int[]){0}, (int[]){5}, 1, error, sizeof error), "%s", error);
     double step = (double)(matrices / 2 + 5 * (matrices / 32)) + c.dim / 2.0 + 5.0 * c.dim / 32;
@@ -300,9 +300,9 @@ Test(int4, bytes_are_an_eighth_plus_a_scale_and_a_zero_point_a_group, .timeout =
  * rows, quantizing twice, a checkpoint (llama2.c has no INT4), INT8 activations. */
 Test(int4, bad_inputs_are_refused_with_the_reason, .timeout = 10)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);   /* dim 48, hidden_dim 112 */
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_quantize_transformer_int4(&t, 3, error, sizeof error) != 0 && strstr(error, "group size 3 is odd") &&
               strstr(error, "two values a byte"), "group size 3: %s", error);
@@ -318,7 +318,7 @@ Test(int4, bad_inputs_are_refused_with_the_reason, .timeout = 10)
     cr_assert(llama_quantize_transformer(&t, 8, error, sizeof error) != 0 && strstr(error, "already INT4"), "INT4 to INT8: %s", error);
     cr_assert(llama_write_checkpoint(&t, "/nonexistent/int4.bin", 2, error, sizeof error) != 0 &&
               strstr(error, "an INT4 model cannot be written"), "writing INT4: %s", error);
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, &t, 1, 4, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_set_int8_activations(&s, 1, error, sizeof error) != 0 && strstr(error, "need INT8 weights"), "INT4: %s", error);
     llama_free_session(&s);

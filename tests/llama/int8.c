@@ -54,7 +54,7 @@ Test(int8, kernel_matches_double_on_the_dequantized_weights, .timeout = 20)
                 fill_random(w, outputs * k, 1.0f, 5 + r + c);
                 fill_random(x, n * k, 1.0f, 9 + g);
                 llama_quantize_rows(q, scales, w, (int64_t)outputs * k, group);
-                WeightMatrix m = {.rows = outputs, .cols = k, .format = WEIGHTS_INT8, .int8 = q, .scales = scales, .group_size = group};
+                llama_weight_matrix m = {.rows = outputs, .cols = k, .format = WEIGHTS_INT8, .int8 = q, .scales = scales, .group_size = group};
                 llama_matmul(out, x, n, &m, 0, outputs);
                 for (int row = 0; row < n; row++)
                     for (int i = 0; i < outputs; i++) {
@@ -78,9 +78,9 @@ Test(int8, kernel_matches_double_on_the_dequantized_weights, .timeout = 20)
  * double-precision reference of its own (dequantized) weights to FP32 precision. */
 static void check_int8_model(const char *shape, int n)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
-    Transformer fp32, int8;
+    llama_transformer fp32, int8;
     cr_assert(llama_build_transformer_generated(&fp32, &c, 21, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_transformer_generated(&int8, &c, 21, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_quantize_transformer(&int8, llama_int8_group_size(&c, 64), error, sizeof error) == 0, "%s", error);
@@ -88,7 +88,7 @@ static void check_int8_model(const char *shape, int n)
     int *tokens = malloc(n * sizeof(int));
     uint64_t state = llama_seed_generator(22);
     for (int i = 0; i < n; i++) tokens[i] = (int)(llama_random_u32(&state) % (uint32_t)c.vocab_size);
-    Session a, b;
+    llama_session a, b;
     cr_assert(llama_build_session(&a, &fp32, 1, n, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&b, &int8, 1, n, 1, error, sizeof error) == 0, "%s", error);
     float *exact = malloc(c.vocab_size * sizeof(float));
@@ -118,7 +118,7 @@ Test(int8, logits_within_tolerance_of_fp32_260K, .timeout = 60) { check_int8_mod
 
 Test(int8, bytes_are_a_quarter_plus_the_scales, .timeout = 30)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("15M", &c, error, sizeof error) == 0, "%s", error);
     int64_t matrices = llama_matrix_parameter_count(&c), norms = llama_parameter_count(&c) - matrices;
     cr_assert(llama_parameter_count(&c) == 15191712, "llama2.c's stories15M has 15 191 712 parameters, counted %lld",
@@ -128,7 +128,7 @@ Test(int8, bytes_are_a_quarter_plus_the_scales, .timeout = 30)
     /* the 260K shape's dim 64 and hidden 172: 172 = 4 x 43, so the group halves to 4 */
     cr_assert(llama_named_shape("260K", &c, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_int8_group_size(&c, 64) == 4, "260K: group %d", llama_int8_group_size(&c, 64));
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_quantize_transformer(&t, 4, error, sizeof error) == 0, "%s", error);
     cr_assert(t.group_size == 4 && t.weights_bytes == llama_weights_bytes_of(&c, WEIGHTS_INT8, 4), "260K INT8: group %d, %lld bytes",
@@ -141,18 +141,18 @@ Test(int8, bytes_are_a_quarter_plus_the_scales, .timeout = 30)
  * by layer: wq, wk, wv, wo, w1, w3, w2; then the classifier, then the embedding where it is
  * a matrix of its own), each starting where the one before ends, values and scales alike,
  * so that a matrix's prefetches run on into the next one read (quantize.c). */
-static void check_step_order(int shared_classifier, WeightFormat format)
+static void check_step_order(int shared_classifier, llama_weight_format format)
 {
-    static const TensorKind layer_kinds[] = {TENSOR_WQ, TENSOR_WK, TENSOR_WV, TENSOR_WO, TENSOR_W1, TENSOR_W3, TENSOR_W2};
-    LlamaConfig c;
+    static const llama_tensor_kind layer_kinds[] = {TENSOR_WQ, TENSOR_WK, TENSOR_WV, TENSOR_WO, TENSOR_W1, TENSOR_W3, TENSOR_W2};
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
     c.shared_classifier = shared_classifier;
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
     int group = 16;
     cr_assert((format == WEIGHTS_INT4 ? llama_quantize_transformer_int4 : llama_quantize_transformer)(&t, group, error, sizeof error) == 0,
               "%s", error);
-    const WeightMatrix *order[64];
+    const llama_weight_matrix *order[64];
     int count = 0;
     for (int l = 0; l < c.n_layers; l++)
         for (int k = 0; k < 7; k++) order[count++] = llama_matrix_slot(&t, layer_kinds[k], l);
@@ -160,7 +160,7 @@ static void check_step_order(int shared_classifier, WeightFormat format)
     if (!shared_classifier) order[count++] = &t.token_embedding;
     const char *names[] = {"wq", "wk", "wv", "wo", "w1", "w3", "w2"};
     for (int i = 1; i < count; i++) {
-        const WeightMatrix *before = order[i - 1], *m = order[i];
+        const llama_weight_matrix *before = order[i - 1], *m = order[i];
         size_t values = (size_t)before->rows * before->cols;
         const void *expected = format == WEIGHTS_INT4 ? (const void *)(before->int4 + values / 2) : (const void *)(before->int8 + values);
         const void *at = format == WEIGHTS_INT4 ? (const void *)m->int4 : (const void *)m->int8;
@@ -190,9 +190,9 @@ Test(int8, matrices_are_stored_in_the_order_a_step_reads_them, .timeout = 20)
  * rounded to another group size behind the caller's back. */
 Test(int8, group_sizes_that_do_not_divide_the_rows_are_refused, .timeout = 10)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);   /* dim 48, hidden_dim 112 */
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_quantize_transformer(&t, 7, error, sizeof error) != 0 && strstr(error, "group size 7 does not divide dim 48") &&
               strstr(error, "use a divisor of 16"), "group size 7: %s", error);
@@ -216,7 +216,7 @@ Test(int8, int8_activations_multiply_as_runq_does, .timeout = 10)
     x[7] = 0.0f;   /* a zero among the values */
     llama_quantize_rows(wq, w_scales, w, OUTPUTS * COLS, GROUP);
     llama_runq_quantize(xq, x_scales, x, ROWS, COLS, GROUP);
-    WeightMatrix m = {.rows = OUTPUTS, .cols = COLS, .format = WEIGHTS_INT8, .int8 = wq, .scales = w_scales, .group_size = GROUP};
+    llama_weight_matrix m = {.rows = OUTPUTS, .cols = COLS, .format = WEIGHTS_INT8, .int8 = wq, .scales = w_scales, .group_size = GROUP};
     llama_runq_matmul(out, xq, x_scales, ROWS, &m, 0, OUTPUTS);
     for (int r = 0; r < ROWS; r++) {
         for (int g = 0; g < COLS / GROUP; g++) {
@@ -250,11 +250,11 @@ Test(int8, int8_activations_multiply_as_runq_does, .timeout = 10)
 
 Test(int8, int8_activations_stay_close_and_need_int8_weights, .timeout = 30)
 {
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("260K", &c, error, sizeof error) == 0, "%s", error);
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 5, error, sizeof error) == 0, "%s", error);
-    Session a, b;
+    llama_session a, b;
     cr_assert(llama_build_session(&a, &t, 1, 16, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_set_int8_activations(&a, 1, error, sizeof error) != 0 && strstr(error, "need INT8 weights"), "FP32: %s", error);
     llama_free_session(&a);

@@ -43,10 +43,10 @@ Test(blocks, rmsnorm_matches_double, .timeout = 10)
 
 Test(blocks, rope_rotates_each_pair_by_its_angle, .timeout = 10)
 {
-    LlamaConfig c;
+    llama_config c;
     char error[256];
     cr_assert(llama_named_shape("tiny", &c, error, sizeof error) == 0, "%s", error);
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 1, error, sizeof error) == 0, "%s", error);
     int head_dim = llama_head_dim_of(&c), size = c.dim;
     float v[64], original[64];
@@ -141,7 +141,7 @@ static void check_matmul(int rows, int cols, int outputs, int first, int last)
     fill_random(w, outputs * cols, 1.0f, rows * 1000 + cols);
     fill_random(x, rows * cols, 1.0f, cols * 1000 + outputs);
     for (int i = 0; i < rows * outputs; i++) out[i] = NAN;   /* every output in [first, last) must be written */
-    WeightMatrix m = {.rows = outputs, .cols = cols, .format = WEIGHTS_FP32, .fp32 = w};
+    llama_weight_matrix m = {.rows = outputs, .cols = cols, .format = WEIGHTS_FP32, .fp32 = w};
     llama_matmul(out, x, rows, &m, first, last);
     for (int r = 0; r < rows; r++)
         for (int i = 0; i < outputs; i++) {
@@ -179,13 +179,13 @@ Test(llama_matmul, fp32_matches_double_for_every_tile_shape, .timeout = 30)
 
 static void check_forward(const char *shape, int tied, int n)
 {
-    LlamaConfig c;
+    llama_config c;
     char error[256];
     cr_assert(llama_named_shape(shape, &c, error, sizeof error) == 0, "%s", error);
     c.shared_classifier = tied;
-    Transformer t;
+    llama_transformer t;
     cr_assert(llama_build_transformer_generated(&t, &c, 7, error, sizeof error) == 0, "%s", error);
-    Session s;
+    llama_session s;
     cr_assert(llama_build_session(&s, &t, 1, n, 1, error, sizeof error) == 0, "%s", error);
     int tokens[64];
     uint64_t state = llama_seed_generator(99);

@@ -69,10 +69,10 @@ static void check(int rows, int cols, int outputs, int first, int last, int grou
     int8_t *q = malloc((size_t)outputs * cols);
     fill_random(w, outputs * cols, 1.0f, (uint64_t)rows * 7919 + (uint64_t)cols * 31 + (uint64_t)outputs);
     fill_random(x, rows * cols, 1.0f, (uint64_t)cols * 104729 + (uint64_t)rows);
-    WeightMatrix m = {.rows = outputs, .cols = cols, .format = WEIGHTS_FP32, .fp32 = w};
+    llama_weight_matrix m = {.rows = outputs, .cols = cols, .format = WEIGHTS_FP32, .fp32 = w};
     if (group_size) {
         llama_quantize_rows(q, scales, w, (int64_t)outputs * cols, group_size);
-        m = (WeightMatrix){.rows = outputs, .cols = cols, .format = WEIGHTS_INT8, .int8 = q, .scales = scales,
+        m = (llama_weight_matrix){.rows = outputs, .cols = cols, .format = WEIGHTS_INT8, .int8 = q, .scales = scales,
                            .group_size = group_size};
     }
     llama_matmul(out, x, rows, &m, first, last);
@@ -148,7 +148,7 @@ Test(order, int8_dequantized_tiles_sum_in_the_documented_order, .timeout = 60)
 
 Test(order, which_many_rows_path_is_measured, .timeout = 10)
 {
-    WeightFormat formats[] = {WEIGHTS_INT8, WEIGHTS_INT4};
+    llama_weight_format formats[] = {WEIGHTS_INT8, WEIGHTS_INT4};
     int rows[] = {1, 15, 16, 31, 32, 70};
     for (int f = 0; f < 2; f++)
         for (int r = 0; r < 6; r++) {

@@ -14,25 +14,25 @@
 
 static char error[2048];
 
-static ModelShape model(const char *name)
+static perfmodel_shape model(const char *name)
 {
-    ModelShape m;
+    perfmodel_shape m;
     cr_assert(perfmodel_load_model_shape(name, &m, error, sizeof error) == 0, "%s", error);
     return m;
 }
 
-static Hardware gpu(const char *name)
+static perfmodel_hardware gpu(const char *name)
 {
-    Hardware h;
+    perfmodel_hardware h;
     cr_assert(perfmodel_load_gpu(name, &h, error, sizeof error) == 0, "%s", error);
     return h;
 }
 
-static Estimate run(const ModelShape *m, const Hardware *h, DataType weights, DataType kv, int batch, int prompt, int gen)
+static perfmodel_prediction run(const perfmodel_shape *m, const perfmodel_hardware *h, perfmodel_dtype weights, perfmodel_dtype kv, int batch, int prompt, int gen)
 {
-    Workload w = {weights, kv, batch, prompt, gen};
+    perfmodel_workload w = {weights, kv, batch, prompt, gen};
     cr_assert(perfmodel_validate_workload(m, &w, error, sizeof error) == 0, "%s", error);
-    Estimate e;
+    perfmodel_prediction e;
     perfmodel_estimate(m, h, &w, &e);
     return e;
 }
@@ -42,7 +42,7 @@ static Estimate run(const ModelShape *m, const Hardware *h, DataType weights, Da
 
 Test(perfmodel, llama2_7b_has_6738415616_parameters_and_every_row_adds_up, .timeout = 10)
 {
-    ModelShape m = model("Llama-2-7B");
+    perfmodel_shape m = model("Llama-2-7B");
     cr_assert(perfmodel_shape_parameters(&m) == 6738415616LL, "Llama-2-7B: %lld parameters", (long long)perfmodel_shape_parameters(&m));
     const char *names[] = {"Llama-2-7B", "Llama-2-13B", "Llama-2-70B", "Llama-3-8B", "Llama-3-70B", "Mistral-7B", "Qwen2-7B",
                            "Mixtral-8x7B"};
@@ -56,9 +56,9 @@ Test(perfmodel, llama2_7b_has_6738415616_parameters_and_every_row_adds_up, .time
 
 Test(perfmodel, a_4096_token_fp16_kv_cache_of_llama2_7b_is_2_gib, .timeout = 10)
 {
-    ModelShape m = model("Llama-2-7B");
-    Hardware h = gpu("h100-sxm");
-    Estimate e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 4000, 96);
+    perfmodel_shape m = model("Llama-2-7B");
+    perfmodel_hardware h = gpu("h100-sxm");
+    perfmodel_prediction e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 4000, 96);
     cr_assert(e.kv_bytes_per_token == 2.0 * 32 * 32 * 128 * 2, "%g bytes a token", e.kv_bytes_per_token);
     cr_assert(e.kv_bytes_total == 2147483648.0, "4096 tokens: %.0f bytes, not 2 GiB", e.kv_bytes_total);
     /* and in the engine's formula */
@@ -67,9 +67,9 @@ Test(perfmodel, a_4096_token_fp16_kv_cache_of_llama2_7b_is_2_gib, .timeout = 10)
 
 Test(perfmodel, llama2_70b_fp16_on_h100_is_41_ms_a_token_and_does_not_fit, .timeout = 10)
 {
-    ModelShape m = model("Llama-2-70B");
-    Hardware h = gpu("h100-sxm");
-    Estimate e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 128, 128);
+    perfmodel_shape m = model("Llama-2-70B");
+    perfmodel_hardware h = gpu("h100-sxm");
+    perfmodel_prediction e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 128, 128);
     /* by hand: every weight but the (untied) embedding table is read once per token, in
      * FP16, plus one embedding row and the KV cache of the 193 positions attended at the
      * mean context 128 + 128/2 (and the one written), over 3.35 TB/s */
@@ -84,7 +84,7 @@ Test(perfmodel, llama2_70b_fp16_on_h100_is_41_ms_a_token_and_does_not_fit, .time
     cr_assert(!e.fits && e.max_batch == 0, "138 GB of weights on one 80 GB card: fits=%d, max_batch=%lld", e.fits, (long long)e.max_batch);
     char lines[8][256];
     /* INT8 as the engine stores it: a byte a matrix weight and a 4-byte scale per 64 of them */
-    int count = perfmodel_suggest_next_steps(&m, &h, &(Workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, &e, lines, 8);
+    int count = perfmodel_suggest_next_steps(&m, &h, &(perfmodel_workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, &e, lines, 8);
     cr_assert(count > 0 && strstr(lines[0], "exceed the memory") && strstr(lines[0], "int8: 73.3") && strstr(lines[0], "2 devices"),
               "the first step should be to quantize or split: %s", count ? lines[0] : "(none)");
     /* int8 fits one H100 */
@@ -94,9 +94,9 @@ Test(perfmodel, llama2_70b_fp16_on_h100_is_41_ms_a_token_and_does_not_fit, .time
 
 Test(perfmodel, ridge_and_prefill_flops_by_hand, .timeout = 10)
 {
-    ModelShape m = model("Llama-2-7B");
-    Hardware h = gpu("H100 SXM");   /* by name as well as by key */
-    Estimate e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 1, 1);
+    perfmodel_shape m = model("Llama-2-7B");
+    perfmodel_hardware h = gpu("H100 SXM");   /* by name as well as by key */
+    perfmodel_prediction e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 1, 1);
     cr_assert(fabs(e.ridge_flop_per_byte - 989.4e12 / 3350e9) < 1e-9, "ridge %g", e.ridge_flop_per_byte);
     /* one token: 2 FLOPs per weight of the 32 layers (4 x 4096^2 + 3 x 4096 x 11008 each),
      * the classifier (2 x 32000 x 4096), attention over one position (4 x 32 x 32 x 128) */
@@ -109,7 +109,7 @@ Test(perfmodel, ridge_and_prefill_flops_by_hand, .timeout = 10)
     cr_assert(fabs(e.decode_step_flops / (2.0 * 6738415616.0) - 1) < 0.03, "%.4g FLOPs a token against 2 x params = %.4g",
               e.decode_step_flops, 2 * 6738415616.0);
     /* attention grows with the square of the prompt: 2 x L x H x d x P x (P + 1) */
-    Estimate long_prompt = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 4000, 1);
+    perfmodel_prediction long_prompt = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 4000, 1);
     double attention = long_prompt.prefill_flops - 4000 * 2.0 * 32 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008) - 2.0 * 32000 * 4096;
     cr_assert(fabs(attention - 2.0 * 32 * 32 * 128 * 4000.0 * 4001.0) < 1.0, "attention FLOPs %.0f", attention);
     cr_assert(!strcmp(long_prompt.prefill_bound, "compute") && !strcmp(e.decode_bound, "memory"),
@@ -118,11 +118,11 @@ Test(perfmodel, ridge_and_prefill_flops_by_hand, .timeout = 10)
 
 Test(perfmodel, batching_is_free_until_the_ridge, .timeout = 10)
 {
-    ModelShape m = model("Llama-2-7B");
-    Hardware h = gpu("h100-sxm");
-    Estimate one = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 16, 16);
-    Estimate some = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 64, 16, 16);
-    Estimate many = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1000, 16, 16);
+    perfmodel_shape m = model("Llama-2-7B");
+    perfmodel_hardware h = gpu("h100-sxm");
+    perfmodel_prediction one = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 16, 16);
+    perfmodel_prediction some = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 64, 16, 16);
+    perfmodel_prediction many = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1000, 16, 16);
     cr_assert(!strcmp(some.decode_bound, "memory") && !strcmp(many.decode_bound, "compute"), "batch 64: %s, batch 1000: %s",
               some.decode_bound, many.decode_bound);
     cr_assert(some.tpot_s < 1.1 * one.tpot_s, "64 sequences should cost about one: %g vs %g ms", some.tpot_s * 1e3, one.tpot_s * 1e3);
@@ -131,21 +131,21 @@ Test(perfmodel, batching_is_free_until_the_ridge, .timeout = 10)
 
 Test(perfmodel, max_batch_is_the_largest_that_fits, .timeout = 10)
 {
-    ModelShape m = model("Llama-2-7B");
-    Hardware h = gpu("a100-80gb");
-    Estimate e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 4000, 96);
+    perfmodel_shape m = model("Llama-2-7B");
+    perfmodel_hardware h = gpu("a100-80gb");
+    perfmodel_prediction e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 4000, 96);
     /* 80 GB less 13.5 GB of weights, in 2 GiB sequences: about 30 */
     cr_assert(e.max_batch >= 29 && e.max_batch <= 31, "max_batch %lld", (long long)e.max_batch);
-    Estimate at = run(&m, &h, DTYPE_FP16, DTYPE_FP16, (int)e.max_batch, 4000, 96);
-    Estimate over = run(&m, &h, DTYPE_FP16, DTYPE_FP16, (int)e.max_batch + 1, 4000, 96);
+    perfmodel_prediction at = run(&m, &h, DTYPE_FP16, DTYPE_FP16, (int)e.max_batch, 4000, 96);
+    perfmodel_prediction over = run(&m, &h, DTYPE_FP16, DTYPE_FP16, (int)e.max_batch + 1, 4000, 96);
     cr_assert(at.fits && !over.fits, "batch %lld fits=%d, one more fits=%d", (long long)e.max_batch, at.fits, over.fits);
 }
 
 Test(perfmodel, mixture_of_experts_reads_only_the_experts_it_uses, .timeout = 10)
 {
-    ModelShape m = model("Mixtral-8x7B");
-    Hardware h = gpu("h100-sxm");
-    Estimate one = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 16, 2), many = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 64, 16, 2);
+    perfmodel_shape m = model("Mixtral-8x7B");
+    perfmodel_hardware h = gpu("h100-sxm");
+    perfmodel_prediction one = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 16, 2), many = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 64, 16, 2);
     double expert = 3.0 * 4096 * 14336 * 2 * 32;   /* bytes of one expert in every layer */
     cr_assert(one.weights_bytes - one.decode_step_bytes > 5.9 * expert, "batch 1 reads 2 of 8 experts: %g GB of %g",
               one.decode_step_bytes * 1e-9, one.weights_bytes * 1e-9);
@@ -157,9 +157,9 @@ Test(perfmodel, every_parameter_is_read_once_a_step, .timeout = 10)
     /* Qwen2-7B has biases on Q, K and V, and an untied embedding table of which a step at
      * batch 1 reads one row: the weights a decode step reads are every parameter once, less
      * the rows of the table not looked up. A bias counted as a matrix and as a vector is read twice. */
-    ModelShape m = model("Qwen2-7B");
-    Hardware h = gpu("h100-sxm");
-    Estimate e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 16, 2);
+    perfmodel_shape m = model("Qwen2-7B");
+    perfmodel_hardware h = gpu("h100-sxm");
+    perfmodel_prediction e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 16, 2);
     double kv = (e.decode_context + 1) * e.kv_bytes_per_token;
     double weights = 2.0 * ((double)perfmodel_shape_parameters(&m) - (152064.0 - 1) * 3584);
     cr_assert(fabs(e.decode_step_bytes - kv - weights) < 0.5, "a decode step reads %.0f bytes of weights; every parameter "
@@ -179,17 +179,17 @@ Test(perfmodel, agrees_with_the_engine_on_every_byte, .timeout = 10)
 {
     const char *shapes[] = {"15M", "110M", "260K", "tiny"};
     for (int i = 0; i < 4; i++) {
-        LlamaConfig c;
+        llama_config c;
         cr_assert(llama_named_shape(shapes[i], &c, error, sizeof error) == 0, "%s", error);
-        ModelShape m;
+        perfmodel_shape m;
         perfmodel_shape_from_config(&c, shapes[i], &m);
         cr_assert(perfmodel_shape_parameters(&m) == llama_parameter_count(&c), "%s: parameters", shapes[i]);
-        Hardware h = {.is_cpu = 1, .bandwidth = 40e9, .fp32_flops = 200e9, .dequantizing_flops = 50e9, .memory_bytes = 16e9};
+        perfmodel_hardware h = {.is_cpu = 1, .bandwidth = 40e9, .fp32_flops = 200e9, .dequantizing_flops = 50e9, .memory_bytes = 16e9};
         int prompt = c.seq_len / 4, gen = c.seq_len / 4;
-        const DataType types[] = {DTYPE_FP32, DTYPE_INT8, DTYPE_INT4};
-        const WeightFormat formats[] = {WEIGHTS_FP32, WEIGHTS_INT8, WEIGHTS_INT4};
+        const perfmodel_dtype types[] = {DTYPE_FP32, DTYPE_INT8, DTYPE_INT4};
+        const llama_weight_format formats[] = {WEIGHTS_FP32, WEIGHTS_INT8, WEIGHTS_INT4};
         for (int format = 0; format < 3; format++) {   /* INT4: half a byte, a scale and a zero point per group */
-            Estimate e = run(&m, &h, types[format], DTYPE_FP32, 3, prompt, gen);
+            perfmodel_prediction e = run(&m, &h, types[format], DTYPE_FP32, 3, prompt, gen);
             int64_t engine = llama_weights_bytes_of(&c, formats[format], llama_int8_group_size(&c, 64));
             cr_assert(e.weights_bytes == (double)engine, "%s %s: model %.0f bytes, engine %lld", shapes[i],
                       perfmodel_dtype_name(types[format]), e.weights_bytes, (long long)engine);
@@ -199,12 +199,12 @@ Test(perfmodel, agrees_with_the_engine_on_every_byte, .timeout = 10)
             cr_assert(e.activation_bytes == (double)llama_activation_bytes_of(&c, 3, prompt + gen, 1), "%s: activations", shapes[i]);
         }
         if (!strcmp(shapes[i], "15M")) {   /* INT8 on this CPU: converting each weight takes longer than reading it */
-            Estimate e = run(&m, &h, DTYPE_INT8, DTYPE_FP32, 1, prompt, gen);
+            perfmodel_prediction e = run(&m, &h, DTYPE_INT8, DTYPE_FP32, 1, prompt, gen);
             cr_assert(!strcmp(e.decode_bound, "compute") && e.decode_step_time_s == llama_matrix_parameter_count(&c) / 25e9,
                       "15M INT8: %s-bound, %g s", e.decode_bound, e.decode_step_time_s);
         }
         if (c.shared_classifier) {   /* tied: a decode step reads every weight once, and the KV cache */
-            Estimate e = run(&m, &h, DTYPE_FP32, DTYPE_FP32, 1, prompt, gen);
+            perfmodel_prediction e = run(&m, &h, DTYPE_FP32, DTYPE_FP32, 1, prompt, gen);
             double kv = (prompt + gen / 2.0 + 1) * llama_kv_bytes_per_token(&c, 4);
             cr_assert(e.decode_step_bytes == 4.0 * llama_parameter_count(&c) + kv, "%s: decode bytes %.0f", shapes[i], e.decode_step_bytes);
         }
@@ -213,30 +213,30 @@ Test(perfmodel, agrees_with_the_engine_on_every_byte, .timeout = 10)
 
 Test(perfmodel, refuses_unknown_names_and_impossible_workloads, .timeout = 10)
 {
-    ModelShape m;
-    Hardware h;
+    perfmodel_shape m;
+    perfmodel_hardware h;
     cr_assert(perfmodel_load_model_shape("Llama-9-1T", &m, error, sizeof error) != 0);
     cr_assert(strstr(error, "unknown model 'Llama-9-1T'") && strstr(error, "Llama-2-7B") && strstr(error, "Mixtral-8x7B"),
               "the error should list the known models: %s", error);
     cr_assert(perfmodel_load_gpu("b200", &h, error, sizeof error) != 0);
     cr_assert(strstr(error, "unknown hardware 'b200'") && strstr(error, "h100-sxm") && strstr(error, "t4") && strstr(error, "cpu"),
               "the error should list the known GPUs: %s", error);
-    LlamaConfig c;
+    llama_config c;
     cr_assert(llama_named_shape("15M", &c, error, sizeof error) == 0, "%s", error);
     perfmodel_shape_from_config(&c, "15M", &m);
-    Workload w = {DTYPE_FP32, DTYPE_FP32, 1, 200, 100};
+    perfmodel_workload w = {DTYPE_FP32, DTYPE_FP32, 1, 200, 100};
     cr_assert(perfmodel_validate_workload(&m, &w, error, sizeof error) != 0 && strstr(error, "context of 256"), "%s", error);
-    w = (Workload){DTYPE_FP32, DTYPE_FP32, 0, 10, 10};
+    w = (perfmodel_workload){DTYPE_FP32, DTYPE_FP32, 0, 10, 10};
     cr_assert(perfmodel_validate_workload(&m, &w, error, sizeof error) != 0 && strstr(error, "at least 1"), "%s", error);
-    DataType type;
+    perfmodel_dtype type;
     cr_assert(perfmodel_parse_dtype("bf16", &type) == 0 && type == DTYPE_BF16 && perfmodel_parse_dtype("fp12", &type) != 0);
 }
 
 Test(perfmodel, gpus_without_a_type_fall_back_and_say_so, .timeout = 10)
 {
-    ModelShape m = model("Llama-2-7B");
-    Hardware h = gpu("a100-80gb");
-    Estimate e = run(&m, &h, DTYPE_FP8, DTYPE_FP16, 1, 512, 64);
+    perfmodel_shape m = model("Llama-2-7B");
+    perfmodel_hardware h = gpu("a100-80gb");
+    perfmodel_prediction e = run(&m, &h, DTYPE_FP8, DTYPE_FP16, 1, 512, 64);
     cr_assert(e.peak_flops == 312e12 && strstr(e.compute_type, "no fp8"), "A100 has no FP8 tensor cores: %g, %s", e.peak_flops, e.compute_type);
     h = gpu("h100-sxm");
     e = run(&m, &h, DTYPE_FP8, DTYPE_FP16, 1, 512, 64);
@@ -248,9 +248,9 @@ Test(perfmodel, gpus_without_a_type_fall_back_and_say_so, .timeout = 10)
 
 Test(perfmodel, json_has_exactly_the_fields, .timeout = 10)
 {
-    ModelShape m = model("Llama-2-70B");
-    Hardware h = gpu("h100-sxm");
-    Estimate e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 128, 128);
+    perfmodel_shape m = model("Llama-2-70B");
+    perfmodel_hardware h = gpu("h100-sxm");
+    perfmodel_prediction e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, 1, 128, 128);
     char *text = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
@@ -299,7 +299,7 @@ Test(perfmodel, cpu_probes_measure_plausible_rates, .timeout = 30)
     cr_assert(one > 1e8 && many < perfmodel_simd_float_lanes() * 2.0 * 4 * 6e9, "implausible: %g and %g FLOP/s", one, many);
     cr_assert(dequantizing > 1e8 && dequantizing < 1.2 * many, "converting int8 weights cannot beat plain FMAs: %g vs %g",
               dequantizing, many);
-    Hardware h;
+    perfmodel_hardware h;
     perfmodel_measure_cpu(&h, 4u << 20);
     cr_assert(h.is_cpu && h.bandwidth > 1e9 && h.fp32_flops > 1e9 && h.memory_bytes > 1e8 && h.bandwidth_working_set == 8u << 20,
               "measure_cpu: %g B/s, %g FLOP/s, %g bytes", h.bandwidth, h.fp32_flops, h.memory_bytes);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void reference_forward(const Transformer *t, const int *tokens, int n, double *logits)
+void reference_forward(const llama_transformer *t, const int *tokens, int n, double *logits)
 {
     char error[256];
     if (llama_reference_forward(t, tokens, n, logits, error, sizeof error) != 0) {

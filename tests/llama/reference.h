@@ -7,7 +7,7 @@
 #include "llama.h"
 
 /* llama_reference_forward, stopping the test program if it cannot run (no memory) */
-void reference_forward(const Transformer *t, const int *tokens, int n, double *logits);
+void reference_forward(const llama_transformer *t, const int *tokens, int n, double *logits);
 
 /* The largest |a[i] - b[i]| and the largest |b[i]|, over n values. */
 double max_difference(const float *a, const double *b, int n, double *largest);

@@ -7,7 +7,7 @@
 #include "llama.h"
 
 /* A sampler, or the test fails saying why it could not be built. */
-static void build(Sampler *s, int vocab_size, float temperature, uint64_t seed)
+static void build(llama_sampler *s, int vocab_size, float temperature, uint64_t seed)
 {
     char error[256];
     cr_assert(llama_build_sampler(s, vocab_size, temperature, seed, error, sizeof error) == 0, "%s", error);
@@ -16,7 +16,7 @@ static void build(Sampler *s, int vocab_size, float temperature, uint64_t seed)
 Test(sampler, greedy_is_the_argmax, .timeout = 5)
 {
     float logits[5] = {0.5f, 3.0f, -1.0f, 3.0f, 2.9f};
-    Sampler s;
+    llama_sampler s;
     build(&s, 5, 0.0f, 1);
     cr_assert(llama_sample(&s, logits) == 1, "greedy picked %d; the largest logit is at 1 (and again at 3: the first wins)", llama_sample(&s, logits));
     cr_assert(llama_argmax(logits, 1) == 0);
@@ -27,7 +27,7 @@ Test(sampler, a_seed_repeats_its_draws, .timeout = 5)
 {
     float logits[50];
     for (int i = 0; i < 50; i++) logits[i] = sinf((float)i);
-    Sampler a, b, c;
+    llama_sampler a, b, c;
     build(&a, 50, 1.0f, 42), build(&b, 50, 1.0f, 42), build(&c, 50, 1.0f, 43);
     int same = 0, differs = 0;
     for (int i = 0; i < 200; i++) {
@@ -51,7 +51,7 @@ static double chi_square(float temperature, uint64_t seed)
     double expected[N], total = 0;
     for (int i = 0; i < N; i++) total += expected[i] = exp(logits[i] / temperature);
     int counts[N] = {0};
-    Sampler s;
+    llama_sampler s;
     build(&s, N, temperature, seed);
     for (int d = 0; d < DRAWS; d++) counts[llama_sample(&s, logits)]++;
     llama_free_sampler(&s);

@@ -13,6 +13,6 @@ int main(int argc, char **argv)
         return 2;
     }
     int color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-    verdict_counts counts = lab_verdict_print(stdout, argv[1], argv[2], argv[3], color);
+    lab_verdict_counts counts = lab_verdict_print(stdout, argv[1], argv[2], argv[3], color);
     return counts.passed > 0 && counts.passed + counts.skipped == counts.total ? 0 : 1;
 }

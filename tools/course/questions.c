@@ -41,8 +41,8 @@ static int pick(int count) { return (int)(next_random() % (uint64_t)count); }
 static const int batches[] = {1, 2, 4, 8, 16, 32, 64, 128};
 static const int prompts[] = {128, 256, 512, 1024, 2048, 4096};
 static const int gens[] = {32, 64, 128, 256, 512};
-static const DataType weight_types[] = {DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8, DTYPE_INT8, DTYPE_INT4};
-static const DataType kv_types[] = {DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8};
+static const perfmodel_dtype weight_types[] = {DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8, DTYPE_INT8, DTYPE_INT4};
+static const perfmodel_dtype kv_types[] = {DTYPE_FP32, DTYPE_FP16, DTYPE_BF16, DTYPE_FP8};
 
 static int model_count, gpu_count;
 static char model_names[64][64], gpu_keys[64][32];
@@ -61,8 +61,8 @@ static void die(const char *format, ...)
 
 static void load_tables(void)
 {
-    table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     if (models->rows > 64 || gpus->rows > 64) die("more than 64 rows in data/models.csv or data/gpus.csv");
     for (int r = 0; r < models->rows; r++) snprintf(model_names[model_count++], 64, "%s", lab_table_text_or_exit(models, r, "name"));
     for (int r = 0; r < gpus->rows; r++) {
@@ -75,10 +75,10 @@ static void load_tables(void)
 
 /* One drawn situation and what lib/perfmodel says about it. */
 typedef struct {
-    ModelShape m;
-    Hardware h;
-    Workload w;
-    Estimate e;
+    perfmodel_shape m;
+    perfmodel_hardware h;
+    perfmodel_workload w;
+    perfmodel_prediction e;
     int gpu;   /* index into gpu_keys */
 } Case;
 
@@ -97,7 +97,7 @@ static Case draw_case(void)
     if (perfmodel_load_model_shape(model_names[pick(model_count)], &c.m, error, sizeof error) != 0) die("%s", error);
     c.gpu = pick(gpu_count);
     if (perfmodel_load_gpu(gpu_keys[c.gpu], &c.h, error, sizeof error) != 0) die("%s", error);
-    c.w = (Workload){.weights = PICK(weight_types), .kv = PICK(kv_types), .batch = PICK(batches), .prompt = PICK(prompts),
+    c.w = (perfmodel_workload){.weights = PICK(weight_types), .kv = PICK(kv_types), .batch = PICK(batches), .prompt = PICK(prompts),
                      .gen = PICK(gens)};
     estimate_case(&c);
     return c;
@@ -159,7 +159,7 @@ static void add(char *buffer, size_t size, const char *format, ...)
 #define S(...) add(q->solution, sizeof q->solution, __VA_ARGS__)
 #define P(...) add(q->parameters, sizeof q->parameters, __VA_ARGS__)
 
-static const char *dtype(DataType t) { return perfmodel_dtype_name(t); }
+static const char *dtype(perfmodel_dtype t) { return perfmodel_dtype_name(t); }
 
 /* The parts of a worked solution are recomputed from the shape to show the formula; each must give
  * back lib/perfmodel's number, or the solution would explain a different answer. */
@@ -168,7 +168,7 @@ static void agree(double shown, double model, const char *what)
     if (fabs(shown - model) > 1e-9 * fabs(model) + 1e-9) die("the worked solution's %s (%.17g) is not perfmodel's (%.17g)", what, shown, model);
 }
 
-static void describe_model(Question *q, const ModelShape *m)
+static void describe_model(Question *q, const perfmodel_shape *m)
 {
     Q("%s (data/models.csv: %d layers, hidden %d, %d query heads and %d KV heads of %d, intermediate %d, vocabulary %d",
       m->name, m->layers, m->hidden, m->heads, m->kv_heads, m->head_dim, m->intermediate, m->vocab);
@@ -191,28 +191,28 @@ static void case_parameters(Question *q, const Case *c)
 /* ---------------------------------------------------------------------------------
  * Pieces of the model the worked solutions show */
 
-static double attention_matrices(const ModelShape *m)
+static double attention_matrices(const perfmodel_shape *m)
 {
     double q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
     return m->hidden * q + 2.0 * m->hidden * kv + q * m->hidden;
 }
-static double qkv_biases(const ModelShape *m)
+static double qkv_biases(const perfmodel_shape *m)
 {
     return m->qkv_bias ? ((double)m->heads + 2.0 * m->kv_heads) * m->head_dim : 0;
 }
-static double expert_matrices(const ModelShape *m) { return 3.0 * m->hidden * (double)m->intermediate; }
-static double router_matrix(const ModelShape *m) { return m->experts > 1 ? (double)m->experts * m->hidden : 0; }
-static double vector_parameters(const ModelShape *m) { return (2.0 * m->layers + 1) * m->hidden + m->layers * qkv_biases(m); }
-static int quant_group(const ModelShape *m)
+static double expert_matrices(const perfmodel_shape *m) { return 3.0 * m->hidden * (double)m->intermediate; }
+static double router_matrix(const perfmodel_shape *m) { return m->experts > 1 ? (double)m->experts * m->hidden : 0; }
+static double vector_parameters(const perfmodel_shape *m) { return (2.0 * m->layers + 1) * m->hidden + m->layers * qkv_biases(m); }
+static int quant_group(const perfmodel_shape *m)
 {
     int g = QUANT_GROUP;
     while (g > 1 && (m->hidden % g != 0 || m->intermediate % g != 0)) g /= 2;
     return g;
 }
-static int quantized(DataType t) { return t == DTYPE_INT8 || t == DTYPE_INT4; }
+static int quantized(perfmodel_dtype t) { return t == DTYPE_INT8 || t == DTYPE_INT4; }
 
 /* "compute-bound" or "memory-bound", and the two times, for a FLOP and byte count */
-static void show_roofline(Question *q, const Estimate *e, double flops, double bytes, const char *bound)
+static void show_roofline(Question *q, const perfmodel_prediction *e, double flops, double bytes, const char *bound)
 {
     S("compute time = %s TFLOP / %s TFLOP/s (%s) = %s ms; memory time = %s GB / %s GB/s = %s ms; the bound is the larger, "
       "%s ms (%s-bound)",
@@ -224,8 +224,8 @@ static void show_roofline(Question *q, const Estimate *e, double flops, double b
 /* the decode step's FLOPs and bytes, spelled out */
 static void show_decode_step(Question *q, const Case *c)
 {
-    const ModelShape *m = &c->m;
-    const Estimate *e = &c->e;
+    const perfmodel_shape *m = &c->m;
+    const perfmodel_prediction *e = &c->e;
     double active = (double)perfmodel_active_layer_matrix_parameters(m), ctx = e->decode_context;
     double per_token = 2.0 * m->layers * active + 2.0 * m->vocab * (double)m->hidden + 4.0 * m->layers * (double)m->heads * m->head_dim * ctx;
     agree(c->w.batch * per_token, e->decode_step_flops, "decode FLOPs");
@@ -243,8 +243,8 @@ static void show_decode_step(Question *q, const Case *c)
 /* the prefill's FLOPs and bytes, spelled out */
 static void show_prefill(Question *q, const Case *c)
 {
-    const ModelShape *m = &c->m;
-    const Estimate *e = &c->e;
+    const perfmodel_shape *m = &c->m;
+    const perfmodel_prediction *e = &c->e;
     double active = (double)perfmodel_active_layer_matrix_parameters(m), p = c->w.prompt;
     double rows = (double)c->w.batch * p, steps = ceil(rows / LLAMA_MAX_STEP_ROWS);
     double flops = c->w.batch * (p * 2.0 * m->layers * active + 2.0 * m->vocab * (double)m->hidden +
@@ -312,7 +312,7 @@ static int littles_law(Question *q)
 static int parameters(Question *q)
 {
     Case c = draw_case();
-    const ModelShape *m = &c.m;
+    const perfmodel_shape *m = &c.m;
     Q("How many parameters does ");
     describe_model(q, m);
     Q(" have, counting embeddings, every layer's attention, MLP%s and two norm vectors, and the final norm? Answer in billions.",
@@ -338,9 +338,9 @@ static int decode_flops(Question *q)
     Case c = draw_case();
     int context = PICK(contexts);
     /* a step after a prompt of context - 1 tokens with gen = 1 attends to exactly `context` positions */
-    c.w = (Workload){.weights = DTYPE_FP16, .kv = DTYPE_FP16, .batch = 1, .prompt = context - 1, .gen = 1};
+    c.w = (perfmodel_workload){.weights = DTYPE_FP16, .kv = DTYPE_FP16, .batch = 1, .prompt = context - 1, .gen = 1};
     estimate_case(&c);
-    const ModelShape *m = &c.m;
+    const perfmodel_shape *m = &c.m;
     double active = (double)perfmodel_active_layer_matrix_parameters(m);
     Q("One token of ");
     describe_model(q, m);
@@ -361,7 +361,7 @@ static int decode_flops(Question *q)
 static int weights(Question *q)
 {
     Case c = draw_case();
-    const ModelShape *m = &c.m;
+    const perfmodel_shape *m = &c.m;
     Q("How many GB (10^9 bytes) do the weights of ");
     describe_model(q, m);
     Q(" take in %s%s?", dtype(c.w.weights),
@@ -391,7 +391,7 @@ static int weights(Question *q)
 static int kv_per_token(Question *q)
 {
     Case c = draw_case();
-    const ModelShape *m = &c.m;
+    const perfmodel_shape *m = &c.m;
     Q("With its KV cache in %s, how many KiB of keys and values does one token of one sequence add to the cache of ", dtype(c.w.kv));
     describe_model(q, m);
     Q("?");
@@ -405,7 +405,7 @@ static int kv_per_token(Question *q)
 static int kv_total(Question *q)
 {
     Case c = draw_case();
-    const ModelShape *m = &c.m;
+    const perfmodel_shape *m = &c.m;
     Q("A batch of %d sequences of ", c.w.batch);
     describe_model(q, m);
     Q(" each holds %d prompt and %d generated tokens, with the KV cache in %s. How many GiB (2^30 bytes) does the cache hold at the end?",
@@ -421,7 +421,7 @@ static int kv_total(Question *q)
 static int max_batch(Question *q)
 {
     Case c = draw_case();
-    const ModelShape *m = &c.m;
+    const perfmodel_shape *m = &c.m;
     if (c.e.max_batch < 1) return 0;   /* "the weights do not fit" is a question of its own kind */
     Q("Serve ");
     describe_model(q, m);
@@ -431,9 +431,9 @@ static int max_batch(Question *q)
       "activation buffers) fits?", c.w.prompt, c.w.gen);
     q->answer = (double)c.e.max_batch;
     q->integer = 1;
-    Workload at = c.w;
+    perfmodel_workload at = c.w;
     at.batch = (int)c.e.max_batch;
-    Estimate fits;
+    perfmodel_prediction fits;
     perfmodel_estimate(&c.m, &c.h, &at, &fits);
     double left = c.e.capacity_bytes - c.e.weights_bytes, per_sequence = (c.w.prompt + c.w.gen) * c.e.kv_bytes_per_token;
     S("weights %s GB leave %s GB of %s GB; a sequence's cache is %d tokens × %s bytes = %s GB, so about %s GB / %s GB = %s sequences. "
@@ -545,7 +545,7 @@ static int throughput(Question *q)
 
 static int quantized_speedup(Question *q)
 {
-    static const DataType formats[] = {DTYPE_FP8, DTYPE_INT8, DTYPE_INT4};
+    static const perfmodel_dtype formats[] = {DTYPE_FP8, DTYPE_INT8, DTYPE_INT4};
     Case c = draw_case();
     c.w.weights = PICK(formats);
     c.w.kv = DTYPE_FP16;
@@ -587,7 +587,7 @@ static int gpu_speedup(Question *q)
       to.h.name, num(to.h.bandwidth / 1e9, 6), first_token ? "time to first token" : "time per output token");
     double old_time = first_token ? from.e.ttft_s : from.e.tpot_s, new_time = first_token ? to.e.ttft_s : to.e.tpot_s;
     q->answer = old_time / new_time;
-    const Estimate *a = &from.e, *b = &to.e;
+    const perfmodel_prediction *a = &from.e, *b = &to.e;
     S("%s: on the %s it is %s-bound at %s ms (peak %s TFLOP/s, %s GB/s); on the %s %s-bound at %s ms (peak %s TFLOP/s, %s GB/s). "
       "Factor %s / %s = %s: a memory-bound phase scales with the bandwidths, a compute-bound one with the peaks",
       first_token ? "TTFT (prefill)" : "TPOT (decode)", from.h.name, first_token ? a->prefill_bound : a->decode_bound,

@@ -285,7 +285,7 @@ static void load_day(day_result *d, const char *results, const char *ref, const 
     fclose(f);
 
     const char *reports[2] = {"report.tsv", "hidden.tsv"};
-    static report_line lines[4096];
+    static lab_report_line lines[4096];
     for (int r = 0; r < 2; r++) {
         int count = lab_report_read(path_of(dir, reports[r], NULL), lines, 4096);
         for (int k = 0; k < count; k++) {

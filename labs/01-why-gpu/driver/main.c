@@ -51,7 +51,7 @@ static int matmul_is_right(void)
             want[i * n + j] = (float)sum;
         }
     matmul_naive(a, b, c, n);
-    comparison result = lab_compare_floats("c", c, want, (size_t)n * n, 1e-4, 1e-4);
+    lab_comparison result = lab_compare_floats("c", c, want, (size_t)n * n, 1e-4, 1e-4);
     if (result.mismatches)
         fprintf(stderr, "matmul_naive is not right yet at n = %d: %s\nNot timing it: fix it first "
                 "(make check DAY=01 says which test fails).\n", n, result.message);
@@ -79,8 +79,8 @@ int main(int argc, char **argv)
     printf("%s: naive matmul, n = %d: %.3f GFLOP/s (measured: median of %d runs of %.3f s)\n", cpu, n,
            cpu_gflops, REPEATS, seconds);
 
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
-    results out = lab_results_open_or_exit(argv[1], "device,key,measured_gflop_per_s,fp32_peak_gflop_per_s,"
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_results out = lab_results_open_or_exit(argv[1], "device,key,measured_gflop_per_s,fp32_peak_gflop_per_s,"
                                         "fp16_tensor_peak_gflop_per_s");
     lab_results_row_or_exit(&out, "\"%.28s, naive loop\",cpu,%.4f,,", cpu, cpu_gflops);
     double big = 2.0 * 4096.0 * 4096.0 * 4096.0;

@@ -32,7 +32,7 @@ int main(int argc, char **argv)
            ROWS, COLS, BLOCK_X, BLOCK_Y, grid_x, grid_y, grid_x * grid_y, grid_x * grid_y * BLOCK_X * BLOCK_Y,
            ROWS * COLS);
     int unwritten = 0;
-    results out = lab_results_open_or_exit(argv[1], "row,col,block");
+    lab_results out = lab_results_open_or_exit(argv[1], "row,col,block");
     for (int r = 0; r < ROWS; r++)
         for (int c = 0; c < COLS; c++) {
             lab_results_row_or_exit(&out, "%d,%d,%d", r, c, owner[r * COLS + c]);

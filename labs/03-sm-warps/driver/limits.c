@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int whole(const table *t, int row, const char *column)
+static int whole(const lab_table *t, int row, const char *column)
 {
     return (int)lround(lab_table_number_or_exit(t, row, column));
 }
@@ -22,7 +22,7 @@ static int whole(const table *t, int row, const char *column)
 int gpu_limits_load(const char *key, gpu_limits *gpu)
 {
     char error[512];
-    table *t = lab_table_read(lab_data_path("gpus.csv"), error, sizeof error);
+    lab_table *t = lab_table_read(lab_data_path("gpus.csv"), error, sizeof error);
     if (!t) {
         fprintf(stderr, "%s\n", error);
         return -1;

@@ -30,7 +30,7 @@ static void print_case(const gpu_limits *gpu, int threads, int registers, int sh
            o.blocks_per_sm, o.warps_per_sm, 100.0 * o.fraction, limit_names(o.limited_by, names, sizeof names));
 }
 
-static void write_row(results *out, const char *panel, const gpu_limits *gpu, int threads, int registers,
+static void write_row(lab_results *out, const char *panel, const gpu_limits *gpu, int threads, int registers,
                       int shared_bytes)
 {
     kernel_resources kernel = {threads, registers, shared_bytes};
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
         print_case(&a100, cases[i][0], cases[i][1], cases[i][2]);
     }
 
-    results out = lab_results_open_or_exit(argv[1], "panel,gpu,threads_per_block,registers_per_thread,"
+    lab_results out = lab_results_open_or_exit(argv[1], "panel,gpu,threads_per_block,registers_per_thread,"
                                         "shared_memory_per_block_kib,blocks_per_sm,warps_per_sm,occupancy_percent,"
                                         "limited_by");
     const int registers[] = {32, 64, 96, 128, 168, 255};

@@ -75,7 +75,7 @@ static int model_is_right(void)
     return 1;
 }
 
-static void print_littles_law(const table *gpus, const table *models)
+static void print_littles_law(const lab_table *gpus, const lab_table *models)
 {
     int row = lab_table_find(gpus, "key", "h100-sxm");
     if (row < 0) {
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     print_timeline(3, 4, 12, 64);   // below the knee: 3 x 4 / 16 = 0.75
     print_timeline(5, 4, 12, 64);   // past the knee (4 warps): busy every cycle once started
 
-    results out = lab_results_open_or_exit(argv[1], "latency_cycles,math_cycles,warps,simulated_utilisation,"
+    lab_results out = lab_results_open_or_exit(argv[1], "latency_cycles,math_cycles,warps,simulated_utilisation,"
                                         "closed_form_utilisation,knee_warps");
     printf("\nc = %d; utilisation of one scheduler (simulated, oldest-first) at selected warp counts:\n", MATH_CYCLES);
     printf("  %7s %8s %9s %9s %9s %9s %9s\n", "L", "knee", "N=1", "N=4", "N=16", "N=32", "N=64");
@@ -160,8 +160,8 @@ int main(int argc, char **argv)
     }
     lab_results_close_or_exit(&out);
 
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
-    table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
     print_littles_law(gpus, models);
     lab_table_free(gpus), lab_table_free(models);
     return 0;

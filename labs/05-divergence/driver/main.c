@@ -51,7 +51,7 @@ static void compare_rewrites(void)
     print_counts("even/odd, original (element i on thread i)", original);
     lab_poison(y, sizeof(float) * N);
     branch_run yours = gpu_even_odd_uniform(x, y, N, 256);
-    comparison result = lab_compare_floats("y", y, want, N, 0, 0);
+    lab_comparison result = lab_compare_floats("y", y, want, N, 0, 0);
     if (yours.error || result.mismatches)
         printf("  even/odd, yours: not right yet (%s); make check DAY=05 says which test fails\n",
                yours.error ? yours.error : result.message);
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
     }
     free(y);
 
-    results out = lab_results_open_or_exit(argv[1], "group_threads,counted_simt_efficiency,predicted_simt_efficiency,"
+    lab_results out = lab_results_open_or_exit(argv[1], "group_threads,counted_simt_efficiency,predicted_simt_efficiency,"
                                         "counted_relative_steps,predicted_relative_steps");
     for (int group = 1; group <= MAX_GROUP; group++) {
         /* An unwritten model predicts 0 (a flat line at the bottom of the plot); nothing is

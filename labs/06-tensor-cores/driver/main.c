@@ -89,7 +89,7 @@ static void print_formats(void)
 
 static void print_peaks(void)
 {
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     const char *columns[] = {"tf32_tensor_tflops", "fp16_tensor_tflops", "bf16_tensor_tflops", "fp8_tensor_tflops",
                              "int8_tensor_tops"};
     printf("2. Dense Tensor Core peaks from data/gpus.csv, TFLOP/s (INT8: TOP/s), and x the FP32 peak:\n");
@@ -106,7 +106,7 @@ static void print_peaks(void)
         }
         printf("\n");
     }
-    table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
+    lab_table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
     int llama = lab_table_find(models, "name", "Llama-2-7B"), h100 = lab_table_find(gpus, "key", "h100-sxm");
     if (llama >= 0 && h100 >= 0) {
         double parameters = lab_table_number_or_exit(models, llama, "parameters");
@@ -272,7 +272,7 @@ int main(int argc, char **argv)
     printf("6. dot_product of n random FP16 values in [0, 1), the sum kept in FP32, FP16 or BF16:\n");
     printf("   %8s %14s %14s %14s %14s %10s %10s %10s\n", "n", "exact", "FP32 sum", "FP16 sum", "BF16 sum",
            "FP32 err", "FP16 err", "BF16 err");
-    results out = lab_results_open_or_exit(argv[1], "n,exact_sum,fp32_sum,fp16_sum,bf16_sum,fp32_relative_error,"
+    lab_results out = lab_results_open_or_exit(argv[1], "n,exact_sum,fp32_sum,fp16_sum,bf16_sum,fp32_relative_error,"
                                         "fp16_relative_error,bf16_relative_error");
     long previous = 0;
     for (int step = 0; step <= 64; step++) {                      /* 16 x 2^(step/4): 65 lengths */

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
         want += x[i], magnitudes += fabs(x[i]);
     }
 
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     int h100 = lab_table_find(gpus, "key", "h100-sxm");
     double bandwidth = lab_table_number_or_exit(gpus, h100, "memory_bandwidth_gb_per_s") * 1e9;
     printf("Summing n = %d floats (%.0f MiB) with blocks of %d threads; double-precision sum %.6f.\n", N,
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
     printf("version                          launches  SIMT eff  wavefronts  worst  barriers   atomics  bytes  H100 est.  error vs double\n"
            "                                                     /request    ways  /element           /elem  us         (bound)\n");
 
-    results out = lab_results_open_or_exit(argv[1], "version,name,launches,simt_efficiency,shared_wavefronts_per_request,"
+    lab_results out = lab_results_open_or_exit(argv[1], "version,name,launches,simt_efficiency,shared_wavefronts_per_request,"
                                         "max_bank_conflict_ways,barriers_per_element,atomics,"
                                         "global_bytes_per_element,h100_estimate_us,measured_gpu_us");
     int written = 0;

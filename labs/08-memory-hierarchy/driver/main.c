@@ -125,7 +125,7 @@ static void chase_on_the_gpu(chase_line *lines)
 /* The GPU's levels from the h100-sxm row of data/gpus.csv (datasheet figures, not measurements). */
 static void print_h100_hierarchy(const cache_level *levels, int level_count)
 {
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     int row = lab_table_find(gpus, "key", "h100-sxm");
     if (row < 0) {
         fprintf(stderr, "data/gpus.csv has no h100-sxm row\n");
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "no memory for a %zu MiB buffer\n", LARGEST >> 20);
         return 1;
     }
-    results out = lab_results_open_or_exit(argv[1], "kind,label,working_set_bytes,latency_ns,read_gb_per_s");
+    lab_results out = lab_results_open_or_exit(argv[1], "kind,label,working_set_bytes,latency_ns,read_gb_per_s");
     lab_results_row_or_exit(&out, "machine,%s,,,", cpu);
     printf("%s: latency of one dependent load (your chase, best of %d) and one core's sequential read\n",
            cpu, CHASE_REPEATS);

@@ -44,7 +44,7 @@ static void print_header(void)
 }
 
 /* Runs one copy, prints it and writes its row. */
-static int copy_row(results *out, const char *name, int stride, int offset, const float *in, float *copied,
+static int copy_row(lab_results *out, const char *name, int stride, int offset, const float *in, float *copied,
                     double bandwidth)
 {
     access_run run = gpu_strided_copy(in, copied, N, stride, offset, THREADS, 1);
@@ -91,7 +91,7 @@ static void make_particles(particle *p, int n)
 }
 
 /* Runs the update in one layout, checks it against the original's result, writes its row. */
-static int particle_row(results *out, const char *name, int soa, const particle *start, const particle *want)
+static int particle_row(lab_results *out, const char *name, int soa, const particle *start, const particle *want)
 {
     particle *p = malloc(sizeof(particle) * N);
     memcpy(p, start, sizeof(particle) * N);
@@ -133,7 +133,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s RESULTS.csv\n", argv[0]);
         return 2;
     }
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     int h100 = lab_table_find(gpus, "key", "h100-sxm");
     double bandwidth = lab_table_number_or_exit(gpus, h100, "memory_bandwidth_gb_per_s");
     printf("Copying n = %d floats, blocks of %d threads; the H100 SXM moves %.0f GB/s of sectors (data/gpus.csv).\n\n",
@@ -144,7 +144,7 @@ int main(int argc, char **argv)
     long long in_elements = copy_input_elements(N, longest, MAX_OFFSET);
     float *in = malloc(sizeof(float) * (size_t)in_elements), *copied = malloc(sizeof(float) * N);
     for (long long i = 0; i < in_elements; i++) in[i] = (float)i;
-    results out = lab_results_open_or_exit(argv[1], "case,stride,offset,load_sectors_per_request,store_sectors_per_request,"
+    lab_results out = lab_results_open_or_exit(argv[1], "case,stride,offset,load_sectors_per_request,store_sectors_per_request,"
                                             "load_efficiency,model_sectors_per_request,h100_predicted_gb_per_s,"
                                             "measured_gpu_gb_per_s");
     int written = 0, runs = 0;

@@ -83,7 +83,7 @@ static int gpu_kernel_is_right(int kernel, stream_gpu_run *run)
  * This machine */
 
 /* Writes a row per data or unified cache level of CPU 0 (from sysfs), and prints them. */
-static void write_cache_rows(results *out, const char *machine)
+static void write_cache_rows(lab_results *out, const char *machine)
 {
     printf("Caches of one core, as the OS reports them:");
     for (int index = 0; index < 8; index++) {
@@ -112,7 +112,7 @@ static void write_cache_rows(results *out, const char *machine)
 /* ---------------------------------------------------------------------------------
  * The CPU sweep: working sets from the L1 cache to far past the last level */
 
-static void measure_cpu(results *out, const char *machine)
+static void measure_cpu(lab_results *out, const char *machine)
 {
     int bytes_per_element[STREAM_KERNELS + 1];
     for (int k = 0; k < STREAM_KERNELS; k++) bytes_per_element[k] = stream_bytes_per_element(k);
@@ -149,7 +149,7 @@ static void measure_cpu(results *out, const char *machine)
 /* ---------------------------------------------------------------------------------
  * The CUDA kernels: counted on the simulator, timed on a GPU; GPU floors from data/gpus.csv */
 
-static void measure_gpu(results *out)
+static void measure_gpu(lab_results *out)
 {
     printf("\nYour CUDA kernels on %s:\n", gpu_name());
     int right[STREAM_KERNELS + 1] = {0, 0, 0, 0, 1};   /* the last is cudaMemcpy */
@@ -181,7 +181,7 @@ static void measure_gpu(results *out)
         printf("  %-6s measured %.3f ms for 2^25 doubles: %.1f GB/s\n", names[k], milliseconds, gb_per_s);
     }
 
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     printf("\nA triad over 2^25 doubles moves %.0f MB as STREAM counts it; at each GPU's datasheet bandwidth\n"
            "(data/gpus.csv) that takes at least (predicted, a floor, not a measurement):\n", 24.0 * GPU_N / 1e6);
     const char *keys[] = {"a100-80gb", "h100-sxm", "h200"};
@@ -203,7 +203,7 @@ int main(int argc, char **argv)
     }
     char machine[160];
     lab_cpu_name(machine, sizeof machine);
-    results out = lab_results_open_or_exit(argv[1], "source,machine,kernel,working_set_bytes,n,bytes_per_element,"
+    lab_results out = lab_results_open_or_exit(argv[1], "source,machine,kernel,working_set_bytes,n,bytes_per_element,"
                                             "bandwidth_gb_per_s");
     write_cache_rows(&out, machine);
 

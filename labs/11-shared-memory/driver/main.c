@@ -27,7 +27,7 @@ enum { ROWS = 512, COLS = 384, TIMED_SIDE = 8192, REPEATS = 20, MAX_STRIDE = 64 
 
 static const char *names[TRANSPOSE_VERSIONS + 1] = {"", "naive", "tile", "padded tile", "swizzled tile"};
 
-static void sweep_strides(results *out)
+static void sweep_strides(lab_results *out)
 {
     int disagreements = 0;
     printf("The bank model: lane k reads shared word k * stride.\n"
@@ -49,7 +49,7 @@ static void sweep_strides(results *out)
     printf("\n");
 }
 
-static void measure_versions(results *out)
+static void measure_versions(lab_results *out)
 {
     size_t n = (size_t)ROWS * COLS;
     float *in = malloc(n * sizeof(float)), *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
@@ -65,7 +65,7 @@ static void measure_versions(results *out)
     int written = 0;
     for (int v = 1; v <= TRANSPOSE_VERSIONS; v++) {
         transpose_run run = gpu_transpose(v, in, got, ROWS, COLS, 1);
-        comparison result = lab_compare_floats("out", got, want, n, 0, 0);
+        lab_comparison result = lab_compare_floats("out", got, want, n, 0, 0);
         if (run.error || result.mismatches || run.written_past_end) {
             printf("%d %-16s not right yet (%s): not measured. make check DAY=11 says which check fails.\n", v,
                    names[v], run.error ? run.error : result.mismatches ? "wrong elements" : "wrote past the end");
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s RESULTS.csv\n", argv[0]);
         return 2;
     }
-    results out = lab_results_open_or_exit(argv[1], "kind,x,name,predicted_ways,counted_ways,"
+    lab_results out = lab_results_open_or_exit(argv[1], "kind,x,name,predicted_ways,counted_ways,"
                                         "shared_load_wavefronts_per_request,shared_store_wavefronts_per_request,"
                                         "max_bank_conflict_ways,global_load_efficiency,global_store_efficiency,"
                                         "measured_gpu_us,measured_gpu_gb_per_s");

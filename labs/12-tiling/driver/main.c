@@ -39,7 +39,7 @@ static matmul_run checked_gpu_run(int tile, int n, int *right)
     fill_matrix(a, elements, 1), fill_matrix(b, elements, 2);
     double tolerance = matmul_reference(a, b, want, n, n, n);
     matmul_run run = gpu_matmul(tile, a, b, c, n, n, n, 1);
-    comparison result = lab_compare_floats("c", c, want, elements, 0, tolerance);
+    lab_comparison result = lab_compare_floats("c", c, want, elements, 0, tolerance);
     *right = run.error == NULL && run.written_outside == 0 && result.mismatches == 0;
     if (!*right)
         printf("tile %2d: not right yet (%s): not counted. make check DAY=12 says which check fails.\n", tile,
@@ -57,7 +57,7 @@ static int cpu_is_right(const char *name, cpu_matmul function)
     double tolerance = matmul_reference(a, b, want, CHECK_M, CHECK_N, CHECK_K);
     lab_poison(c, sizeof(float) * CHECK_M * CHECK_N);
     function(a, b, c, CHECK_M, CHECK_N, CHECK_K);
-    comparison result = lab_compare_floats("c", c, want, CHECK_M * CHECK_N, 0, tolerance);
+    lab_comparison result = lab_compare_floats("c", c, want, CHECK_M * CHECK_N, 0, tolerance);
     if (result.mismatches)
         printf("%s is not right yet (%d x %d x %d: %s): not timed.\n", name, CHECK_M, CHECK_N, CHECK_K,
                result.message);
@@ -65,7 +65,7 @@ static int cpu_is_right(const char *name, cpu_matmul function)
     return result.mismatches == 0;
 }
 
-static void gpu_part(results *out)
+static void gpu_part(lab_results *out)
 {
     double n3 = (double)GPU_N * GPU_N * GPU_N;
     printf("GPU: C = A B for %d x %d matrices, %.0f multiply-adds. Per kernel, counted on the simulator:\n", GPU_N,
@@ -97,7 +97,7 @@ static void gpu_part(results *out)
            " from the counted sectors, as if each came from DRAM once: a floor, not a measurement)\n\n");
 }
 
-static void cpu_part(results *out)
+static void cpu_part(lab_results *out)
 {
     char cpu[160];
     lab_cpu_name(cpu, sizeof cpu);
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s RESULTS.csv\n", argv[0]);
         return 2;
     }
-    results out = lab_results_open_or_exit(argv[1], "part,n,tile,global_floats_loaded,predicted_global_floats,"
+    lab_results out = lab_results_open_or_exit(argv[1], "part,n,tile,global_floats_loaded,predicted_global_floats,"
                                             "shared_floats_loaded,global_sectors_per_request,h100_estimate_us,"
                                             "measured_gpu_us,naive_gflop_per_s,loop_order_gflop_per_s,"
                                             "blocked_gflop_per_s,blas_gflop_per_s,cpu");

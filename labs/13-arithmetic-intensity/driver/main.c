@@ -37,7 +37,7 @@ typedef struct model_shape {
 
 static model_shape load_llama2_7b(void)
 {
-    table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
+    lab_table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
     int row = lab_table_find(models, "name", "Llama-2-7B");
     if (row < 0) {
         fprintf(stderr, "data/models.csv has no row named Llama-2-7B\n");
@@ -135,7 +135,7 @@ static long long m_reaching(double ridge, long long n, long long k)
     return -1;
 }
 
-static void print_ridges(const table *gpus, const model_shape *s)
+static void print_ridges(const lab_table *gpus, const model_shape *s)
 {
     printf("3. FP16 ridge points (data/gpus.csv: fp16_tensor_tflops / memory_bandwidth_gb_per_s), and the least\n"
            "   number of tokens M whose FP16 GEMM reaches it (your gemm_cost), for Llama-2-7B's projections:\n");
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
     }
     printf("Day 13 — arithmetic intensity: FLOPs per byte, operator by operator\n\n");
     model_shape shape = load_llama2_7b();
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     int h100 = lab_table_find(gpus, "key", "h100-sxm");
     if (h100 < 0) {
         fprintf(stderr, "data/gpus.csv has no row with key h100-sxm\n");
@@ -225,7 +225,7 @@ int main(int argc, char **argv)
         snprintf(header + used, sizeof header - used, ",%s ridge %.0f FLOP/B", lab_table_text_or_exit(gpus, row, "name"),
                  ridges[row]);
     }
-    results out = lab_results_open_or_exit(argv[1], header);
+    lab_results out = lab_results_open_or_exit(argv[1], header);
     long long previous = 0;
     for (int step = 0; step <= 56; step++) {                  /* M = 2^(step/4): 1 .. 16384 */
         long long m = llround(pow(2.0, step / 4.0));

@@ -22,7 +22,7 @@ static void add_gemm(double m, double k, double tokens, double *flops, double *b
 
 static void llama_linear_maps(double tokens, double *flops, double *bytes)
 {
-    table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
+    lab_table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
     int row = lab_table_find(models, "name", "Llama-2-7B");
     if (row < 0) {
         fprintf(stderr, "data/models.csv has no Llama-2-7B row\n");

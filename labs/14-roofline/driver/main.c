@@ -51,7 +51,7 @@ static int roofline_is_right(void)
     return right;
 }
 
-static void write_ceiling(results *out, int series, const ceiling *c)
+static void write_ceiling(lab_results *out, int series, const ceiling *c)
 {
     double ridge = roofline_ridge_point(c->line), points[3] = {far_left, ridge, far_right};
     for (int p = 0; p < 3; p++)
@@ -60,7 +60,7 @@ static void write_ceiling(results *out, int series, const ceiling *c)
                         c->line.bandwidth_byte_per_s / 1e9, ridge);
 }
 
-static void place_kernels(results *out, int series, const ceiling *c, const week_kernel *kernels)
+static void place_kernels(lab_results *out, int series, const ceiling *c, const week_kernel *kernels)
 {
     for (int k = 0; k < WEEK_KERNELS; k++) {
         if (!c->is_cpu && kernels[k].arithmetic != c->arithmetic) continue;
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
     ceiling ceilings[SERIES];
     ceilings[0] = (ceiling){"this CPU, 1 core (measured)", "FP32", PRECISION_FP32, 1,
                             roofline_from_datasheet(peak / 1e12, bandwidth / 1e9)};
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     for (int g = 0; g < GPUS; g++) {
         int row = lab_table_find(gpus, "key", gpu_keys[g]);
         if (row < 0) {
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
     printf("  %-30s %-12s %8s", "machine", "ceiling", "ridge");
     for (int k = 0; k < WEEK_KERNELS; k++) printf(" %11.11s", kernels[k].name);
     printf("\n");
-    results out = lab_results_open_or_exit(argv[1], "kind,series,machine,ceiling,kernel_index,kernel,day,"
+    lab_results out = lab_results_open_or_exit(argv[1], "kind,series,machine,ceiling,kernel_index,kernel,day,"
                                             "intensity_flop_per_byte,gflop_per_s,peak_gflop_per_s,bandwidth_gb_per_s,"
                                             "ridge_flop_per_byte,predicted_us,bound,bytes");
     for (int s = 0; s < SERIES; s++) {

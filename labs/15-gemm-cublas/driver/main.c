@@ -49,7 +49,7 @@ static void loop_order_matmul(const float *a, const float *b, float *c, int n)
 }
 
 /* One transpose pair on the padded check shape: 1 when C is right and nothing else was written. */
-static int check_pair(int pair, results *out)
+static int check_pair(int pair, lab_results *out)
 {
     gemm_case g = {pair >> 1, pair & 1, CHECK_M, CHECK_N, CHECK_K, 0, 0, CHECK_N + PAD};
     g.lda = (g.transpose_a ? CHECK_M : CHECK_K) + PAD, g.ldb = (g.transpose_b ? CHECK_K : CHECK_N) + PAD;
@@ -64,7 +64,7 @@ static int check_pair(int pair, results *out)
         memcpy(got_packed + (size_t)i * g.n, c + (size_t)i * g.ldc, sizeof(float) * g.n);
         memcpy(want_packed + (size_t)i * g.n, want + (size_t)i * g.ldc, sizeof(float) * g.n);
     }
-    comparison result = lab_compare_floats("c", got_packed, want_packed, (size_t)g.m * g.n, 0, tolerance);
+    lab_comparison result = lab_compare_floats("c", got_packed, want_packed, (size_t)g.m * g.n, 0, tolerance);
     free(got_packed), free(want_packed);
     int right = run.error == NULL && run.status == CUBLAS_STATUS_SUCCESS && run.written_past_end == 0 &&
                 result.mismatches == 0;
@@ -83,7 +83,7 @@ static int check_pair(int pair, results *out)
     return right;
 }
 
-static void measured_part(results *out)
+static void measured_part(lab_results *out)
 {
     char machine[160];
     lab_cpu_name(machine, sizeof machine);
@@ -116,10 +116,10 @@ static void measured_part(results *out)
     }
 }
 
-static void predicted_part(results *out)
+static void predicted_part(lab_results *out)
 {
     char error[512];
-    table *gpus = lab_table_read(lab_data_path("gpus.csv"), error, sizeof error);
+    lab_table *gpus = lab_table_read(lab_data_path("gpus.csv"), error, sizeof error);
     int row = gpus ? lab_table_find(gpus, "key", "h100-sxm") : -1;
     if (row < 0) {
         printf("\nno prediction: %s\n", gpus ? "data/gpus.csv has no h100-sxm" : error);
@@ -157,7 +157,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s RESULTS.csv\n", argv[0]);
         return 2;
     }
-    results out = lab_results_open_or_exit(argv[1], "part,n,pair,right,gflop_per_s,loop_order_gflop_per_s,"
+    lab_results out = lab_results_open_or_exit(argv[1], "part,n,pair,right,gflop_per_s,loop_order_gflop_per_s,"
                                             "loop_order_percent_of_blas,percent_of_nn,"
                                             "predicted_cublas_percent_of_peak,predicted_tiled_percent_of_cublas,"
                                             "predicted_tiled_percent_of_fp32_cublas,machine");

@@ -7,19 +7,19 @@
 
 #include <stdio.h>
 
-static int64_t elements(const WeightMatrix *m) { return (int64_t)m->rows * m->cols; }
+static int64_t elements(const llama_weight_matrix *m) { return (int64_t)m->rows * m->cols; }
 
 engine_count count_engine_tensors(const char *shape_name, int tied, uint64_t seed)
 {
     static char error[512];
     engine_count count = {0};
-    LlamaConfig config;
+    llama_config config;
     if (llama_named_shape(shape_name, &config, error, sizeof error) != 0) {
         count.error = error;
         return count;
     }
     if (tied >= 0) config.shared_classifier = tied;
-    Transformer t;
+    llama_transformer t;
     if (llama_build_transformer_generated(&t, &config, seed, error, sizeof error) != 0) {
         count.error = error;
         return count;
@@ -31,7 +31,7 @@ engine_count count_engine_tensors(const char *shape_name, int tied, uint64_t see
     count.embeddings = elements(&t.token_embedding) + (t.classifier.fp32 != t.token_embedding.fp32 ? elements(&t.classifier) : 0);
     count.total = count.embeddings + config.dim;   /* the final RMSNorm */
     for (int l = 0; l < config.n_layers; l++) {
-        const LayerWeights *w = &t.layers[l];
+        const llama_layer_weights *w = &t.layers[l];
         int64_t attention = elements(&w->wq) + elements(&w->wk) + elements(&w->wv) + elements(&w->wo);
         int64_t mlp = elements(&w->w1) + elements(&w->w2) + elements(&w->w3);
         if (l == 0) count.attention = attention, count.mlp = mlp;

@@ -32,7 +32,7 @@ enum { PREFILL_TOKENS = 2048, LONGEST_CONTEXT = 131072 };
 static const char *const plotted_models[] = {"Llama-2-7B", "Llama-2-13B", "Llama-2-70B", "Llama-3-8B"};
 static const int64_t table_contexts[] = {1, 512, 2048, 4096, 32768, 131072};
 
-static decoder_shape shape_of_row(const table *models, int row)
+static decoder_shape shape_of_row(const lab_table *models, int row)
 {
     decoder_shape s = {(int)lab_table_number_or_exit(models, row, "layers"), (int)lab_table_number_or_exit(models, row, "hidden_size"),
                        (int)lab_table_number_or_exit(models, row, "attention_heads"), (int)lab_table_number_or_exit(models, row, "kv_heads"),
@@ -43,20 +43,20 @@ static decoder_shape shape_of_row(const table *models, int row)
     return s;
 }
 
-static int is_dense(const table *models, int row) { return lab_table_number_or_exit(models, row, "experts") <= 1; }
+static int is_dense(const lab_table *models, int row) { return lab_table_number_or_exit(models, row, "experts") <= 1; }
 
 /* lib/perfmodel's count for a row, from its own reading of the table */
 static int64_t library_parameters(const char *name)
 {
     char error[512];
-    ModelShape m;
+    perfmodel_shape m;
     return perfmodel_load_model_shape(name, &m, error, sizeof error) == 0 ? perfmodel_shape_parameters(&m) : -1;
 }
 
 /* ---------------------------------------------------------------------------------
  * 1. Parameters of the models of data/models.csv */
 
-static void print_parameters(const table *models)
+static void print_parameters(const lab_table *models)
 {
     printf("1. Parameters of the dense models of data/models.csv, from your counters (per layer: attention\n"
            "   Wq Wk Wv Wo and biases, MLP W1 W2 W3, two norms), beside the published count and lib/perfmodel's:\n");
@@ -134,13 +134,13 @@ static void print_token_flops(const decoder_shape *s, const char *name)
 static double library_prefill_flops(const char *name, int prompt)
 {
     char error[512];
-    ModelShape m;
-    Hardware h;
+    perfmodel_shape m;
+    perfmodel_hardware h;
     if (perfmodel_load_model_shape(name, &m, error, sizeof error) != 0 ||
         perfmodel_load_gpu("h100-sxm", &h, error, sizeof error) != 0)
         return NAN;
-    Workload w = {DTYPE_FP16, DTYPE_FP16, 1, prompt, 1};
-    Estimate e;
+    perfmodel_workload w = {DTYPE_FP16, DTYPE_FP16, 1, prompt, 1};
+    perfmodel_prediction e;
     perfmodel_estimate(&m, &h, &w, &e);
     return e.prefill_flops;
 }
@@ -157,7 +157,7 @@ static double prefill_flops(const decoder_shape *s, int prompt)
     return flops;
 }
 
-static void print_crossovers(const table *models)
+static void print_crossovers(const lab_table *models)
 {
     printf("4. For each model: attention's FLOPs per position of context (all layers), the context at which\n"
            "   they equal every other product's, and a %d-token prefill (causal, logits for the last token)\n"
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("Day 16 — the anatomy of a decoder: parameters and FLOPs, part by part\n\n");
-    table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
+    lab_table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
     int llama2_7b = lab_table_find(models, "name", "Llama-2-7B");
     if (llama2_7b < 0) {
         fprintf(stderr, "data/models.csv has no row named Llama-2-7B\n");
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
         lab_table_free(models);
         return 1;
     }
-    results out = lab_results_open_or_exit(argv[1], "model,context,qkv_gflop,attention_gflop,o_proj_gflop,mlp_gflop,"
+    lab_results out = lab_results_open_or_exit(argv[1], "model,context,qkv_gflop,attention_gflop,o_proj_gflop,mlp_gflop,"
                                             "classifier_gflop,total_gflop,rule_gflop,attention_share_percent");
     for (size_t m = 0; m < sizeof plotted_models / sizeof plotted_models[0]; m++) {
         int row = lab_table_find(models, "name", plotted_models[m]);

@@ -108,8 +108,8 @@ static row_run run_variant(int v, int hard, float *x, float *weight, float *y, f
 /* The traffic of each version for the attention scores of Llama-2-7B at 4096 tokens, on an H100 SXM. */
 static void predict_attention(void)
 {
-    table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     int llama = lab_table_find(models, "name", "Llama-2-7B"), h100 = lab_table_find(gpus, "key", "h100-sxm");
     double heads = lab_table_number_or_exit(models, llama, "attention_heads");
     double layers = lab_table_number_or_exit(models, llama, "layers");
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
            ROWS, LENGTH, LENGTH * 4 / 1024, ROW_THREADS);
     printf("variant        bytes/row   row transfers   error, ordinary rows   error, hard rows\n"
            "               (counted)   (reads+writes)\n");
-    results out = lab_results_open_or_exit(argv[1], "variant,name,bytes_per_row,row_transfers,max_error_ordinary,"
+    lab_results out = lab_results_open_or_exit(argv[1], "variant,name,bytes_per_row,row_transfers,max_error_ordinary,"
                                             "max_error_hard,nonfinite_hard,measured_gpu_us");
     int written = 0;
     for (int v = 0; v < VARIANTS; v++) {

@@ -41,8 +41,8 @@ static double max_error(const float *got, const float *want, size_t count)
 /* Where one head's score matrix, and one layer's (all heads at once), fill an H100 SXM. */
 static void predict_footprint(void)
 {
-    table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     int llama = lab_table_find(models, "name", "Llama-2-7B"), h100 = lab_table_find(gpus, "key", "h100-sxm");
     double heads = lab_table_number_or_exit(models, llama, "attention_heads");
     double layers = lab_table_number_or_exit(models, llama, "layers");
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
            "memory. Bytes: 32-byte sectors requested from global memory, counted on the simulator.\n\n", d);
     printf("     n   scores (MiB)   all global bytes   kernel 1   kernel 2   kernel 3   footprint   max error\n"
            "         (4 n^2)        (counted, MiB)     scores     softmax    P V        (MiB)\n");
-    results csv = lab_results_open_or_exit(argv[1], "n,d,global_bytes,scores_kernel_bytes,softmax_kernel_bytes,"
+    lab_results csv = lab_results_open_or_exit(argv[1], "n,d,global_bytes,scores_kernel_bytes,softmax_kernel_bytes,"
                                             "output_kernel_bytes,matrix_bytes,footprint_bytes,max_error,measured_gpu_us");
     int written = 0;
     const double mib = 1 << 20;

@@ -6,7 +6,7 @@
  * adds one token per step: every weight matrix multiplies one row (a GEMV, M = 1), and the
  * whole model is read again for that one row. Today you run both phases on the book's toy
  * Llama (lib/llama), instrument them, and count what each computes and moves from the shape
- * alone, under the engine's own conventions (llama.h, LlamaCounters):
+ * alone, under the engine's own conventions (llama.h, llama_counters):
  *
  *   matmul FLOPs     2 x rows x outputs x inputs for each weight matrix a step multiplies:
  *                    per layer Wq, Wk, Wv, Wo, W1, W2, W3; the classifier (vocab x dim) only
@@ -37,12 +37,12 @@ extern "C" {
 
 /* A model as the counts see it: its shape and how its weights are stored. */
 typedef struct stored_model {
-    LlamaConfig config;
-    WeightFormat format;   /* WEIGHTS_FP32 or WEIGHTS_INT8 */
+    llama_config config;
+    llama_weight_format format;   /* WEIGHTS_FP32 or WEIGHTS_INT8 */
     int group_size;        /* INT8: values per FP32 scale (ignored for FP32) */
 } stored_model;
 
-/* What one phase computes and moves: LlamaCounters' fields, from the shape. */
+/* What one phase computes and moves: llama_counters' fields, from the shape. */
 typedef struct phase_counts {
     int64_t steps;            /* forward steps */
     int64_t rows;             /* token rows */
@@ -58,8 +58,8 @@ typedef struct phase_counts {
 /* What one request's two phases did, measured on the engine. */
 typedef struct phase_run {
     const char *error;          /* NULL, or what the engine refused (the text of its error) */
-    LlamaCounters prefill;      /* the session's counters for the prefill alone */
-    LlamaCounters decode;       /* ... and for the one decode step alone */
+    llama_counters prefill;      /* the session's counters for the prefill alone */
+    llama_counters decode;       /* ... and for the one decode step alone */
     double prefill_seconds;     /* wall-clock time of llama_prefill (lab_seconds) */
     double decode_seconds;      /* ... of llama_decode_batch */
 } phase_run;
@@ -67,7 +67,7 @@ typedef struct phase_run {
 /* On session `s` (built for one sequence, sequence 0 empty): prefill `prompt` (n tokens),
  * then one decode step that appends `next`; copies that decode step's logits (vocab_size
  * floats) into decode_logits. */
-phase_run run_prefill_then_decode(Session *s, const int *prompt, int n, int next, float *decode_logits);
+phase_run run_prefill_then_decode(llama_session *s, const int *prompt, int n, int next, float *decode_logits);
 
 /* ---- phases.c (yours): 2. the counts, from the shape ---- */
 
@@ -106,8 +106,8 @@ static inline double lab_seconds(void)
     return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
-/* LlamaCounters as a phase_counts, so that the engine's and yours compare field by field. */
-static inline phase_counts counts_of(const LlamaCounters *c)
+/* llama_counters as a phase_counts, so that the engine's and yours compare field by field. */
+static inline phase_counts counts_of(const llama_counters *c)
 {
     phase_counts p = {c->steps, c->rows, c->matmul_flops, c->attention_flops, c->weight_bytes, c->kv_write_bytes,
                       c->kv_read_bytes};
@@ -115,7 +115,7 @@ static inline phase_counts counts_of(const LlamaCounters *c)
 }
 
 /* The model of a built transformer. */
-static inline stored_model stored_model_of(const Transformer *t)
+static inline stored_model stored_model_of(const llama_transformer *t)
 {
     stored_model m = {t->config, t->format, t->group_size};
     return m;

@@ -41,9 +41,9 @@ static void make_tokens(int *tokens, int n, int vocab, uint64_t seed)
     for (int i = 0; i < n; i++) tokens[i] = (int)(llama_random_u32(&state) % (uint32_t)vocab);
 }
 
-static int build_15m(Transformer *t, int int8)
+static int build_15m(llama_transformer *t, int int8)
 {
-    LlamaConfig c;
+    llama_config c;
     if (llama_named_shape("15M", &c, error, sizeof error) != 0 ||
         llama_build_transformer_generated(t, &c, SEED, error, sizeof error) != 0 ||
         (int8 && llama_quantize_transformer(t, llama_int8_group_size(&c, 64), error, sizeof error) != 0)) {
@@ -54,9 +54,9 @@ static int build_15m(Transformer *t, int int8)
 }
 
 /* one request on a fresh session; NULL-error run or the reason */
-static phase_run run_once(const Transformer *t, const int *tokens, int prompt, float *logits)
+static phase_run run_once(const llama_transformer *t, const int *tokens, int prompt, float *logits)
 {
-    Session s;
+    llama_session s;
     phase_run run = {0};
     if (llama_build_session(&s, t, 1, prompt + 1, 1, error, sizeof error) != 0) return run.error = error, run;
     run = run_prefill_then_decode(&s, tokens, prompt, tokens[prompt], logits);
@@ -65,9 +65,9 @@ static phase_run run_once(const Transformer *t, const int *tokens, int prompt, f
 }
 
 /* the logits of the whole sequence prefilled at once: what the decode step must reproduce */
-static int recompute(const Transformer *t, const int *tokens, int n, float *logits)
+static int recompute(const llama_transformer *t, const int *tokens, int n, float *logits)
 {
-    Session s;
+    llama_session s;
     if (llama_build_session(&s, t, 1, n, 1, error, sizeof error) != 0) return -1;
     const float *out = llama_prefill(&s, 0, tokens, n, error, sizeof error);
     if (out) memcpy(logits, out, (size_t)t->config.vocab_size * sizeof(float));
@@ -96,10 +96,10 @@ static void print_phase(const char *phase, const phase_counts *yours, const phas
 }
 
 /* the engine's counters and the decode step's logits, run here without your code */
-static int run_directly(const Transformer *t, const int *tokens, int prompt, LlamaCounters *prefill,
-                        LlamaCounters *decode, float *logits)
+static int run_directly(const llama_transformer *t, const int *tokens, int prompt, llama_counters *prefill,
+                        llama_counters *decode, float *logits)
 {
-    Session s;
+    llama_session s;
     if (llama_build_session(&s, t, 1, prompt + 1, 1, error, sizeof error) != 0) return -1;
     const float *out = llama_prefill(&s, 0, tokens, prompt, error, sizeof error);
     *prefill = s.counters;
@@ -120,14 +120,14 @@ static double largest_difference(const float *a, const float *b, int n)
     return isnan(largest) ? NAN : largest;
 }
 
-static void print_counters(const Transformer *t)
+static void print_counters(const llama_transformer *t)
 {
     int tokens[TABLE_PROMPT + 1], vocab = t->config.vocab_size;
     make_tokens(tokens, TABLE_PROMPT + 1, vocab, SEED);
     float *direct = calloc((size_t)vocab, sizeof(float)), *full = calloc((size_t)vocab, sizeof(float));
     float *yours = malloc((size_t)vocab * sizeof(float));
     for (int i = 0; i < vocab; i++) yours[i] = NAN;
-    LlamaCounters engine_prefill, engine_decode;
+    llama_counters engine_prefill, engine_decode;
     if (run_directly(t, tokens, TABLE_PROMPT, &engine_prefill, &engine_decode, direct) != 0 ||
         recompute(t, tokens, TABLE_PROMPT + 1, full) != 0) {
         printf("   the engine refused: %s\n", error);
@@ -162,12 +162,12 @@ static void print_counters(const Transformer *t)
 /* ---------------------------------------------------------------------------------
  * 2. Intensity of each phase */
 
-static void print_intensities(const Transformer *fp32, const Transformer *int8)
+static void print_intensities(const llama_transformer *fp32, const llama_transformer *int8)
 {
     printf("2. Intensity (FLOPs / bytes) of each phase, from your counts, for the 15M shape:\n");
     printf("   %7s %6s %16s %16s %10s %10s\n", "weights", "prompt", "prefill FLOP/B", "decode FLOP/B", "ratio",
            "estimate");
-    const Transformer *models[] = {fp32, int8};
+    const llama_transformer *models[] = {fp32, int8};
     const int prompts[] = {1, 8, 32, 128, 255};
     for (int k = 0; k < 2; k++) {
         stored_model m = stored_model_of(models[k]);
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("Day 19 — prefill and decode: the two phases of a request\n\n");
-    Transformer fp32, int8;
+    llama_transformer fp32, int8;
     if (build_15m(&fp32, 0) != 0 || build_15m(&int8, 1) != 0) return 1;
     print_counters(&fp32);
     print_intensities(&fp32, &int8);
@@ -228,7 +228,7 @@ int main(int argc, char **argv)
            "prefill", "decode", "prefill", "decode");
     printf("   %6s %12s %12s %9s %9s %11s %11s %11s %11s\n", "", "ms/token", "ms/token", "FLOP/B", "FLOP/B",
            "GFLOP/s", "GFLOP/s", "attainable", "attainable");
-    results out = lab_results_open_or_exit(argv[1], "prompt,prefill_ms_per_token,decode_ms_per_token,prefill_intensity,"
+    lab_results out = lab_results_open_or_exit(argv[1], "prompt,prefill_ms_per_token,decode_ms_per_token,prefill_intensity,"
                                             "decode_intensity,prefill_gflop_per_s,decode_gflop_per_s,"
                                             "prefill_attainable_gflop_per_s,decode_attainable_gflop_per_s,"
                                             "peak_gflop_per_s,bandwidth_gb_per_s");
@@ -239,7 +239,7 @@ int main(int argc, char **argv)
     /* One session per prompt, reused (its buffers touched once, in the first round); the rounds go
      * over all the prompts, so that a busy moment of the machine spreads over them. */
     double prefill_best[TIMED], decode_best[TIMED];
-    Session sessions[TIMED];
+    llama_session sessions[TIMED];
     for (int i = 0; i < TIMED; i++) {
         prefill_best[i] = decode_best[i] = INFINITY;
         if (llama_build_session(&sessions[i], &fp32, 1, timed_prompts[i] + 1, 1, error, sizeof error) != 0) {

@@ -1,6 +1,6 @@
 /* cache.c — Day 20 driver: a cache's memory (poisoned, so that a slot never appended reads as
  * NaN), and your append and attend plugged into the toy Llama as its KV-cache hooks
- * (lib/llama, Session.kv_hooks), so that the engine generates with your cache. Do not edit. */
+ * (lib/llama, llama_session.kv_hooks), so that the engine generates with your cache. Do not edit. */
 #include "lab.h"
 #include "compare.h"
 
@@ -77,9 +77,9 @@ static void plug_attend(void *state, float *out, const float *query, int sequenc
     kv_cache_attend(&plug->cache, out, query, sequence, layer, head, length, scores);
 }
 
-int kv_plug_into(Session *s, kv_plug *plug, char *error, size_t error_size)
+int kv_plug_into(llama_session *s, kv_plug *plug, char *error, size_t error_size)
 {
-    const LlamaConfig *config = &s->transformer->config;
+    const llama_config *config = &s->transformer->config;
     memset(plug, 0, sizeof *plug);
     if (config->n_kv_heads != config->n_heads) {
         snprintf(error, error_size, "today's cache is multi-head (a K/V head per query head); this model has %d query "
@@ -89,7 +89,7 @@ int kv_plug_into(Session *s, kv_plug *plug, char *error, size_t error_size)
     if (kv_cache_build(&plug->cache, config->n_layers, config->n_kv_heads, llama_head_dim_of(config), s->cache.batch,
                        s->cache.capacity, error, error_size) != 0)
         return -1;
-    s->kv_hooks = (LlamaKVHooks){plug, plug_store, plug_attend};
+    s->kv_hooks = (llama_kv_hooks){plug, plug_store, plug_attend};
     return 0;
 }
 
@@ -98,13 +98,13 @@ void kv_plug_free(kv_plug *plug)
     kv_cache_free(&plug->cache);
 }
 
-void kv_plug_reset_sequence(Session *s, kv_plug *plug, int sequence)
+void kv_plug_reset_sequence(llama_session *s, kv_plug *plug, int sequence)
 {
     llama_reset_sequence(s, sequence);
     kv_cache_forget(&plug->cache, sequence);
 }
 
-int kv_check_shape(LlamaConfig *config, char *error, size_t error_size)
+int kv_check_shape(llama_config *config, char *error, size_t error_size)
 {
     if (llama_named_shape("tiny-mha", config, error, error_size) != 0) return -1;
     config->seq_len = 160;

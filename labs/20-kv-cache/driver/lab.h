@@ -14,7 +14,7 @@
  *   kv_cache_attend   one query head's attention over the cached positions 0 .. length-1
  *
  * The driver (cache.c) allocates a cache, and plugs your append and attend into the toy Llama
- * (lib/llama: Session.kv_hooks), so that your cache is the one the engine reads and writes as
+ * (lib/llama: llama_session.kv_hooks), so that your cache is the one the engine reads and writes as
  * it generates real tokens.
  *
  * The layout, one array for keys and one for values, each
@@ -110,15 +110,15 @@ typedef struct kv_plug {
 
 /* Builds a cache for the session's model, batch and capacity, and sets the session's hooks.
  * The model must be multi-head (n_kv_heads == n_heads). */
-int kv_plug_into(Session *s, kv_plug *plug, char *error, size_t error_size);
+int kv_plug_into(llama_session *s, kv_plug *plug, char *error, size_t error_size);
 void kv_plug_free(kv_plug *plug);
 /* llama_reset_sequence for a session with your cache in it: both forget the sequence. */
-void kv_plug_reset_sequence(Session *s, kv_plug *plug, int sequence);
+void kv_plug_reset_sequence(llama_session *s, kv_plug *plug, int sequence);
 
 /* The shape the checks generate with: lib/llama's "tiny-mha" (2 layers, 6 heads of 8, 96
  * tokens), its context widened from 40 to 160 tokens so that a prompt and 128 generated
  * tokens fit. */
-int kv_check_shape(LlamaConfig *config, char *error, size_t error_size);
+int kv_check_shape(llama_config *config, char *error, size_t error_size);
 
 #ifdef __cplusplus
 }

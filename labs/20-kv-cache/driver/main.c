@@ -38,7 +38,7 @@ static const char *const timed_shape = "42M";
 static const int positions[] = {1, 8, 16, 32, 64, 128, 256, 512, 768, 1016};
 enum { POSITIONS = sizeof positions / sizeof positions[0] };
 
-static kv_model kv_model_of_row(const table *models, int row)
+static kv_model kv_model_of_row(const lab_table *models, int row)
 {
     kv_model m = {(int)lab_table_number_or_exit(models, row, "layers"), (int)lab_table_number_or_exit(models, row, "hidden_size"),
                   (int)lab_table_number_or_exit(models, row, "attention_heads"), (int)lab_table_number_or_exit(models, row, "kv_heads"),
@@ -51,7 +51,7 @@ static double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 /* ---------------------------------------------------------------------------------
  * 1. The formula, for the models of the table */
 
-static void print_formula(const table *models, double gpu_memory_bytes)
+static void print_formula(const lab_table *models, double gpu_memory_bytes)
 {
     printf("1. Your kv_cache_bytes for the models of data/models.csv, FP16 (2 bytes), one sequence:\n");
     printf("   %-13s %6s %8s %8s %10s %12s %10s %10s %12s %12s %10s\n", "model", "layers", "kv_heads", "head_dim",
@@ -86,7 +86,7 @@ static void print_engine_formula(void)
     const char *const shapes[] = {"tiny-mha", "15M", "42M", "110M"};
     for (int i = 0; i < 4; i++) {
         char error[256];
-        LlamaConfig c;
+        llama_config c;
         if (llama_named_shape(shapes[i], &c, error, sizeof error) != 0) continue;
         kv_model m = {c.n_layers, c.dim, c.n_heads, c.n_kv_heads, llama_head_dim_of(&c)};
         int64_t yours = kv_cache_bytes(&m, 4, c.seq_len, 1);
@@ -108,7 +108,7 @@ typedef struct timing {
     double largest_difference;                         /* of a logit, cached against uncached */
 } timing;
 
-static double counted_flops(const LlamaCounters *c) { return c->matmul_flops + c->attention_flops; }
+static double counted_flops(const llama_counters *c) { return c->matmul_flops + c->attention_flops; }
 
 static double largest_difference(const float *a, const float *b, int n)
 {
@@ -124,7 +124,7 @@ static double largest_difference(const float *a, const float *b, int n)
  * many rows at once), then the decode steps at p, p + 1, ... timed: each one token, one append
  * per layer, attention over the cache. Returns the median step in ms, or -1 with the reason;
  * the first step's logits and counted FLOPs go to `logits` and `flops`. */
-static double time_decode_steps(Session *s, const int *tokens, int *length, int p, float *logits, double *flops,
+static double time_decode_steps(llama_session *s, const int *tokens, int *length, int p, float *logits, double *flops,
                                 char *error, size_t error_size)
 {
     if (p > *length && !llama_prefill(s, 0, tokens + *length, p - *length, error, error_size)) return -1;
@@ -147,10 +147,10 @@ static double time_decode_steps(Session *s, const int *tokens, int *length, int 
 
 /* Runs the comparison: your cache, the engine's own, and no cache at all. Returns 0, or -1 with
  * a message when your cache refuses an append or its logits are not the recomputed ones. */
-static int measure(const Transformer *t, const int *tokens, timing *out, char *error, size_t error_size)
+static int measure(const llama_transformer *t, const int *tokens, timing *out, char *error, size_t error_size)
 {
     int vocab = t->config.vocab_size;
-    Session cached, engine_cached, uncached;
+    llama_session cached, engine_cached, uncached;
     kv_plug plug;
     if (llama_build_session(&cached, t, 1, CAPACITY, 1, error, error_size) != 0) return -1;
     if (llama_build_session(&engine_cached, t, 1, CAPACITY, 1, error, error_size) != 0) return -1;
@@ -204,9 +204,9 @@ static int measure(const Transformer *t, const int *tokens, timing *out, char *e
     return status;
 }
 
-static void print_timings(const Transformer *t, const timing *rows, const char *cpu)
+static void print_timings(const llama_transformer *t, const timing *rows, const char *cpu)
 {
-    const LlamaConfig *c = &t->config;
+    const llama_config *c = &t->config;
     kv_model m = {c->n_layers, c->dim, c->n_heads, c->n_kv_heads, llama_head_dim_of(c)};
     printf("3. The toy Llama's %s shape (%.1f MB of seeded FP32 weights; its FP32 cache of %d tokens, by your\n"
            "   formula: %.1f MB), one thread, measured on %s:\n", timed_shape, t->weights_bytes / 1e6, CAPACITY,
@@ -233,7 +233,7 @@ static void print_timings(const Transformer *t, const timing *rows, const char *
 /* The engine's count for a forward step over `rows` new tokens whose first is at `first`,
  * logits for the last: each row every layer's matrices, the classifier once, and attention
  * over positions 0 .. its own. The lab holds it against the counters it measured. */
-static double step_flops(const LlamaConfig *c, int first, int rows)
+static double step_flops(const llama_config *c, int first, int rows)
 {
     double dim = c->dim, kv_dim = llama_kv_dim_of(c), hidden = c->hidden_dim;
     double layer = 2 * dim * dim + 2 * kv_dim * dim + 3 * hidden * dim;
@@ -242,7 +242,7 @@ static double step_flops(const LlamaConfig *c, int first, int rows)
            4.0 * llama_head_dim_of(c) * c->n_heads * c->n_layers * attended;
 }
 
-static int print_totals(const LlamaConfig *c, const timing *rows)
+static int print_totals(const llama_config *c, const timing *rows)
 {
     for (int k = 0; k < POSITIONS; k++) {
         double cached = step_flops(c, rows[k].position, 1), uncached = step_flops(c, 0, rows[k].position + 1);
@@ -274,8 +274,8 @@ static int print_totals(const LlamaConfig *c, const timing *rows)
 static void print_predicted(void)
 {
     char error[512];
-    ModelShape m;
-    Hardware h;
+    perfmodel_shape m;
+    perfmodel_hardware h;
     if (perfmodel_load_model_shape("Llama-2-7B", &m, error, sizeof error) != 0 ||
         perfmodel_load_gpu("h100-sxm", &h, error, sizeof error) != 0) {
         printf("5. (no prediction: %s)\n\n", error);
@@ -286,8 +286,8 @@ static void print_predicted(void)
     const int points[] = {1, 127, 511, 1023, 4095};
     for (int i = 0; i < 5; i++) {
         int p = points[i];
-        Estimate decode, prefill;
-        Workload cached = {DTYPE_FP16, DTYPE_FP16, 1, p, 1}, uncached = {DTYPE_FP16, DTYPE_FP16, 1, p + 1, 1};
+        perfmodel_prediction decode, prefill;
+        perfmodel_workload cached = {DTYPE_FP16, DTYPE_FP16, 1, p, 1}, uncached = {DTYPE_FP16, DTYPE_FP16, 1, p + 1, 1};
         perfmodel_estimate(&m, &h, &cached, &decode);
         perfmodel_estimate(&m, &h, &uncached, &prefill);
         printf("   %8d %16.3f %18.3f %8.1fx %10s\n", p, 1e3 * decode.decode_step_time_s, 1e3 * prefill.prefill_time_s,
@@ -307,13 +307,13 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("Day 20 — the KV cache: its size, and the recomputation it saves\n\n");
-    table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
+    lab_table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
     int llama2_7b = lab_table_find(models, "name", "Llama-2-7B");
     if (llama2_7b < 0) {
         fprintf(stderr, "data/models.csv has no row named Llama-2-7B\n");
         return 1;
     }
-    Hardware h100;
+    perfmodel_hardware h100;
     char error[512];
     if (perfmodel_load_gpu("h100-sxm", &h100, error, sizeof error) != 0) {
         fprintf(stderr, "%s\n", error);
@@ -329,8 +329,8 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    LlamaConfig config;
-    Transformer t;
+    llama_config config;
+    llama_transformer t;
     if (llama_named_shape(timed_shape, &config, error, sizeof error) != 0 ||
         llama_build_transformer_generated(&t, &config, 20, error, sizeof error) != 0) {
         fprintf(stderr, "%s\n", error);
@@ -352,7 +352,7 @@ int main(int argc, char **argv)
     if (print_totals(&config, rows) != 0) return 1;
     print_predicted();
 
-    results out = lab_results_open_or_exit(argv[1], "series,model,position,context_tokens,time_ms,counted_gflop,kv_bytes");
+    lab_results out = lab_results_open_or_exit(argv[1], "series,model,position,context_tokens,time_ms,counted_gflop,kv_bytes");
     /* one series after the other, so that the plot's lines join each series' points */
     for (int k = 0; k < POSITIONS; k++)
         lab_results_row_or_exit(&out, "measured-cached,%s,%d,,%.6g,%.6g,", timed_shape, rows[k].position, rows[k].cached_ms,

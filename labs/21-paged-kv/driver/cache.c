@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 int paged_cache_build(paged_cache *cache, int blocks, int block_size, int layers, int kv_dim, int sequences,
-                      int max_tokens, const LlamaConfig *config, char *error, size_t error_size)
+                      int max_tokens, const llama_config *config, char *error, size_t error_size)
 {
     *cache = (paged_cache){0};
     if (blocks < 1 || block_size < 1 || layers < 1 || kv_dim < 1 || sequences < 1 || max_tokens < 1) {
@@ -68,9 +68,9 @@ static void hook_attend(void *state, float *out, const float *query, int sequenc
     paged_attend(state, out, query, sequence, layer, head, length, scores);
 }
 
-LlamaKVHooks paged_hooks(paged_cache *cache) { return (LlamaKVHooks){cache, hook_store, hook_attend}; }
+llama_kv_hooks paged_hooks(paged_cache *cache) { return (llama_kv_hooks){cache, hook_store, hook_attend}; }
 
-int paged_session_fork(Session *session, paged_cache *cache, int parent, int child, char *error, size_t error_size)
+int paged_session_fork(llama_session *session, paged_cache *cache, int parent, int child, char *error, size_t error_size)
 {
     if (parent == child || parent < 0 || child < 0 || parent >= cache->sequences || child >= cache->sequences ||
         child >= session->cache.batch || parent >= session->cache.batch) {

@@ -59,7 +59,7 @@ typedef struct paged_cache {
     int max_tokens;        /* tokens one sequence may hold */
     int max_blocks;        /* block table entries per sequence: ceil(max_tokens / block_size) */
     kv_sequence *sequence; /* (sequences) */
-    const LlamaConfig *config;   /* the model that attends (NULL for a cache that only keeps books) */
+    const llama_config *config;   /* the model that attends (NULL for a cache that only keeps books) */
     long long copies;      /* copy-on-write copies made (sequence_append counts them) */
     long long failed_stores;     /* stores the engine made that found no free block (paged_hooks counts them) */
 } paged_cache;
@@ -67,7 +67,7 @@ typedef struct paged_cache {
 /* ---- paged.c (yours): grouped-query attention ---- */
 
 /* The KV head that query head `head` reads: head / (n_heads / n_kv_heads). */
-int kv_head_of(const LlamaConfig *config, int head);
+int kv_head_of(const llama_config *config, int head);
 
 /* ---- paged.c (yours): the pool ---- */
 
@@ -100,7 +100,7 @@ void sequence_fork(paged_cache *cache, int parent, int child);
 /* Gives every block of `sequence` back (each held once less) and empties it. */
 void sequence_free(paged_cache *cache, int sequence);
 
-/* ---- paged.c (yours): the engine's KV hooks (LlamaKVHooks in lib/llama/llama.h) ---- */
+/* ---- paged.c (yours): the engine's KV hooks (llama_kv_hooks in lib/llama/llama.h) ---- */
 
 /* The engine hands over the rotated key and the value (kv_dim floats each) of `position` at
  * `layer`: a position equal to the sequence's length is a new token (append it first; layer 0
@@ -121,17 +121,17 @@ void paged_attend(const paged_cache *cache, float *out, const float *query, int 
  * (a slot read before it is written poisons the result). config may be NULL (layers and kv_dim
  * then describe what a slot holds). Returns 0, or -1 with the reason in `error`. */
 int paged_cache_build(paged_cache *cache, int blocks, int block_size, int layers, int kv_dim, int sequences,
-                      int max_tokens, const LlamaConfig *config, char *error, size_t error_size);
+                      int max_tokens, const llama_config *config, char *error, size_t error_size);
 void paged_cache_free(paged_cache *cache);
 /* Blocks held by at least one table: blocks - free_count. */
 int paged_blocks_in_use(const paged_cache *cache);
-/* The hooks that plug the cache into a session (Session.kv_hooks): your paged_store and
+/* The hooks that plug the cache into a session (llama_session.kv_hooks): your paged_store and
  * paged_attend. A store that finds no room is counted in failed_stores. */
-LlamaKVHooks paged_hooks(paged_cache *cache);
+llama_kv_hooks paged_hooks(paged_cache *cache);
 /* Forks `parent` into the empty `child` in the cache (your sequence_fork) and in the session,
  * whose own count of the child's tokens becomes the parent's: the child continues after the
  * shared prefix. Returns 0, or -1 with the reason in `error`. */
-int paged_session_fork(Session *session, paged_cache *cache, int parent, int child, char *error, size_t error_size);
+int paged_session_fork(llama_session *session, paged_cache *cache, int parent, int child, char *error, size_t error_size);
 
 #ifdef __cplusplus
 }

@@ -43,7 +43,7 @@ static char error[512];
 /* ---------------------------------------------------------------------------------
  * 1. GQA: the KV cache per token */
 
-static void print_gqa(const table *models)
+static void print_gqa(const lab_table *models)
 {
     printf("1. KV cache per token in FP16 (2 x layers x kv_heads x head_dim x 2 bytes), with each model's KV heads\n"
            "   and as multi-head attention would have it (one KV head per query head):\n");
@@ -56,7 +56,7 @@ static void print_gqa(const table *models)
         printf("   %-12s %6d %9d %12.0f %12.0f %7.0fx\n", lab_table_text_or_exit(models, row, "name"), heads, kv_heads,
                bytes / 1024, mha / 1024, mha / bytes);
     }
-    LlamaConfig tiny;
+    llama_config tiny;
     if (llama_named_shape("tiny", &tiny, error, sizeof error) == 0) {
         printf("   Your kv_head_of for the toy Llama's 'tiny' (%d query heads, %d KV heads): query head -> KV head",
                tiny.n_heads, tiny.n_kv_heads);
@@ -75,12 +75,12 @@ typedef struct generation {
     int blocks, failed;
 } generation;
 
-static generation generate(const Transformer *t, int block_size)
+static generation generate(const llama_transformer *t, int block_size)
 {
     enum { PROMPT = 5, TOKENS = 24 };
     generation g = {0, 1, 0, 0};
     int vocab = t->config.vocab_size, prompt[PROMPT] = {1, 9, 4, 33, 2};
-    Session own, paged;
+    llama_session own, paged;
     paged_cache cache;
     if (llama_build_session(&own, t, 1, TOKENS, 1, error, sizeof error) != 0) return g.largest_difference = INFINITY, g;
     if (llama_build_session(&paged, t, 1, TOKENS, 1, error, sizeof error) != 0 ||
@@ -109,7 +109,7 @@ static generation generate(const Transformer *t, int block_size)
     return g;
 }
 
-static int print_engine(const Transformer *t)
+static int print_engine(const llama_transformer *t)
 {
     printf("2. The toy Llama ('tiny', %d layers, %d query heads on %d KV heads) generating 24 tokens greedily after a\n"
            "   5-token prompt, on the engine's own cache and on your paged cache (your paged_store, paged_attend):\n",
@@ -131,12 +131,12 @@ static int print_engine(const Transformer *t)
 /* ---------------------------------------------------------------------------------
  * 3. Parallel sampling: one prompt, four samples */
 
-static void print_sampling(const Transformer *t)
+static void print_sampling(const llama_transformer *t)
 {
     enum { PROMPT = 22, GENERATED = 16, BLOCK = 4 };
     int vocab = t->config.vocab_size, tokens[PROMPT];
     for (int i = 0; i < PROMPT; i++) tokens[i] = (int)((5u * (unsigned)i + 2u) % (unsigned)vocab);
-    Session s;
+    llama_session s;
     paged_cache cache;
     int capacity = PROMPT + GENERATED;
     int per_sample = (capacity + BLOCK - 1) / BLOCK;
@@ -285,7 +285,7 @@ static admission admit_contiguous(const request *trace, long long budget_tokens)
     return a;
 }
 
-static long long kv_budget_tokens(const table *models, const table *gpus, double *memory_gb, double *weights_gb,
+static long long kv_budget_tokens(const lab_table *models, const lab_table *gpus, double *memory_gb, double *weights_gb,
                                   double *kv_bytes_per_token)
 {
     int model = lab_table_find(models, "name", "Llama-2-7B"), gpu = lab_table_find(gpus, "key", "a100-80gb");
@@ -305,12 +305,12 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("Day 21 — paged KV cache: blocks, block tables, sharing, and grouped-query attention\n\n");
-    table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     print_gqa(models);
 
-    Transformer tiny;
-    LlamaConfig config;
+    llama_transformer tiny;
+    llama_config config;
     if (llama_named_shape("tiny", &config, error, sizeof error) != 0 ||
         llama_build_transformer_generated(&tiny, &config, 21, error, sizeof error) != 0) {
         fprintf(stderr, "the toy Llama could not be built: %s\n", error);
@@ -365,7 +365,7 @@ int main(int argc, char **argv)
                         "working yet), so there is nothing to plot: the verdict below says which check fails.\n");
         return 1;
     }
-    results out = lab_results_open_or_exit(argv[1], "block_size,contiguous_waste_percent,paged_waste_percent,shared_waste_percent,"
+    lab_results out = lab_results_open_or_exit(argv[1], "block_size,contiguous_waste_percent,paged_waste_percent,shared_waste_percent,"
                                             "contiguous_sequences,paged_sequences,shared_sequences,shared_copies");
     for (size_t i = 0; i < sizeof block_sizes / sizeof block_sizes[0]; i++)
         lab_results_row_or_exit(&out, "%d,%.4g,%.4g,%.4g,%d,%d,%d,%lld", block_sizes[i], contiguous.waste_percent,

@@ -57,7 +57,7 @@ static double max_error(const float *got, const float *want, size_t count)
 static attention_run checked_run(inputs *x, int tile, double *error)
 {
     attention_run run = gpu_attention(x->q, x->k, x->v, x->out, x->n, x->d, 1, tile, 1);
-    comparison result = lab_compare_floats("out", x->out, x->want, (size_t)x->n * x->d, RELATIVE, ABSOLUTE);
+    lab_comparison result = lab_compare_floats("out", x->out, x->want, (size_t)x->n * x->d, RELATIVE, ABSOLUTE);
     *error = max_error(x->out, x->want, (size_t)x->n * x->d);
     if (run.error || run.written_past_end || result.mismatches) {
         char why[64];
@@ -82,7 +82,7 @@ static void format_us(char *text, size_t size, double microseconds)
     if (microseconds >= 0) snprintf(text, size, "%.3f", microseconds);
 }
 
-static void gpu_lengths_part(results *csv)
+static void gpu_lengths_part(lab_results *csv)
 {
     const double mib = 1 << 20;
     printf("GPU: one causal head, d = %d, FlashAttention with tiles of 32. Global bytes requested (32-byte\n"
@@ -111,7 +111,7 @@ static void gpu_lengths_part(results *csv)
     }
 }
 
-static void gpu_tiles_part(results *csv)
+static void gpu_tiles_part(lab_results *csv)
 {
     const double mib = 1 << 20;
     printf("\nGPU: n = %d, causal, FlashAttention for each tile size. Global bytes, MiB (counted; predicted):\n\n"
@@ -152,7 +152,7 @@ static int tiled_is_right(attention_tiles *tiles)
         attention_reference(x.q, x.k, x.v, x.want, n, d, causal);
         lab_poison(x.out, sizeof(float) * n * d);
         attention_tiled_cpu(x.q, x.k, x.v, x.out, n, d, causal, CPU_TILE, tiles);
-        comparison result = lab_compare_floats("out", x.out, x.want, (size_t)n * d, RELATIVE, ABSOLUTE);
+        lab_comparison result = lab_compare_floats("out", x.out, x.want, (size_t)n * d, RELATIVE, ABSOLUTE);
         if (result.mismatches) {
             printf("attention_tiled_cpu is not right yet (%s, n = %d, d = %d: %zu of %d outputs wrong): not timed.\n",
                    causal ? "causal" : "non-causal", n, d, result.mismatches, n * d);
@@ -163,7 +163,7 @@ static int tiled_is_right(attention_tiles *tiles)
     return right;
 }
 
-static void cpu_part(results *csv)
+static void cpu_part(lab_results *csv)
 {
     char cpu[160];
     lab_cpu_name(cpu, sizeof cpu);
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s RESULTS.csv\n", argv[0]);
         return 2;
     }
-    results csv = lab_results_open_or_exit(argv[1], "part,n,d,tile,flash_bytes,predicted_flash_bytes,"
+    lab_results csv = lab_results_open_or_exit(argv[1], "part,n,d,tile,flash_bytes,predicted_flash_bytes,"
                                             "matrix_traffic_bytes,max_error,flash_gpu_us,"
                                             "naive_cpu_seconds,tiled_cpu_seconds,naive_scratch_bytes,"
                                             "tiled_scratch_bytes,cpu");

@@ -65,8 +65,8 @@ static int run_right(int fused, const chain_inputs *in, float *h, float *y, cons
 /* The chain for every token of a Llama-2-7B prompt, twice per layer, on an H100 SXM. */
 static void predict_llama(void)
 {
-    table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     int llama = lab_table_find(models, "name", "Llama-2-7B"), h100 = lab_table_find(gpus, "key", "h100-sxm");
     double hidden = lab_table_number_or_exit(models, llama, "hidden_size"), layers = lab_table_number_or_exit(models, llama, "layers");
     double bandwidth = lab_table_number_or_exit(gpus, h100, "memory_bandwidth_gb_per_s") * 1e9;
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
            ROWS, ROW_THREADS, TOKENS);
     printf(" hidden  launches   bytes per row (counted)   fewer bytes     predicted us, %d rows\n"
            "         unf. fus.   unfused        fused    counted  chapter   unfused    fused\n", TOKENS);
-    results out = lab_results_open_or_exit(argv[1], "hidden,unfused_launches,fused_launches,unfused_bytes_per_row,"
+    lab_results out = lab_results_open_or_exit(argv[1], "hidden,unfused_launches,fused_launches,unfused_bytes_per_row,"
                                             "fused_bytes_per_row,counted_ratio,predicted_ratio,unfused_predicted_us,"
                                             "fused_predicted_us,unfused_measured_us,fused_measured_us");
     int written = 0;

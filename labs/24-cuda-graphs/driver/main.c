@@ -145,7 +145,7 @@ static double kernel_bytes(decode_config c, int kernel, int position)
 
 static double h100_bandwidth_gb_per_s(void)
 {
-    table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
     int row = lab_table_find(gpus, "key", "h100-sxm");
     if (row < 0) {
         fprintf(stderr, "data/gpus.csv has no row with key h100-sxm\n");
@@ -162,7 +162,7 @@ static void print_way(const char *way, step_timeline t, double closed)
            100 * closed, 1e6 / t.makespan_us);
 }
 
-static void write_events(results *csv, const char *mode, decode_config c, const launch_event *events,
+static void write_events(lab_results *csv, const char *mode, decode_config c, const launch_event *events,
                          const double *kernel_us, int kernels)
 {
     for (int k = 0; k < kernels; k++) {
@@ -173,7 +173,7 @@ static void write_events(results *csv, const char *mode, decode_config c, const 
     }
 }
 
-static void model_part(results *csv)
+static void model_part(lab_results *csv)
 {
     decode_config c = stories110m;
     int kernels = decode_step_kernels(c);
@@ -233,7 +233,7 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("Day 24 — CUDA graphs: one launch for the whole decode step\n\n");
-    results csv = lab_results_open_or_exit(argv[1], "part,mode,kernel,name,host_start_us,host_end_us,gpu_start_us,gpu_end_us,"
+    lab_results csv = lab_results_open_or_exit(argv[1], "part,mode,kernel,name,host_start_us,host_end_us,gpu_start_us,gpu_end_us,"
                                             "kernel_us,eager_closed,eager_simulated,serial_closed,serial_simulated,"
                                             "graph_closed,graph_simulated");
     toy_part();

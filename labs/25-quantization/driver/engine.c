@@ -3,7 +3,7 @@
  * Three copies of one seeded model (lib/llama): FP32 as generated; every weight matrix
  * quantized by your quantize_int8_per_channel; every matrix quantized by lib/llama's own
  * llama_quantize_rows with one group per row (the same format, the book's code). Each matrix's
- * WeightMatrix slot is pointed at the INT8 values and the row scales with group_size = cols, so
+ * llama_weight_matrix slot is pointed at the INT8 values and the row scales with group_size = cols, so
  * the engine's own INT8 matrix multiplication reads your numbers. The same tokens are then
  * decoded by all three, and their logits compared step by step.
  *
@@ -25,27 +25,27 @@
 
 enum { SEED = 25 };
 
-typedef void (*row_quantizer)(const WeightMatrix *m, int8_t *values, float *scales);
+typedef void (*row_quantizer)(const llama_weight_matrix *m, int8_t *values, float *scales);
 
-static void yours(const WeightMatrix *m, int8_t *values, float *scales)
+static void yours(const llama_weight_matrix *m, int8_t *values, float *scales)
 {
     quantize_int8_per_channel(m->fp32, m->rows, m->cols, values, scales);
 }
 
-static void books(const WeightMatrix *m, int8_t *values, float *scales)
+static void books(const llama_weight_matrix *m, int8_t *values, float *scales)
 {
     for (int r = 0; r < m->rows; r++)
         llama_quantize_rows(values + (size_t)r * m->cols, scales + r, m->fp32 + (size_t)r * m->cols, m->cols, m->cols);
 }
 
 /* Every matrix of t, in the order the engine reads them; `count` of them. */
-static int matrices_of(Transformer *t, WeightMatrix **out)
+static int matrices_of(llama_transformer *t, llama_weight_matrix **out)
 {
     int count = 0;
     out[count++] = &t->token_embedding;
     for (int l = 0; l < t->config.n_layers; l++) {
-        LayerWeights *w = &t->layers[l];
-        WeightMatrix *each[] = {&w->wq, &w->wk, &w->wv, &w->wo, &w->w1, &w->w2, &w->w3};
+        llama_layer_weights *w = &t->layers[l];
+        llama_weight_matrix *each[] = {&w->wq, &w->wk, &w->wv, &w->wo, &w->w1, &w->w2, &w->w3};
         for (int k = 0; k < 7; k++) out[count++] = each[k];
     }
     if (!t->config.shared_classifier) out[count++] = &t->classifier;
@@ -54,9 +54,9 @@ static int matrices_of(Transformer *t, WeightMatrix **out)
 
 /* Replaces every matrix of t by its INT8 per-channel form, made by `quantize`. The FP32
  * block stays (the norm vectors live in it); llama_free_transformer frees both. */
-static int quantize_model(Transformer *t, row_quantizer quantize, double *crest, char *error, size_t error_size)
+static int quantize_model(llama_transformer *t, row_quantizer quantize, double *crest, char *error, size_t error_size)
 {
-    WeightMatrix **slots = malloc((size_t)(8 * t->config.n_layers + 2) * sizeof *slots);
+    llama_weight_matrix **slots = malloc((size_t)(8 * t->config.n_layers + 2) * sizeof *slots);
     int count = matrices_of(t, slots);
     size_t values = 0, rows = 0;
     for (int k = 0; k < count; k++) values += (size_t)slots[k]->rows * slots[k]->cols, rows += (size_t)slots[k]->rows;
@@ -70,7 +70,7 @@ static int quantize_model(Transformer *t, row_quantizer quantize, double *crest,
     double crest_sum = 0;
     size_t at = 0, scale_at = 0;
     for (int k = 0; k < count; k++) {
-        WeightMatrix *m = slots[k];
+        llama_weight_matrix *m = slots[k];
         for (int r = 0; crest && r < m->rows; r++) {
             double largest = 0, squares = 0;
             for (int j = 0; j < m->cols; j++) {
@@ -80,7 +80,7 @@ static int quantize_model(Transformer *t, row_quantizer quantize, double *crest,
             crest_sum += squares > 0 ? largest / sqrt(squares / m->cols) : 0;
         }
         quantize(m, int8 + at, scales + scale_at);
-        *m = (WeightMatrix){.rows = m->rows, .cols = m->cols, .format = WEIGHTS_INT8, .int8 = int8 + at,
+        *m = (llama_weight_matrix){.rows = m->rows, .cols = m->cols, .format = WEIGHTS_INT8, .int8 = int8 + at,
                             .scales = scales + scale_at, .group_size = m->cols};
         at += (size_t)m->rows * m->cols, scale_at += (size_t)m->rows;
     }
@@ -93,10 +93,10 @@ static int quantize_model(Transformer *t, row_quantizer quantize, double *crest,
 }
 
 /* Your INT8 values and scales against the book's, matrix by matrix. */
-static void compare_weights(Transformer *mine, Transformer *book, engine_comparison *out)
+static void compare_weights(llama_transformer *mine, llama_transformer *book, engine_comparison *out)
 {
-    WeightMatrix **a = malloc((size_t)(8 * mine->config.n_layers + 2) * sizeof *a);
-    WeightMatrix **b = malloc((size_t)(8 * book->config.n_layers + 2) * sizeof *b);
+    llama_weight_matrix **a = malloc((size_t)(8 * mine->config.n_layers + 2) * sizeof *a);
+    llama_weight_matrix **b = malloc((size_t)(8 * book->config.n_layers + 2) * sizeof *b);
     int count = matrices_of(mine, a);
     matrices_of(book, b);
     for (int k = 0; k < count; k++) {
@@ -117,11 +117,11 @@ static void compare_weights(Transformer *mine, Transformer *book, engine_compari
 int engine_compare(const char *shape, int positions, engine_comparison *out, char *error, size_t error_size)
 {
     memset(out, 0, sizeof *out);
-    LlamaConfig c;
+    llama_config c;
     if (llama_named_shape(shape, &c, error, error_size) != 0) return -1;
     if (positions > c.seq_len) positions = c.seq_len;
-    Transformer models[3];   /* FP32, yours, the book's */
-    Session sessions[3];
+    llama_transformer models[3];   /* FP32, yours, the book's */
+    llama_session sessions[3];
     memset(models, 0, sizeof models), memset(sessions, 0, sizeof sessions);
     int status = 0, built = 0;
     double crest = 0;

@@ -110,7 +110,7 @@ typedef struct engine_comparison {
 } engine_comparison;
 
 /* Seeded weights of the named shape (lib/llama), every matrix quantized by your
- * quantize_int8_per_channel into the engine's WeightMatrix slots (INT8, group_size = cols:
+ * quantize_int8_per_channel into the engine's llama_weight_matrix slots (INT8, group_size = cols:
  * one scale per row), then `positions` tokens decoded next to the FP32 model and next to
  * lib/llama's own per-channel quantization. -1 with the reason in `error`. */
 int engine_compare(const char *shape, int positions, engine_comparison *out, char *error, size_t error_size);

@@ -203,12 +203,12 @@ static void print_engine(void)
  * 5. Predicted: the decode bound per format */
 
 static const char *const models[] = {"Llama-2-7B", "Llama-2-13B", "Llama-2-70B"};
-static const DataType weight_types[] = {DTYPE_FP16, DTYPE_INT8, DTYPE_INT4};
+static const perfmodel_dtype weight_types[] = {DTYPE_FP16, DTYPE_INT8, DTYPE_INT4};
 
-static void predict(results *out)
+static void predict(lab_results *out)
 {
     char error[512];
-    table *gpus = lab_table_read(lab_data_path("gpus.csv"), error, sizeof error);
+    lab_table *gpus = lab_table_read(lab_data_path("gpus.csv"), error, sizeof error);
     if (!gpus) {
         printf("5. (no prediction: %s)\n", error);
         return;
@@ -217,16 +217,16 @@ static void predict(results *out)
            "   (a roofline bound: weights and cache read once); '-' where the weights alone do not fit the GPU:\n");
     printf("   %-11s %-10s %9s %9s %9s\n", "model", "gpu", "FP16 ms", "INT8 ms", "INT4 ms");
     for (int mi = 0; mi < 3; mi++) {
-        ModelShape m;
+        perfmodel_shape m;
         if (perfmodel_load_model_shape(models[mi], &m, error, sizeof error) != 0) continue;
         for (int g = 0; g < gpus->rows; g++) {
-            Hardware h;
+            perfmodel_hardware h;
             const char *key = lab_table_text_or_exit(gpus, g, "key");
             if (perfmodel_load_gpu(key, &h, error, sizeof error) != 0) continue;
             printf("   %-11s %-10s", models[mi], key);
             for (int f = 0; f < 3; f++) {
-                Workload w = {weight_types[f], DTYPE_FP16, 1, 512, 1};
-                Estimate e;
+                perfmodel_workload w = {weight_types[f], DTYPE_FP16, 1, 512, 1};
+                perfmodel_prediction e;
                 perfmodel_estimate(&m, &h, &w, &e);
                 int fits = e.weights_bytes <= h.memory_bytes;
                 if (fits) printf(" %9.2f", 1e3 * e.decode_step_time_s);
@@ -237,14 +237,14 @@ static void predict(results *out)
             printf("\n");
         }
     }
-    ModelShape m;
-    Hardware h;
+    perfmodel_shape m;
+    perfmodel_hardware h;
     if (perfmodel_load_model_shape("Llama-2-7B", &m, error, sizeof error) == 0 &&
         perfmodel_load_gpu("h100-sxm", &h, error, sizeof error) == 0) {
         printf("   Llama-2-7B on an H100 SXM, the prefill of a 512-token prompt: ");
         for (int f = 0; f < 3; f++) {
-            Workload w = {weight_types[f], DTYPE_FP16, 1, 512, 1};
-            Estimate e;
+            perfmodel_workload w = {weight_types[f], DTYPE_FP16, 1, 512, 1};
+            perfmodel_prediction e;
             perfmodel_estimate(&m, &h, &w, &e);
             printf("%s %.1f ms (%s-bound)%s", perfmodel_dtype_name(weight_types[f]), 1e3 * e.prefill_time_s,
                    e.prefill_bound, f < 2 ? ", " : "\n");
@@ -274,7 +274,7 @@ int main(int argc, char **argv)
     print_kernel();
     print_engine();
 
-    results out = lab_results_open_or_exit(argv[1], "series,model,gpu,format,size,time_ms,fits");
+    lab_results out = lab_results_open_or_exit(argv[1], "series,model,gpu,format,size,time_ms,fits");
     for (int f = 0; f < 3; f++)   /* one series after the other, so that the plot's lines join each series' points */
         for (int s = 0; s < SIZES; s++)
             lab_results_row_or_exit(&out, "measured-gemv,,cpu,%s,%d,%.6g,", formats[f], sizes[s], times[s].ms[f]);

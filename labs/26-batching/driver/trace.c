@@ -51,7 +51,7 @@ void generate_trace(unsigned long long seed, int count, double rate_per_s, reque
 
 int load_trace(const char *file_name, request **out, char *error, unsigned long error_size)
 {
-    table *t = lab_table_read(lab_data_path(file_name), error, error_size);
+    lab_table *t = lab_table_read(lab_data_path(file_name), error, error_size);
     if (!t) return -1;
     request *requests = malloc((size_t)(t->rows ? t->rows : 1) * sizeof *requests);
     for (int i = 0; i < t->rows; i++) {
@@ -77,12 +77,12 @@ void scale_arrivals(const request *in, int count, double speedup, request *out)
 
 int serving_setup(cost_model *model, serving_limits *limits, char *error, unsigned long error_size)
 {
-    ModelShape shape;
-    Hardware gpu;
+    perfmodel_shape shape;
+    perfmodel_hardware gpu;
     if (perfmodel_load_model_shape("Llama-2-7B", &shape, error, error_size) != 0) return -1;
     if (perfmodel_load_gpu("h100-sxm", &gpu, error, error_size) != 0) return -1;
-    Workload workload = {DTYPE_FP16, DTYPE_FP16, 1, 1, 1};
-    Estimate estimate;
+    perfmodel_workload workload = {DTYPE_FP16, DTYPE_FP16, 1, 1, 1};
+    perfmodel_prediction estimate;
     perfmodel_estimate(&shape, &gpu, &workload, &estimate);
     /* every matrix of every layer, and the classifier, for each token: 2 FLOPs a weight */
     double matrix_weights = (double)shape.layers * (double)perfmodel_active_layer_matrix_parameters(&shape) +

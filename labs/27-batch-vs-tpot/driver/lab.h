@@ -69,18 +69,18 @@ typedef struct decode_run {
 /* `steps` decode steps of sequences 0 .. batch-1 of session `s` together, one forward step
  * each: tokens[i] is the token appended to sequence i; after each step tokens[i] becomes the
  * greedy choice (llama_argmax) of sequence i's logits, so that the sequences go on generating. */
-decode_run decode_steps(Session *s, int batch, int steps, int *tokens);
+decode_run decode_steps(llama_session *s, int batch, int steps, int *tokens);
 
 /* ---- model.c (driver) ---- */
 
 /* The decode_model of a dense row of data/models.csv (or an engine shape), counted as
  * lib/perfmodel counts it, with weights and KV cache stored as `weights` and `kv` (FP32, FP16
  * or BF16: no group scales). */
-decode_model decode_model_of(const ModelShape *shape, DataType weights, DataType kv);
+decode_model decode_model_of(const perfmodel_shape *shape, perfmodel_dtype weights, perfmodel_dtype kv);
 /* A row of data/gpus.csv, or this CPU measured (perfmodel_measure_cpu), as the roofline sees
  * it for `shape` with weights of type `weights`: the peak and bandwidth perfmodel_estimate
  * uses (FP16 Tensor Cores for FP16 weights on a GPU, the measured FMA peak on a CPU). */
-machine machine_of(const ModelShape *shape, const Hardware *h, DataType weights);
+machine machine_of(const perfmodel_shape *shape, const perfmodel_hardware *h, perfmodel_dtype weights);
 
 /* ---- helpers (driver) ---- */
 

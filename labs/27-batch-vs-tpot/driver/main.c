@@ -41,10 +41,10 @@ static void fail(const char *what)
 }
 
 /* perfmodel's estimate of one decode step at `batch` */
-static Estimate estimate_of(const ModelShape *m, const Hardware *h, int batch, int prompt, int gen)
+static perfmodel_prediction estimate_of(const perfmodel_shape *m, const perfmodel_hardware *h, int batch, int prompt, int gen)
 {
-    Workload w = {.weights = DTYPE_FP16, .kv = DTYPE_FP16, .batch = batch, .prompt = prompt, .gen = gen};
-    Estimate e;
+    perfmodel_workload w = {.weights = DTYPE_FP16, .kv = DTYPE_FP16, .batch = batch, .prompt = prompt, .gen = gen};
+    perfmodel_prediction e;
     perfmodel_estimate(m, h, &w, &e);
     return e;
 }
@@ -52,7 +52,7 @@ static Estimate estimate_of(const ModelShape *m, const Hardware *h, int batch, i
 /* ---------------------------------------------------------------------------------
  * 1 and 2. Llama-2-7B on two GPUs, predicted */
 
-static void print_knee(const char *name, const decode_model *d, const machine *hw, const ModelShape *m, double context,
+static void print_knee(const char *name, const decode_model *d, const machine *hw, const perfmodel_shape *m, double context,
                        double weights_bytes)
 {
     double ridge = hw->peak_flop_per_s / hw->bandwidth_byte_per_s, knee = knee_batch(d, hw, context);
@@ -67,9 +67,9 @@ static void print_knee(const char *name, const decode_model *d, const machine *h
            name, ridge, params, naive, 100 * shift, naive, shift < 1 ? naive / (1 - shift) : INFINITY, knee);
 }
 
-static void gpu_series(results *out, const ModelShape *m, const char *key)
+static void gpu_series(lab_results *out, const perfmodel_shape *m, const char *key)
 {
-    Hardware h;
+    perfmodel_hardware h;
     if (perfmodel_load_gpu(key, &h, error, sizeof error) != 0) fail(key);
     decode_model d = decode_model_of(m, DTYPE_FP16, DTYPE_FP16);
     machine hw = machine_of(m, &h, DTYPE_FP16);
@@ -79,7 +79,7 @@ static void gpu_series(results *out, const ModelShape *m, const char *key)
            hw.bandwidth_byte_per_s / 1e9, hw.peak_flop_per_s / 1e12, context);
     printf("   %6s %12s %14s %9s %16s\n", "batch", "TPOT ms", "tokens/s", "bound", "perfmodel TPOT");
     for (int batch = 1; batch <= 1024; batch *= 2) {
-        Estimate e = estimate_of(m, &h, batch, GPU_PROMPT, GPU_GEN);
+        perfmodel_prediction e = estimate_of(m, &h, batch, GPU_PROMPT, GPU_GEN);
         double tpot = predicted_tpot(&d, &hw, batch, context), rate = predicted_tokens_per_s(&d, &hw, batch, context);
         int compute = step_flops(&d, batch, context) / hw.peak_flop_per_s > step_bytes(&d, batch, context) / hw.bandwidth_byte_per_s;
         printf("   %6d %12.3f %14.0f %9s %13.3f ms %s\n", batch, 1e3 * tpot, rate, compute ? "compute" : "memory",
@@ -87,15 +87,15 @@ static void gpu_series(results *out, const ModelShape *m, const char *key)
         lab_results_row_or_exit(out, "%s,%d,%.6g,%.6g,%.6g", key, batch, 1e3 * tpot, rate, knee);
     }
     print_knee(h.name, &d, &hw, m, context, estimate_of(m, &h, 1, GPU_PROMPT, GPU_GEN).weights_bytes);
-    Estimate one = estimate_of(m, &h, 1, GPU_PROMPT, GPU_GEN), many = estimate_of(m, &h, 64, GPU_PROMPT, GPU_GEN);
-    Estimate most = estimate_of(m, &h, 256, GPU_PROMPT, GPU_GEN);
+    perfmodel_prediction one = estimate_of(m, &h, 1, GPU_PROMPT, GPU_GEN), many = estimate_of(m, &h, 64, GPU_PROMPT, GPU_GEN);
+    perfmodel_prediction most = estimate_of(m, &h, 256, GPU_PROMPT, GPU_GEN);
     printf("   TPOT at batch 64 is %.2f times batch 1's; at batch 256, %.2f times batch 64's.\n\n", many.tpot_s / one.tpot_s,
            most.tpot_s / many.tpot_s);
 }
 
-static void long_context(const ModelShape *m)
+static void long_context(const perfmodel_shape *m)
 {
-    Hardware h;
+    perfmodel_hardware h;
     if (perfmodel_load_gpu("h100-sxm", &h, error, sizeof error) != 0) fail("h100-sxm");
     decode_model d = decode_model_of(m, DTYPE_FP16, DTYPE_FP16);
     machine hw = machine_of(m, &h, DTYPE_FP16);
@@ -113,19 +113,19 @@ static void long_context(const ModelShape *m)
 /* ---------------------------------------------------------------------------------
  * 3. This CPU, predicted and measured */
 
-static void cpu_series(results *out)
+static void cpu_series(lab_results *out)
 {
-    LlamaConfig c;
-    Transformer t;
+    llama_config c;
+    llama_transformer t;
     if (llama_named_shape("15M", &c, error, sizeof error) != 0 || llama_build_transformer_generated(&t, &c, 27, error, sizeof error) != 0)
         fail("the 15M model");
-    ModelShape m;
+    perfmodel_shape m;
     perfmodel_shape_from_config(&c, "15M", &m);
     decode_model d = decode_model_of(&m, DTYPE_FP32, DTYPE_FP32);
     double context = CPU_PROMPT + (CPU_STEPS + 1) / 2.0;   /* a step at position p attends p + 1 positions */
 
     /* one session per batch, every sequence prefilled with its own prompt */
-    Session sessions[CPU_BATCHES];
+    llama_session sessions[CPU_BATCHES];
     int tokens[CPU_BATCHES][LARGEST_CPU_BATCH];
     double best[CPU_BATCHES];
     for (int b = 0; b < CPU_BATCHES; b++) {
@@ -149,7 +149,7 @@ static void cpu_series(results *out)
         exit(1);
     }
 
-    Hardware h;
+    perfmodel_hardware h;
     perfmodel_measure_cpu(&h, (size_t)t.weights_bytes);
     machine hw = machine_of(&m, &h, DTYPE_FP32);
     double knee = knee_batch(&d, &hw, context);
@@ -202,7 +202,7 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("Day 27 — batch against TPOT: flat while memory-bound, rising once compute-bound\n\n");
-    ModelShape m;
+    perfmodel_shape m;
     if (perfmodel_load_model_shape("Llama-2-7B", &m, error, sizeof error) != 0) fail("Llama-2-7B");
     decode_model d = decode_model_of(&m, DTYPE_FP16, DTYPE_FP16);
     machine probe = {1e15, 1e12};
@@ -211,7 +211,7 @@ int main(int argc, char **argv)
                         "says which check fails.\n", predicted_tpot(&d, &probe, 1, 24));
         return 1;
     }
-    results out = lab_results_open_or_exit(argv[1], "series,batch,tpot_ms,tokens_per_s,knee_batch");
+    lab_results out = lab_results_open_or_exit(argv[1], "series,batch,tpot_ms,tokens_per_s,knee_batch");
     printf("1. Llama-2-7B, FP16 weights and KV cache, a %d-token prompt and %d generated, predicted by your roofline:\n",
            GPU_PROMPT, GPU_GEN);
     for (int g = 0; g < 2; g++) gpu_series(&out, &m, gpu_keys[g]);

@@ -7,14 +7,14 @@
 #include <math.h>
 
 /* the norm vectors (and Q, K, V biases where the model has them): read once a step */
-static double vector_values(const ModelShape *m)
+static double vector_values(const perfmodel_shape *m)
 {
     double norms = (2.0 * m->layers + 1.0) * m->hidden;
     double biases = m->qkv_bias ? (double)m->layers * (m->heads + 2.0 * m->kv_heads) * m->head_dim : 0.0;
     return norms + biases;
 }
 
-decode_model decode_model_of(const ModelShape *m, DataType weights, DataType kv)
+decode_model decode_model_of(const perfmodel_shape *m, perfmodel_dtype weights, perfmodel_dtype kv)
 {
     double bytes = perfmodel_dtype_bytes(weights);
     double layer_matrices = (double)m->layers * (double)perfmodel_active_layer_matrix_parameters(m);
@@ -29,10 +29,10 @@ decode_model decode_model_of(const ModelShape *m, DataType weights, DataType kv)
     return d;
 }
 
-machine machine_of(const ModelShape *shape, const Hardware *h, DataType weights)
+machine machine_of(const perfmodel_shape *shape, const perfmodel_hardware *h, perfmodel_dtype weights)
 {
-    Workload w = {.weights = weights, .kv = weights, .batch = 1, .prompt = 1, .gen = 1};
-    Estimate e;
+    perfmodel_workload w = {.weights = weights, .kv = weights, .batch = 1, .prompt = 1, .gen = 1};
+    perfmodel_prediction e;
     perfmodel_estimate(shape, h, &w, &e);
     return (machine){e.peak_flops, e.bandwidth};
 }

@@ -86,12 +86,12 @@ typedef struct speculative_stats {
  * per target call with `draft` (the same vocabulary) and keeping them through verify_draft.
  * temperature 0: greedy (each row a one-hot at its argmax); otherwise softmax(logits / T).
  * gamma = 0 is plain decoding with the target. Returns 0, or -1 with the reason in error. */
-int speculative_generate(const Transformer *target, const Transformer *draft, const int *prompt, int n, int gamma,
+int speculative_generate(const llama_transformer *target, const llama_transformer *draft, const int *prompt, int n, int gamma,
                          float temperature, uint64_t seed, int count, int *out, speculative_stats *stats, char *error,
                          size_t error_size);
 
 /* Plain greedy decoding with one model: the reference the greedy special case must equal. */
-int greedy_generate(const Transformer *t, const int *prompt, int n, int count, int *out, char *error, size_t error_size);
+int greedy_generate(const llama_transformer *t, const int *prompt, int n, int count, int *out, char *error, size_t error_size);
 
 /* A row of probabilities from logits: one-hot at the argmax for temperature 0, else softmax(logits / T). */
 void probabilities_of(const float *logits, int vocab, float temperature, float *probabilities);

@@ -98,7 +98,7 @@ static void print_one_position(void)
 /* ---------------------------------------------------------------------------------
  * 2. The formula against a count */
 
-static void print_formula(results *out)
+static void print_formula(lab_results *out)
 {
     printf("2. Tokens per target call: your expected_tokens_per_call beside the mean of %d calls of your\n"
            "   verify_draft (rows sharing exactly alpha), and your speculative_speedup at two cost ratios c:\n", TRIALS);
@@ -139,9 +139,9 @@ static void print_formula(results *out)
 /* ---------------------------------------------------------------------------------
  * 3. The toy Llama */
 
-static int build(Transformer *t, int layers, int int8)
+static int build(llama_transformer *t, int layers, int int8)
 {
-    LlamaConfig c;
+    llama_config c;
     if (llama_named_shape("tiny", &c, error, sizeof error) != 0) return -1;
     if (layers) c.n_layers = layers;
     if (llama_build_transformer_generated(t, &c, SEED, error, sizeof error) != 0) return -1;
@@ -154,7 +154,7 @@ static void make_prompt(int *prompt, int vocab, uint64_t seed)
     for (int i = 0; i < PROMPT; i++) prompt[i] = (int)(llama_random_u32(&state) % (uint32_t)vocab);
 }
 
-static int print_engine(results *out, const Transformer *target, const Transformer *drafts[2], const char *names[2],
+static int print_engine(lab_results *out, const llama_transformer *target, const llama_transformer *drafts[2], const char *names[2],
                         const char *series[2])
 {
     int vocab = target->config.vocab_size, prompt[PROMPT], plain[GENERATED], fast[GENERATED];
@@ -233,7 +233,7 @@ int main(int argc, char **argv)
     }
     printf("Day 28 — speculative decoding: draft, verify, and what it buys\n\n");
     print_one_position();
-    results out = lab_results_open_or_exit(argv[1], "series,alpha,gamma,cost_ratio,tokens_per_call,speedup");
+    lab_results out = lab_results_open_or_exit(argv[1], "series,alpha,gamma,cost_ratio,tokens_per_call,speedup");
     print_formula(&out);
     /* nothing to run on the engine until the verification emits tokens */
     float p[VOCAB], q[VOCAB];
@@ -249,12 +249,12 @@ int main(int argc, char **argv)
                         "one token, drawn from target row 0). The verdict below says which check fails.\n", emitted);
         return 1;
     }
-    Transformer target, layer_skip, int8;
+    llama_transformer target, layer_skip, int8;
     if (build(&target, 0, 0) != 0 || build(&layer_skip, 1, 0) != 0 || build(&int8, 0, 1) != 0) {
         fprintf(stderr, "the engine refused a model: %s\n", error);
         return 1;
     }
-    const Transformer *drafts[2] = {&layer_skip, &int8};
+    const llama_transformer *drafts[2] = {&layer_skip, &int8};
     const char *names[2] = {"first layer alone", "the target in INT8"};
     const char *series[2] = {"counted-engine-layer-skip", "counted-engine-int8"};
     int status = print_engine(&out, &target, drafts, names, series);

@@ -31,9 +31,9 @@ void probabilities_of(const float *logits, int vocab, float temperature, float *
     for (int i = 0; i < vocab; i++) probabilities[i] = (float)(probabilities[i] / sum);
 }
 
-int greedy_generate(const Transformer *t, const int *prompt, int n, int count, int *out, char *error, size_t error_size)
+int greedy_generate(const llama_transformer *t, const int *prompt, int n, int count, int *out, char *error, size_t error_size)
 {
-    Session s;
+    llama_session s;
     if (llama_build_session(&s, t, 1, n + count, 1, error, error_size) != 0) return -1;
     const float *logits = llama_prefill(&s, 0, prompt, n, error, error_size);
     for (int i = 0; logits && i < count; i++) {
@@ -46,7 +46,7 @@ int greedy_generate(const Transformer *t, const int *prompt, int n, int count, i
 
 /* the buffers of one generation */
 typedef struct generation {
-    Session target, draft;
+    llama_session target, draft;
     int *tokens;               /* the prompt, then what is emitted */
     float *p, *q, *residual;   /* (gamma + 1) target rows, gamma draft rows */
     int *draft_tokens, *emitted;
@@ -87,7 +87,7 @@ static int score(generation *g, int length, int gamma, float temperature, specul
     int rows[MAX_GAMMA + 1];
     rows[0] = g->tokens[length - 1];
     for (int k = 1; k <= gamma; k++) rows[k] = g->draft_tokens[k - 1];
-    LlamaCounters before = g->target.counters;
+    llama_counters before = g->target.counters;
     const float *logits = llama_prefill_rows(&g->target, 0, rows, gamma + 1, error, error_size);
     if (!logits) return -1;
     stats->target_calls += g->target.counters.steps - before.steps;
@@ -98,7 +98,7 @@ static int score(generation *g, int length, int gamma, float temperature, specul
     return 0;
 }
 
-int speculative_generate(const Transformer *target, const Transformer *draft, const int *prompt, int n, int gamma,
+int speculative_generate(const llama_transformer *target, const llama_transformer *draft, const int *prompt, int n, int gamma,
                          float temperature, uint64_t seed, int count, int *out, speculative_stats *stats, char *error,
                          size_t error_size)
 {

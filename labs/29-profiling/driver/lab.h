@@ -4,8 +4,8 @@
  * A profiler answers "where did the time go?" by timestamping named ranges: Nsight Systems
  * draws the ranges a program marks with NVTX (nvtxRangePush / nvtxRangePop) on a timeline,
  * and perf or callgrind sum a CPU program's time by function. Today you write the smallest
- * such tool for the book's toy Llama. The engine calls a tracer (Session.trace, llama.h's
- * LlamaTraceHooks) around every part of a forward step, always properly nested:
+ * such tool for the book's toy Llama. The engine calls a tracer (llama_session.trace, llama.h's
+ * llama_trace_hooks) around every part of a forward step, always properly nested:
  *
  *   step
  *   ├── embedding
@@ -82,7 +82,7 @@ typedef struct trace_totals {
 
 /* ---- tracer.c (yours): 1. the hooks ---- */
 
-/* LlamaTraceHooks' begin and end; `state` is a tracer. begin opens a range at the clock's time
+/* llama_trace_hooks' begin and end; `state` is a tracer. begin opens a range at the clock's time
  * now; end closes the innermost open range, which must have the same name (compare the text:
  * strcmp), and appends it to spans. An end that matches no open range, or a begin past
  * TRACE_MAX_DEPTH, counts an error (the first one described in first_error) and changes nothing
@@ -139,9 +139,9 @@ static inline void tracer_free(tracer *t)
 }
 
 /* Plugs a tracer into an engine session: the engine calls your begin and end from now on. */
-static inline void tracer_plug_into(Session *s, tracer *t)
+static inline void tracer_plug_into(llama_session *s, tracer *t)
 {
-    LlamaTraceHooks hooks = {t, tracer_begin, tracer_end};
+    llama_trace_hooks hooks = {t, tracer_begin, tracer_end};
     s->trace = hooks;
 }
 

@@ -5,7 +5,7 @@
  *
  * Runs a request on the 15M shape (seeded FP32 weights, one thread): a prefill of 64 tokens and
  * 32 greedy decode steps, REPEATS times without a tracer and REPEATS times with yours plugged in
- * (Session.trace), in turn. Prints, in order:
+ * (llama_session.trace), in turn. Prints, in order:
  *   1. the wall time of each phase, untraced and traced (the fastest of REPEATS), and what tracing cost;
  *   2. your breakdown: each part's time in each phase (measured: its fastest of the requests), the
  *      share of the phase's wall time it took beside the share the shape predicts, and the parts
@@ -40,7 +40,7 @@ typedef struct request_time {
 
 /* One request: the prompt, then DECODE_STEPS greedy tokens; the tracer (when there is one) is
  * told the phase before each call. */
-static int run_request(Session *s, tracer *t, const int *prompt, request_time *time, char *error, size_t error_size)
+static int run_request(llama_session *s, tracer *t, const int *prompt, request_time *time, char *error, size_t error_size)
 {
     llama_reset_sequence(s, 0);
     if (t) t->phase = "prefill";
@@ -108,10 +108,10 @@ static int fastest(const double *seconds, int n)
 }
 
 /* What the shape predicts each part's share of a phase to be, from the engine's counts (llama.h's
- * LlamaCounters): prefill is compute-bound, so a part's share of its FLOPs (matrix products and
+ * llama_counters): prefill is compute-bound, so a part's share of its FLOPs (matrix products and
  * attention); decode is memory-bound, so its share of the bytes (weights, KV written and read).
  * Norms, RoPE and SwiGLU count as nothing in both, as the engine's counters leave them out. */
-static void predicted_shares(const LlamaConfig *c, int decode, double share[TRACE_PARTS])
+static void predicted_shares(const llama_config *c, int decode, double share[TRACE_PARTS])
 {
     double dim = c->dim, kv = llama_kv_dim_of(c), hidden = c->hidden_dim, layers = c->n_layers;
     double heads = c->n_heads, head_dim = llama_head_dim_of(c), vocab = c->vocab_size;
@@ -159,7 +159,7 @@ static phase_report report_of(const trace_totals *runs, const double *wall_s, in
     return r;
 }
 
-static void print_breakdown(const phase_report *prefill, const phase_report *decode, const LlamaConfig *c)
+static void print_breakdown(const phase_report *prefill, const phase_report *decode, const llama_config *c)
 {
     double prefill_predicted[TRACE_PARTS], decode_predicted[TRACE_PARTS];
     predicted_shares(c, 0, prefill_predicted), predicted_shares(c, 1, decode_predicted);
@@ -191,11 +191,11 @@ static void print_breakdown(const phase_report *prefill, const phase_report *dec
 }
 
 static void write_results(const char *path, const tracer *t, const phase_report *prefill, const phase_report *decode,
-                          const LlamaConfig *c)
+                          const llama_config *c)
 {
     double predicted[2][TRACE_PARTS];
     predicted_shares(c, 0, predicted[0]), predicted_shares(c, 1, predicted[1]);
-    results out = lab_results_open_or_exit(path, "series,phase,part,part_index,depth,step,start_ms,end_ms,total_ms,share_percent,"
+    lab_results out = lab_results_open_or_exit(path, "series,phase,part,part_index,depth,step,start_ms,end_ms,total_ms,share_percent,"
                                          "predicted_share_percent");
     const phase_report *reports[2] = {prefill, decode};
     const char *phases[2] = {"prefill", "decode"};
@@ -235,9 +235,9 @@ int main(int argc, char **argv)
     printf("Day 29 — profiling: the toy Llama traced, prefill against decode\n\n");
     char error[512], cpu[128];
     lab_cpu_name(cpu, sizeof cpu);
-    LlamaConfig config;
-    Transformer model;
-    Session session;
+    llama_config config;
+    llama_transformer model;
+    llama_session session;
     if (llama_named_shape(traced_shape, &config, error, sizeof error) != 0 ||
         llama_build_transformer_generated(&model, &config, 29, error, sizeof error) != 0 ||
         llama_build_session(&session, &model, 1, PROMPT + DECODE_STEPS, 1, error, sizeof error) != 0) {
@@ -266,7 +266,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "no memory for %d spans\n", SPAN_CAPACITY);
             return 1;
         }
-        session.trace = (LlamaTraceHooks){0};
+        session.trace = (llama_trace_hooks){0};
         if (run_request(&session, NULL, prompt, &plain, error, sizeof error) != 0) {
             fprintf(stderr, "%s\n", error);
             return 1;

@@ -21,9 +21,9 @@ static double thread_seconds(void)
     return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
-int build_toy_engine(Transformer *t, ModelShape *shape, char *error, size_t error_size)
+int build_toy_engine(llama_transformer *t, perfmodel_shape *shape, char *error, size_t error_size)
 {
-    LlamaConfig c;
+    llama_config c;
     if (llama_named_shape("15M", &c, error, error_size) != 0 ||
         llama_build_transformer_generated(t, &c, SEED, error, error_size) != 0)
         return -1;
@@ -34,7 +34,7 @@ int build_toy_engine(Transformer *t, ModelShape *shape, char *error, size_t erro
 /* a seeded token of the vocabulary */
 static int token_at(int sequence, int position, int vocab) { return (sequence * 101 + position * 13 + 1) % vocab; }
 
-double measure_decode_step(const Transformer *t, int batch, int prompt, int rounds, int steps, char *error, size_t error_size)
+double measure_decode_step(const llama_transformer *t, int batch, int prompt, int rounds, int steps, char *error, size_t error_size)
 {
     if (batch < 1 || batch > MAX_BATCH || rounds < 1 || rounds > MAX_ROUNDS || steps < 1 || prompt < 1) {
         snprintf(error, error_size, "measure_decode_step: batch 1 to %d, rounds 1 to %d, steps and prompt >= 1", MAX_BATCH, MAX_ROUNDS);
@@ -43,7 +43,7 @@ double measure_decode_step(const Transformer *t, int batch, int prompt, int roun
     int vocab = t->config.vocab_size, sequences[MAX_BATCH], tokens[MAX_BATCH];
     int *prompt_tokens = malloc((size_t)prompt * sizeof(int));
     double times[MAX_ROUNDS];
-    Session s;
+    llama_session s;
     if (!prompt_tokens || llama_build_session(&s, t, batch, prompt + rounds * steps, 1, error, error_size) != 0) {
         free(prompt_tokens);
         return -1;
@@ -70,7 +70,7 @@ done:
     return result;
 }
 
-double measure_prefill(const Transformer *t, int prompt, int rounds, char *error, size_t error_size)
+double measure_prefill(const llama_transformer *t, int prompt, int rounds, char *error, size_t error_size)
 {
     if (rounds < 1 || rounds > MAX_ROUNDS || prompt < 1) {
         snprintf(error, error_size, "measure_prefill: rounds 1 to %d, prompt >= 1", MAX_ROUNDS);
@@ -78,7 +78,7 @@ double measure_prefill(const Transformer *t, int prompt, int rounds, char *error
     }
     int *tokens = malloc((size_t)prompt * sizeof(int));
     double times[MAX_ROUNDS];
-    Session s;
+    llama_session s;
     if (!tokens || llama_build_session(&s, t, 1, prompt, 1, error, error_size) != 0) {
         free(tokens);
         return -1;

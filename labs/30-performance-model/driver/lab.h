@@ -41,9 +41,9 @@ extern "C" {
 /* ---- model.c (yours): 1. the memory budget ---- */
 
 /* Bytes of all the model's parameters stored as `type` (FP32, FP16, BF16 or FP8). */
-double weights_bytes(const ModelShape *m, DataType type);
+double weights_bytes(const perfmodel_shape *m, perfmodel_dtype type);
 /* Bytes of one token's K and V in every layer, stored as `type`. */
-double kv_bytes_per_token(const ModelShape *m, DataType type);
+double kv_bytes_per_token(const perfmodel_shape *m, perfmodel_dtype type);
 
 typedef struct memory_plan {
     double weights_bytes;
@@ -54,7 +54,7 @@ typedef struct memory_plan {
     int64_t max_batch;         /* the most sequences of prompt + gen tokens that fit beside the
                                   weights; 0 when the weights alone do not fit */
 } memory_plan;
-memory_plan plan_memory(const ModelShape *m, const Workload *w, double capacity_bytes);
+memory_plan plan_memory(const perfmodel_shape *m, const perfmodel_workload *w, double capacity_bytes);
 
 /* ---- model.c (yours): 2. the two phases, counted ---- */
 
@@ -69,10 +69,10 @@ double mean_decode_context(int prompt, int gen);
 /* The prefill of the whole batch's prompts as one forward step (batch x prompt rows, at most
  * LLAMA_MAX_STEP_ROWS): FLOPs, and bytes = the step's weights (one embedding row per token)
  * + each token's KV, written and read back (2 x batch x prompt x kv_bytes_per_token). */
-phase_cost prefill_cost(const ModelShape *m, const Workload *w);
+phase_cost prefill_cost(const perfmodel_shape *m, const perfmodel_workload *w);
 /* One decode step of the batch at the mean context: one row per sequence; each sequence
  * reads the KV of the positions it attends and writes one more. */
-phase_cost decode_step_cost(const ModelShape *m, const Workload *w);
+phase_cost decode_step_cost(const perfmodel_shape *m, const perfmodel_workload *w);
 
 /* ---- model.c (yours): 3. the roofline, and which resource binds ---- */
 
@@ -92,7 +92,7 @@ typedef struct plan {
     phase_cost prefill, decode;
     bound ttft, tpot;
 } plan;
-plan predict(const ModelShape *m, const Hardware *h, const Workload *w);
+plan predict(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w);
 
 /* ---- model.c (yours): 4. the troubleshooting checklist, a decision table ---- */
 
@@ -140,27 +140,27 @@ checklist_row checklist(symptom s);
  *   throughput flat in the batch    decode is compute-bound
  *   high TTFT on long prompts       prefill is compute-bound
  * (Jittery utilisation never: a roofline has no timeline; only a profile shows it.) */
-unsigned predicted_symptoms(const plan *p, const Workload *w);
+unsigned predicted_symptoms(const plan *p, const perfmodel_workload *w);
 
 /* ---- engine.c (driver): the toy engine, measured on this CPU ---- */
 
 /* The toy Llama's 15M shape with seeded FP32 weights (lib/llama), and its shape for the model. */
-int build_toy_engine(Transformer *t, ModelShape *shape, char *error, size_t error_size);
+int build_toy_engine(llama_transformer *t, perfmodel_shape *shape, char *error, size_t error_size);
 /* The median seconds of one decode step of `batch` sequences, each prefilled with `prompt`
  * tokens first: `rounds` rounds of `steps` steps, timed by this thread's CPU time (what the
  * engine costs, not the time other programs hold the core). The steps attend prompt + 1 to
  * prompt + rounds x steps positions: the mean context of gen = rounds x steps + 1.
  * Returns a negative value with the engine's complaint in `error`. */
-double measure_decode_step(const Transformer *t, int batch, int prompt, int rounds, int steps, char *error, size_t error_size);
+double measure_decode_step(const llama_transformer *t, int batch, int prompt, int rounds, int steps, char *error, size_t error_size);
 /* The median seconds of the prefill of one `prompt`-token sequence, over `rounds` runs. */
-double measure_prefill(const Transformer *t, int prompt, int rounds, char *error, size_t error_size);
+double measure_prefill(const llama_transformer *t, int prompt, int rounds, char *error, size_t error_size);
 
 /* ---- helpers (driver) ---- */
 
 /* The peak a workload's matrix products run at, as lib/perfmodel chooses it: on a CPU its FP32
  * FMA peak (the engine computes in FP32); on a GPU the tensor cores of the weights' type
  * (FP16 where the GPU has no BF16 or FP8 ones), and FP32 weights on the CUDA cores. */
-static inline double peak_flops_for(const Hardware *h, DataType weights)
+static inline double peak_flops_for(const perfmodel_hardware *h, perfmodel_dtype weights)
 {
     if (h->is_cpu || weights == DTYPE_FP32) return h->fp32_flops;
     if (weights == DTYPE_BF16 && !isnan(h->bf16_tensor_flops)) return h->bf16_tensor_flops;

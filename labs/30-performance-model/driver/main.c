@@ -30,16 +30,16 @@ enum { BATCHES = sizeof batches / sizeof batches[0], PROMPTS = sizeof prompts / 
 
 static char error[2048];
 
-static ModelShape model_or_exit(const char *name)
+static perfmodel_shape model_or_exit(const char *name)
 {
-    ModelShape m;
+    perfmodel_shape m;
     if (perfmodel_load_model_shape(name, &m, error, sizeof error) != 0) fprintf(stderr, "%s\n", error), exit(1);
     return m;
 }
 
-static Hardware gpu_or_exit(const char *key)
+static perfmodel_hardware gpu_or_exit(const char *key)
 {
-    Hardware h;
+    perfmodel_hardware h;
     if (perfmodel_load_gpu(key, &h, error, sizeof error) != 0) fprintf(stderr, "%s\n", error), exit(1);
     return h;
 }
@@ -54,7 +54,7 @@ static const char *symptom_names[SYMPTOMS] = {"high TTFT on long prompts", "high
                                               "slower as the context grows", "jittery utilisation", "out of memory",
                                               "throughput flat in the batch"};
 
-static void print_symptoms(const plan *p, const Workload *w)
+static void print_symptoms(const plan *p, const perfmodel_workload *w)
 {
     unsigned shown = predicted_symptoms(p, w);
     printf("   checklist rows this prediction shows:");
@@ -64,12 +64,12 @@ static void print_symptoms(const plan *p, const Workload *w)
     printf("\n");
 }
 
-static void article_case(const char *title, const char *model, const char *gpu, Workload w)
+static void article_case(const char *title, const char *model, const char *gpu, perfmodel_workload w)
 {
-    ModelShape m = model_or_exit(model);
-    Hardware h = gpu_or_exit(gpu);
+    perfmodel_shape m = model_or_exit(model);
+    perfmodel_hardware h = gpu_or_exit(gpu);
     plan p = predict(&m, &h, &w);
-    Estimate e;
+    perfmodel_prediction e;
     perfmodel_estimate(&m, &h, &w, &e);
     printf("%s\n   %-40s %14s %14s\n", title, "", "yours", "lib/perfmodel");
     compare("weights", p.memory.weights_bytes, e.weights_bytes, "GB", 1e-9);
@@ -93,11 +93,11 @@ static void article_case(const char *title, const char *model, const char *gpu, 
 static void print_article(void)
 {
     printf("1. The Day 30 article's worked numbers (predicted: roofline bounds from data/models.csv and data/gpus.csv)\n\n");
-    Workload chat = {DTYPE_FP16, DTYPE_FP16, 1, 128, 128};
+    perfmodel_workload chat = {DTYPE_FP16, DTYPE_FP16, 1, 128, 128};
     article_case("Llama-2-70B, FP16 weights and KV, on one H100 SXM (3350 GB/s, 80 GB); batch 1, prompt 128, gen 128:",
                  "Llama-2-70B", "h100-sxm", chat);
-    ModelShape m70 = model_or_exit("Llama-2-70B");
-    Hardware h100 = gpu_or_exit("h100-sxm");
+    perfmodel_shape m70 = model_or_exit("Llama-2-70B");
+    perfmodel_hardware h100 = gpu_or_exit("h100-sxm");
     plan p = predict(&m70, &h100, &chat);
     double article_rule = 70e9 * 2 / h100.bandwidth;   /* "70B x 2 bytes / 3.35 TB/s" */
     double all_weights = p.memory.weights_bytes / h100.bandwidth;
@@ -112,16 +112,16 @@ static void print_article(void)
 
     article_case("Llama-2-13B, FP16, on an A100 SXM 80GB (2039 GB/s); batch 1, prompt 128, gen 128:", "Llama-2-13B",
                  "a100-80gb", chat);
-    Workload eight = chat;
+    perfmodel_workload eight = chat;
     eight.batch = 8;
     article_case("\n... and at batch 8:", "Llama-2-13B", "a100-80gb", eight);
 
-    ModelShape m7 = model_or_exit("Llama-2-7B");
-    Workload long_context = {DTYPE_FP16, DTYPE_FP16, 1, 4000, 96};
+    perfmodel_shape m7 = model_or_exit("Llama-2-7B");
+    perfmodel_workload long_context = {DTYPE_FP16, DTYPE_FP16, 1, 4000, 96};
     memory_plan kv = plan_memory(&m7, &long_context, 80e9);
     printf("\n   The KV formula, 2 x layers x KV heads x head_dim x bytes per token (yours):\n");
     printf("   Llama-2-7B, FP16, 4096 tokens:  %.0f bytes = %.3f GiB\n", kv.kv_bytes_total, kv.kv_bytes_total / (1u << 30));
-    Workload huge = {DTYPE_FP16, DTYPE_FP16, 1, 131072 - 96, 96};
+    perfmodel_workload huge = {DTYPE_FP16, DTYPE_FP16, 1, 131072 - 96, 96};
     printf("   Llama-2-7B, FP16, 128K tokens:   %.1f GB (the shape alone: Llama-2-7B's context is 4096)\n",
            plan_memory(&m7, &huge, 80e9).kv_bytes_total * 1e-9);
     printf("   Llama-2-70B (8 KV heads for 64 query heads): %.0f KiB a token, %.0f KiB without GQA\n\n",
@@ -131,7 +131,7 @@ static void print_article(void)
 /* ---------------------------------------------------------------------------------
  * 2. The toy engine on this CPU */
 
-static void write_row(results *out, const char *phase, int batch, int prompt, const plan *p, const phase_cost *cost,
+static void write_row(lab_results *out, const char *phase, int batch, int prompt, const plan *p, const phase_cost *cost,
                       const bound *b, double measured_s, double peak, double bandwidth)
 {
     double intensity = cost->flops / cost->bytes;
@@ -153,16 +153,16 @@ int main(int argc, char **argv)
     printf("Day 30 — the engineer's performance model\n\n");
     print_article();
 
-    Transformer t;
-    ModelShape toy;
+    llama_transformer t;
+    perfmodel_shape toy;
     if (build_toy_engine(&t, &toy, error, sizeof error) != 0) {
         fprintf(stderr, "the engine refused the 15M model: %s\n", error);
         return 1;
     }
-    Hardware cpu;
+    perfmodel_hardware cpu;
     perfmodel_measure_cpu(&cpu, (size_t)t.weights_bytes);
     int gen = DECODE_ROUNDS * DECODE_STEPS + 1;
-    Workload first = {DTYPE_FP32, DTYPE_FP32, 1, PROMPT, gen};
+    perfmodel_workload first = {DTYPE_FP32, DTYPE_FP32, 1, PROMPT, gen};
     plan check = predict(&toy, &cpu, &first);
     if (!(check.tpot.seconds > 0) || !isfinite(check.tpot.seconds) || !(check.ttft.seconds > 0) || !isfinite(check.ttft.seconds)) {
         fflush(stdout);
@@ -180,25 +180,25 @@ int main(int argc, char **argv)
     printf("   %-8s %5s %6s %10s %10s %8s %9s %9s %10s  %s\n", "phase", "batch", "prompt", "predicted", "measured", "meas/",
            "FLOP/B", "GFLOP/s", "attainable", "bound");
     printf("   %-8s %5s %6s %10s %10s %8s %9s %9s %10s\n", "", "", "", "ms", "ms", "pred", "", "measured", "GFLOP/s");
-    results out = lab_results_open_or_exit(argv[1], "phase,batch,prompt,context,flops,bytes,intensity,predicted_ms,measured_ms,"
+    lab_results out = lab_results_open_or_exit(argv[1], "phase,batch,prompt,context,flops,bytes,intensity,predicted_ms,measured_ms,"
                                             "measured_over_predicted,measured_gflop_per_s,attainable_gflop_per_s,"
                                             "peak_gflop_per_s,bandwidth_gb_per_s,bound");
     for (int b = 0; b < BATCHES; b++) {
-        Workload w = {DTYPE_FP32, DTYPE_FP32, batches[b], PROMPT, gen};
+        perfmodel_workload w = {DTYPE_FP32, DTYPE_FP32, batches[b], PROMPT, gen};
         plan p = predict(&toy, &cpu, &w);
         double measured = measure_decode_step(&t, batches[b], PROMPT, DECODE_ROUNDS, DECODE_STEPS, error, sizeof error);
         if (measured <= 0) fprintf(stderr, "the engine refused: %s\n", error), exit(1);
         write_row(&out, "decode", batches[b], PROMPT, &p, &p.decode, &p.tpot, measured, peak, cpu.bandwidth);
     }
     for (int i = 0; i < PROMPTS; i++) {
-        Workload w = {DTYPE_FP32, DTYPE_FP32, 1, prompts[i], 1};
+        perfmodel_workload w = {DTYPE_FP32, DTYPE_FP32, 1, prompts[i], 1};
         plan p = predict(&toy, &cpu, &w);
         double measured = measure_prefill(&t, prompts[i], PREFILL_ROUNDS, error, sizeof error);
         if (measured <= 0) fprintf(stderr, "the engine refused: %s\n", error), exit(1);
         write_row(&out, "prefill", 1, prompts[i], &p, &p.prefill, &p.ttft, measured, peak, cpu.bandwidth);
     }
     lab_results_close_or_exit(&out);
-    Estimate e;
+    perfmodel_prediction e;
     perfmodel_estimate(&toy, &cpu, &first, &e);
     printf("   (lib/perfmodel on the same measured CPU, batch 1: TPOT %.3f ms, yours %.3f ms. Measured on this machine's\n"
            "   CPU, not a GPU; meas/pred above 1 is the engine's distance from its roofline bound.)\n",

@@ -148,7 +148,7 @@ static Options parse_options(int argc, char **argv)
 /* The weight format asked for, applied to the model as loaded: FP32 is quantized when INT8
  * or INT4 is asked for; an INT8 (version-2) checkpoint stays as it is, and cannot become
  * FP32 or INT4. */
-static void apply_weight_format(Transformer *t, const Options *o)
+static void apply_weight_format(llama_transformer *t, const Options *o)
 {
     char error[1024];
     if (t->format == WEIGHTS_INT8) {
@@ -232,8 +232,8 @@ int main(int argc, char **argv)
 {
     Options o = parse_options(argc, argv);
     char error[1024];
-    Transformer t;
-    LlamaConfig config;
+    llama_transformer t;
+    llama_config config;
     double start = now_s();
     if (o.shape) {
         if (llama_named_shape(o.shape, &config, error, sizeof error) != 0) die("%s", error);
@@ -261,7 +261,7 @@ int main(int argc, char **argv)
                  o.prompt_tokens, o.gen, context, config.seq_len);
         die("%s", error);
     }
-    Session s;
+    llama_session s;
     if (llama_build_session(&s, &t, o.batch, (int)context, o.threads, error, sizeof error) != 0) die("%s", error);
     if (!strcmp(o.activations, "int8") && llama_set_int8_activations(&s, 1, error, sizeof error) != 0)
         die("--activations int8: %s", error);
@@ -282,7 +282,7 @@ int main(int argc, char **argv)
         sequences[b] = b;
         lengths[b] = o.prompt_tokens;
     }
-    Sampler sampler;
+    llama_sampler sampler;
 
     double *ttfts = malloc((size_t)o.repeat * sizeof(double)), *tpots = malloc((size_t)o.repeat * sizeof(double));
     double *totals = malloc((size_t)o.repeat * sizeof(double));

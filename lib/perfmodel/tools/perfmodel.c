@@ -126,9 +126,9 @@ static Options parse_options(int argc, char **argv)
     return o;
 }
 
-static DataType parse_type(const char *option, const char *name)
+static perfmodel_dtype parse_type(const char *option, const char *name)
 {
-    DataType type;
+    perfmodel_dtype type;
     if (perfmodel_parse_dtype(name, &type) != 0) {
         fprintf(stderr, "perfmodel: %s is one of fp32, fp16, bf16, fp8, int8, int4, not '%s'\n", option, name);
         exit(2);
@@ -141,28 +141,28 @@ int main(int argc, char **argv)
     Options o = parse_options(argc, argv);
     char error[2048];
 
-    ModelShape model;
+    perfmodel_shape model;
     if (o.model) {
         if (perfmodel_load_model_shape(o.model, &model, error, sizeof error) != 0) die(error);
     } else {
-        LlamaConfig config;
+        llama_config config;
         if (o.checkpoint && llama_read_checkpoint_config(o.checkpoint, &config, NULL, error, sizeof error) != 0) die(error);
         if (o.shape && llama_named_shape(o.shape, &config, error, sizeof error) != 0) die(error);
         perfmodel_shape_from_config(&config, o.checkpoint ? o.checkpoint : o.shape, &model);
     }
 
     int cpu = !strcmp(o.hardware, "cpu");
-    Hardware hardware;
+    perfmodel_hardware hardware;
     if (!cpu && perfmodel_load_gpu(o.hardware, &hardware, error, sizeof error) != 0) die(error);
-    Workload workload = {.weights = parse_type("--weights", o.weights ? o.weights : cpu ? "fp32" : "fp16"),
+    perfmodel_workload workload = {.weights = parse_type("--weights", o.weights ? o.weights : cpu ? "fp32" : "fp16"),
                          .kv = parse_type("--kv", o.kv ? o.kv : cpu ? "fp32" : "fp16"),
                          .batch = o.batch, .prompt = o.prompt, .gen = o.gen};
     if (perfmodel_validate_workload(&model, &workload, error, sizeof error) != 0) die(error);
 
-    Estimate e;
+    perfmodel_prediction e;
     if (cpu) {
         /* measure the bandwidth over the bytes a decode step reads: estimate once to know them */
-        Hardware placeholder = {.is_cpu = 1, .bandwidth = 1, .fp32_flops = 1, .dequantizing_flops = 1, .memory_bytes = 1};
+        perfmodel_hardware placeholder = {.is_cpu = 1, .bandwidth = 1, .fp32_flops = 1, .dequantizing_flops = 1, .memory_bytes = 1};
         perfmodel_estimate(&model, &placeholder, &workload, &e);
         perfmodel_measure_cpu(&hardware, (size_t)e.decode_step_bytes);
     }

@@ -87,7 +87,7 @@ static inline unsigned find_set_bit(unsigned mask, unsigned base, int offset)
 /* A shuffle of any trivially copyable value: up to 8 bytes in one exchange, larger ones 8 bytes at a
  * time (CUDA's groups shuffle such values in pieces too). */
 template <typename T>
-static inline T exchange(collective_kind kind, unsigned mask, const T &value, int argument, int width,
+static inline T exchange(sim_collective_kind kind, unsigned mask, const T &value, int argument, int width,
                          const char *file, int line)
 {
     static_assert(std::is_trivially_copyable<T>::value, "a group can shuffle only trivially copyable values");

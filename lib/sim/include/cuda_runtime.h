@@ -176,7 +176,7 @@ template <typename T> static inline T from_bits(unsigned long long bits)
     return value;
 }
 template <typename T>
-static inline T shuffle(const char *file, int line, collective_kind kind, unsigned mask, T value, int argument,
+static inline T shuffle(const char *file, int line, sim_collective_kind kind, unsigned mask, T value, int argument,
                         int width = 32)
 {
     return from_bits<T>(sim_warp_collective(kind, mask, to_bits(value), argument, width, file, line));

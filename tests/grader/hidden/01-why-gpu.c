@@ -17,7 +17,7 @@ Test(vector_add, n_257, .timeout = 20, .description = "HIDDEN-DETAIL: one block 
     lab_poison(c, sizeof(float) * n);
     gpu_run run = gpu_vector_add(a, b, c, n);
     cr_assert(run.error == NULL, "n = 257: the run ended with the CUDA error \"%s\"", run.error);
-    comparison result = lab_compare_floats("c", c, want, (size_t)n, 0, 0);
+    lab_comparison result = lab_compare_floats("c", c, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "n = 257: %s", result.message);
     free(a), free(b), free(c), free(want);
 }
