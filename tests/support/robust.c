@@ -1,0 +1,83 @@
+/* robust.c — the shared robustness checks' helpers (robust.h). */
+#include "robust.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+const float lab_eps_values[LAB_EPS_COUNT] = {1e-5f, 1e-6f, 1e-2f, 0.5f};
+
+void lab_fill_large_scores(float *scores, int n, float base)
+{
+    for (int i = 0; i < n; i++) scores[i] = base + (float)i / (float)n;
+}
+
+void lab_softmax_reference(const float *scores, int n, double *probabilities)
+{
+    double max = scores[0], sum = 0;
+    for (int i = 1; i < n; i++) max = scores[i] > max ? scores[i] : max;
+    for (int i = 0; i < n; i++) sum += probabilities[i] = exp((double)scores[i] - max);
+    for (int i = 0; i < n; i++) probabilities[i] /= sum;
+}
+
+double lab_max_abs_error(const float *got, const double *want, int n, int *where)
+{
+    double worst = 0;
+    int at = 0;
+    for (int i = 0; i < n; i++) {
+        double error = isnan(got[i]) ? INFINITY : fabs((double)got[i] - want[i]);
+        if (error > worst) worst = error, at = i;
+    }
+    if (where) *where = at;
+    return worst;
+}
+
+typedef struct {
+    void (*work)(void *);
+    void *argument;
+    pthread_barrier_t *start;
+} thread_task;
+
+static void *run_task(void *raw)
+{
+    thread_task *task = raw;
+    pthread_barrier_wait(task->start);
+    task->work(task->argument);
+    return NULL;
+}
+
+int lab_run_on_two_threads(void (*work)(void *), void *first, void *second)
+{
+    pthread_barrier_t start;
+    if (pthread_barrier_init(&start, NULL, 2) != 0) return -1;
+    thread_task tasks[2] = {{work, first, &start}, {work, second, &start}};
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, run_task, &tasks[0]) != 0) {
+        pthread_barrier_destroy(&start);
+        return -1;
+    }
+    run_task(&tasks[1]);
+    pthread_join(thread, NULL);
+    pthread_barrier_destroy(&start);
+    return 0;
+}
+
+lab_snapshot lab_snapshot_take(const void *at, size_t size)
+{
+    lab_snapshot snapshot = {at, malloc(size ? size : 1), size};
+    if (snapshot.copy) memcpy(snapshot.copy, at, size);
+    return snapshot;
+}
+
+long lab_snapshot_first_change(lab_snapshot snapshot)
+{
+    long first = -1;
+    if (!snapshot.copy) return 0;   // no copy could be taken: report a change rather than pass
+    const unsigned char *now = snapshot.at, *then = snapshot.copy;
+    for (size_t i = 0; i < snapshot.size; i++)
+        if (now[i] != then[i]) { first = (long)i; break; }
+    free(snapshot.copy);
+    return first;
+}
+

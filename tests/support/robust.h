@@ -1,0 +1,40 @@
+/* robust.h — the checks that follow the code from day to day. A hazard taught on one day (a softmax
+ * without its max subtracted, a hard-coded eps, 32-bit offsets, shared scratch under two threads, a
+ * refusal that changes state) returns wherever the same code returns, so the days' tests share these
+ * helpers instead of each testing it once. Linked into every day's tests. */
+#ifndef LAB_TEST_ROBUST_H
+#define LAB_TEST_ROBUST_H
+
+#include <stddef.h>
+
+/* Scores a softmax must survive: base + i/n for i < n, so that expf overflows (base > 88.7) or
+ * underflows to 0 for every entry (base < -103.9) unless the row's maximum is subtracted first. */
+void lab_fill_large_scores(float *scores, int n, float base);
+
+/* softmax(scores) in double, maximum subtracted: the reference a float softmax is held to. */
+void lab_softmax_reference(const float *scores, int n, double *probabilities);
+
+/* The largest |got[i] - want[i]| over n entries, and its index in *where (NULL to ignore);
+ * NaN anywhere in got counts as infinitely far. */
+double lab_max_abs_error(const float *got, const double *want, int n, int *where);
+
+/* eps values a normalisation must use as it is given them: a hard-coded 1e-5 fails on the others. */
+#define LAB_EPS_COUNT 4
+extern const float lab_eps_values[LAB_EPS_COUNT];
+
+/* Runs work(first) and work(second) on two threads released together at a barrier, and waits for
+ * both: code that promises it may run on several threads at once must give both the answers it
+ * gives one at a time. Returns 0, or -1 when the threads could not be started. */
+int lab_run_on_two_threads(void (*work)(void *), void *first, void *second);
+
+/* "Refused with nothing changed": a copy of n bytes taken before the call ... */
+typedef struct {
+    const void *at;
+    void *copy;
+    size_t size;
+} lab_snapshot;
+lab_snapshot lab_snapshot_take(const void *at, size_t size);
+/* ... and after it, the offset of the first byte that differs, or -1 when none does (the copy is freed). */
+long lab_snapshot_first_change(lab_snapshot snapshot);
+
+#endif
