@@ -3,14 +3,14 @@
 # global bytes the three kernels moved, the bytes of the n x n score matrix alone (4 n^2), and
 # the device memory the run allocated (q, k, v, out and the scores). Lines: the same grown as n^2
 # from the largest counted point out to n = 262144 (predicted: arithmetic, not measured), and the
-# H100 SXM's memory (memory_gb in data/gpus.csv), which one head's score matrix fills near
-# n = 141000. Log-log: a slope of 2 is n^2.
+# H100 SXM's memory (memory_gib in data/gpus.csv, 2^30 bytes each), which one head's score matrix fills near
+# n = 146542. Log-log: a slope of 2 is n^2.
 #   gnuplot -e "csv='build/18-attention-naive/results.csv'; png='out.png'" plots/18-attention-naive.gp
 # With png='' it draws the same picture as text in the terminal.
 set datafile separator ','
 set datafile missing ''
 gpus = ARG0[1:strstrt(ARG0, 'plots/18-attention-naive.gp') - 1] . 'data/gpus.csv'
-stats gpus skip 1 using (strcol(1) eq 'h100-sxm' ? $14 * 1e9 : 0) nooutput
+stats gpus skip 1 using (strcol(1) eq 'h100-sxm' ? $14 * 2**30 : 0) nooutput
 h100_bytes = STATS_max
 # The rows of the CSV (lengths whose run was right); with none, only the predicted lines are drawn.
 rows = int(system(sprintf("awk 'END { print NR - 1 }' '%s'", csv)))
@@ -46,7 +46,7 @@ if (png ne '') {
     set terminal pngcairo size 1200,760 font ',11'
     set output png
     set title sprintf("Day 18: naive attention keeps the n x n scores in global memory — bytes moved and memory held grow as n^2\npoints: counted on the simulator (n = 16 .. %.0f); lines: the same grown as n^2 (predicted, arithmetic, not measured)", last_n) font ',12'
-    set label 1 sprintf('H100 SXM memory, %.0f GB (data/gpus.csv)', h100_bytes / 1e9) at 24, h100_bytes * 2.2 textcolor rgb '#d62728'
+    set label 1 sprintf('H100 SXM memory, %.0f GiB (data/gpus.csv)', h100_bytes / 2**30) at 24, h100_bytes * 2.2 textcolor rgb '#d62728'
     set label 2 sprintf('one head'."'".'s scores alone fill it at n = %.0f', floor(sqrt(h100_bytes / 4))) at sqrt(h100_bytes / 4), h100_bytes / 6 right textcolor rgb '#d62728'
     if (rows > 0 && !valid_global) { set label 4 'global bytes: counted only on the simulator (BACKEND=sim)' at 64, 1e12 textcolor rgb '#555555' }
     if (rows > 0) {
@@ -65,7 +65,7 @@ if (png ne '') {
     set terminal dumb size 110,32
     set format x '2^%L'
     set format y '1e%L'
-    set title 'bytes vs n (log-log): o global moved (counted), # footprint (counted); H100 80 GB line'
+    set title 'bytes vs n (log-log): o global moved (counted), # footprint (counted); H100 80 GiB line'
     set key off
     if (rows > 0) {
         plot csv skip 1 using 1:3 with points pt 'o', '' skip 1 using 1:8 with points pt '#', \

@@ -19,7 +19,7 @@ blocks = cell('max_blocks_per_sm') + 0
 shared = cell('shared_memory_per_sm_kib') + 0
 per_block = cell('shared_memory_per_block_kib') + 0
 l2 = cell('l2_cache_mib')
-memory = cell('memory_gb')
+memory = cell('memory_gib')
 memory_type = cell('memory_type')
 bandwidth = cell('memory_bandwidth_gb_per_s')
 clock = cell('boost_clock_mhz')
@@ -63,7 +63,7 @@ set label 73 "issued together" at 92,62.5 font ',11'
 set object 74 rect from 2,10.5 to 118,17 fc rgb '#d6eaf8' fs solid border lc rgb '#21618c'
 set label 74 sprintf("L2 cache: %s MiB, shared by all %d SMs", l2, sms) at 4,13.5 font ',12'
 set object 75 rect from 2,1 to 118,7.5 fc rgb '#d5dbdb' fs solid border lc rgb '#283747'
-set label 75 sprintf("%s: %s GB of device memory at %s GB/s (HBM: what decode waits for, day 10)", memory_type, memory, bandwidth) at 4,4 font ',12'
+set label 75 sprintf("%s: %s GiB of device memory at %s GB/s (HBM: what decode waits for, day 10)", memory_type, memory, bandwidth) at 4,4 font ',12'
 set arrow 1 from 43,20 to 43,17 lw 2 lc rgb '#21618c'
 set arrow 2 from 43,10.5 to 43,7.5 lw 2 lc rgb '#21618c'
 set label 76 "Going down the picture:" at 88,50 font ',11' tc rgb '#555555'

@@ -34,13 +34,13 @@ double kv_bytes_per_token(const perfmodel_shape *m, perfmodel_dtype type)
     return 0;
 }
 
-memory_plan plan_memory(const perfmodel_shape *m, const perfmodel_workload *w, double capacity_bytes)
+memory_plan plan_memory(const perfmodel_shape *m, const perfmodel_workload *w, double usable_bytes)
 {
     // TODO: the weights and KV bytes per token from the two functions above; the KV cache of
     //       every sequence's whole context (prompt + gen tokens); fits when weights + KV cache
-    //       <= capacity. max_batch: how many whole sequences of that context fit in what the
+    //       <= usable_bytes. max_batch: how many whole sequences of that context fit in what the
     //       weights leave (round down; 0 when the weights alone are too big).
-    (void)m, (void)w, (void)capacity_bytes;
+    (void)m, (void)w, (void)usable_bytes;
     memory_plan p = {0};
     return p;
 }
@@ -92,7 +92,7 @@ bound roofline_bound(phase_cost cost, double peak_flop_per_s, double bandwidth_b
 
 plan predict(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w)
 {
-    // TODO: the budget against h->memory_bytes, both phases counted, each bounded on the
+    // TODO: the budget against the memory the book's budget leaves usable, both phases counted, each bounded on the
     //       roofline of peak_flops_for(h, w->weights) and h->bandwidth.
     (void)m, (void)h, (void)w;
     plan p = {0};

@@ -35,13 +35,13 @@ int perfmodel_suggest_next_steps(const perfmodel_shape *m, const perfmodel_hardw
     double gb = 1e-9;
 
     /* 1. does it fit? */
-    if (e->weights_bytes > e->capacity_bytes) {
+    if (e->weights_bytes > e->usable_bytes) {
         perfmodel_workload int8 = *w, int4 = *w;
         int8.weights = DTYPE_INT8, int4.weights = DTYPE_INT4;
-        double devices = ceil(e->weights_bytes / (0.9 * e->capacity_bytes));
-        say(&a, "the weights alone (%.1f GB) exceed the memory (%.1f GB): quantize them (int8: %.1f GB, int4: %.1f GB) "
-            "or split them over %.0f devices (tensor parallelism; 90%% of each for weights)",
-            e->weights_bytes * gb, e->capacity_bytes * gb, again(m, h, int8).weights_bytes * gb,
+        double devices = ceil(e->weights_bytes / e->usable_bytes);
+        say(&a, "the weights alone (%.1f GB) exceed the usable memory (%.1f of %.1f GB): quantize them (int8: %.1f GB, "
+            "int4: %.1f GB) or split them over %.0f devices (tensor parallelism)",
+            e->weights_bytes * gb, e->usable_bytes * gb, e->capacity_bytes * gb, again(m, h, int8).weights_bytes * gb,
             again(m, h, int4).weights_bytes * gb, devices);
     } else if (!e->fits) {
         perfmodel_workload fp8_kv = *w;

@@ -75,15 +75,20 @@ static double budget(const perfmodel_shape *m, const perfmodel_workload *w, cons
 
 static int64_t largest_batch(const perfmodel_shape *m, const perfmodel_workload *w, const perfmodel_prediction *e)
 {
-    if (budget(m, w, e, 1) > e->capacity_bytes) return 0;
+    if (budget(m, w, e, 1) > e->usable_bytes) return 0;
     int64_t fits = 1, too_many = 2;
-    while (budget(m, w, e, too_many) <= e->capacity_bytes && too_many < ((int64_t)1 << 40)) fits = too_many, too_many *= 2;
+    while (budget(m, w, e, too_many) <= e->usable_bytes && too_many < ((int64_t)1 << 40)) fits = too_many, too_many *= 2;
     while (too_many - fits > 1) {   /* the budget grows with the batch: bisect */
         int64_t middle = fits + (too_many - fits) / 2;
-        if (budget(m, w, e, middle) <= e->capacity_bytes) fits = middle;
+        if (budget(m, w, e, middle) <= e->usable_bytes) fits = middle;
         else too_many = middle;
     }
     return fits;
+}
+
+double perfmodel_kv_room_bytes(const perfmodel_prediction *e)
+{
+    return e->usable_bytes - e->weights_bytes - e->activation_bytes;
 }
 
 /* ----------------------------------------------------------------------------------
@@ -166,7 +171,8 @@ void perfmodel_estimate(const perfmodel_shape *m, const perfmodel_hardware *h, c
     e->activation_bytes = (double)llama_activation_bytes_of(&config, w->batch, w->prompt + w->gen, 1);
     e->total_bytes = e->weights_bytes + e->kv_bytes_total + e->activation_bytes;
     e->capacity_bytes = h->memory_bytes;
-    e->fits = e->total_bytes <= e->capacity_bytes;
+    e->usable_bytes = h->memory_bytes * PERFMODEL_MEMORY_UTILIZATION;
+    e->fits = e->total_bytes <= e->usable_bytes;
     e->max_batch = largest_batch(m, w, e);
 
     /* the roofline */

@@ -18,7 +18,7 @@
  * are positive (a Tensor Core rate may be empty: the GPU has none for that type). */
 typedef struct gpu_field { const char *column; lab_domain domain; double unit; } gpu_field;
 static const gpu_field gpu_fields[] = {
-    {"memory_gb", {0.001, 1e6, 0, 0, "GB of memory"}, 1e9},
+    {"memory_gib", {0.001, 1e6, 0, 0, "GiB of memory"}, 1073741824.0},
     {"memory_bandwidth_gb_per_s", {0.001, 1e7, 0, 0, "GB/s of memory bandwidth"}, 1e9},
     {"fp32_tflops", {0.001, 1e5, 0, 0, "FP32 TFLOP/s"}, 1e12},
     {"fp16_tensor_tflops", {0.001, 1e6, 0, 1, "FP16 Tensor Core TFLOP/s"}, 1e12},
@@ -55,7 +55,7 @@ int perfmodel_load_gpu(const char *name, perfmodel_hardware *h, char *error, siz
             lab_table_free(t);
             return -1;
         }
-        v[f] *= gpu_fields[f].unit;   /* the table's units: GB (1e9 bytes), GB/s, TFLOP/s (dense); NaN stays NaN */
+        v[f] *= gpu_fields[f].unit;   /* the table's units: GiB (2^30 bytes), GB/s, TFLOP/s (dense); NaN stays NaN */
     }
     memset(h, 0, sizeof *h);
     snprintf(h->name, sizeof h->name, "%s", CELL(row, full_name));

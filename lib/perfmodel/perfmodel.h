@@ -108,6 +108,13 @@ typedef struct {
     int batch, prompt, gen;
 } perfmodel_workload;
 
+/* The memory budget, one for the whole book: whatever a day says "fits" means that weights + KV
+ * cache + activations fit in the capacity less a runtime reserve — the CUDA context, the libraries'
+ * workspaces, the allocator's slack and what the driver keeps for itself (an "80 GB" H100 reports
+ * 81 559 MiB of its 81 920). The reserve is a tenth: vLLM's default gpu_memory_utilization, 0.9.
+ * The capacity is the vendor's figure, which is binary (data/gpus.csv, memory_gib). */
+#define PERFMODEL_MEMORY_UTILIZATION 0.9
+
 typedef struct {
     /* memory budget */
     double weights_bytes;
@@ -115,7 +122,8 @@ typedef struct {
     double kv_bytes_total;          /* batch x (prompt + gen) tokens */
     double activation_bytes;
     double total_bytes, capacity_bytes;
-    int fits;
+    double usable_bytes;            /* capacity x PERFMODEL_MEMORY_UTILIZATION */
+    int fits;                       /* total_bytes <= usable_bytes */
     int64_t max_batch;              /* the largest batch whose budget fits; 0 if the weights alone do not */
     /* prefill of the whole batch's prompts */
     double prefill_flops, prefill_bytes, prefill_time_s;
@@ -136,6 +144,9 @@ typedef struct {
  * model's) with the reason. */
 int perfmodel_validate_workload(const perfmodel_shape *m, const perfmodel_workload *w, char *error, size_t error_size);
 void perfmodel_estimate(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w, perfmodel_prediction *e);
+/* The bytes the budget leaves for the KV cache beside the weights and the activations (negative
+ * when they alone do not fit): what a paged cache's block pool may hold. */
+double perfmodel_kv_room_bytes(const perfmodel_prediction *e);
 
 /* ----------------------------------------------------------------------------------
  * Reporting */

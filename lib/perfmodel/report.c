@@ -22,6 +22,8 @@ void perfmodel_print_estimate_text(FILE *out, const perfmodel_shape *m, const pe
     fprintf(out, "activation_bytes: %.0f bytes\n", e->activation_bytes);
     fprintf(out, "memory_needed: %.2f GB\n", e->total_bytes * 1e-9);
     fprintf(out, "memory_capacity: %.2f GB\n", e->capacity_bytes * 1e-9);
+    fprintf(out, "memory_usable: %.2f GB (%.0f %% of the capacity: the rest is the runtime's reserve)\n",
+            e->usable_bytes * 1e-9, 100 * PERFMODEL_MEMORY_UTILIZATION);
     fprintf(out, "fits: %s\n", e->fits ? "yes" : "no");
     fprintf(out, "max_batch: %lld sequences\n", (long long)e->max_batch);
     fprintf(out, "peak: %.4g TFLOP/s (%s)\n", e->peak_flops * 1e-12, e->compute_type);

@@ -57,7 +57,7 @@ static void load_device(void)
         .max_threads_per_multiprocessor = (int)sim_gpu_number(t, "max_threads_per_sm", 32, 1 << 16),
         .max_blocks_per_multiprocessor = (int)sim_gpu_number(t, "max_blocks_per_sm", 1, 1024),
         /* Memory sizes are sold in binary gigabytes: an "80 GB" H100 has 80 GiB. */
-        .total_global_memory = (size_t)(sim_gpu_number(t, "memory_gb", 0.001, 1e6) * 1073741824.0),
+        .total_global_memory = (size_t)(sim_gpu_number(t, "memory_gib", 0.001, 1e6) * 1073741824.0),
         .l2_cache_bytes = (size_t)(sim_gpu_number(t, "l2_cache_mib", 0.001, 1e6) * 1048576.0),
         .clock_khz = (int)(sim_gpu_number(t, "boost_clock_mhz", 1, 1e5) * 1000),
         .memory_clock_khz = 0,

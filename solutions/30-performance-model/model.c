@@ -28,7 +28,7 @@ double kv_bytes_per_token(const perfmodel_shape *m, perfmodel_dtype type)
     return 2.0 * m->layers * m->kv_heads * m->head_dim * perfmodel_dtype_bytes(type);
 }
 
-memory_plan plan_memory(const perfmodel_shape *m, const perfmodel_workload *w, double capacity_bytes)
+memory_plan plan_memory(const perfmodel_shape *m, const perfmodel_workload *w, double usable_bytes)
 {
     memory_plan p = {0};
     double context = (double)w->prompt + w->gen;
@@ -36,10 +36,10 @@ memory_plan plan_memory(const perfmodel_shape *m, const perfmodel_workload *w, d
     p.kv_bytes_per_token = kv_bytes_per_token(m, w->kv);
     p.kv_bytes_total = w->batch * context * p.kv_bytes_per_token;
     p.needed_bytes = p.weights_bytes + p.kv_bytes_total;
-    p.fits = p.needed_bytes <= capacity_bytes;
+    p.fits = p.needed_bytes <= usable_bytes;
     /* what is left beside the weights, in whole sequences of the full context */
-    p.max_batch = p.weights_bytes > capacity_bytes ? 0
-                : (int64_t)floor((capacity_bytes - p.weights_bytes) / (context * p.kv_bytes_per_token));
+    p.max_batch = p.weights_bytes > usable_bytes ? 0
+                : (int64_t)floor((usable_bytes - p.weights_bytes) / (context * p.kv_bytes_per_token));
     return p;
 }
 
@@ -104,7 +104,7 @@ plan predict(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmo
 {
     plan p;
     double peak = peak_flops_for(h, w->weights);
-    p.memory = plan_memory(m, w, h->memory_bytes);
+    p.memory = plan_memory(m, w, h->memory_bytes * PERFMODEL_MEMORY_UTILIZATION);
     p.decode_context = mean_decode_context(w->prompt, w->gen);
     p.prefill = prefill_cost(m, w);
     p.decode = decode_step_cost(m, w);

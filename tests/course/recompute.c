@@ -29,7 +29,7 @@ typedef struct {
 
 typedef struct {
     char name[64];
-    double sms, fp32, fp16, bf16, fp8, memory, bandwidth;   /* TFLOP/s, GB, GB/s as in the table */
+    double sms, fp32, fp16, bf16, fp8, memory, bandwidth;   /* TFLOP/s, GiB, GB/s as in the table */
 } Gpu;
 
 static Csv models, gpus;
@@ -61,7 +61,7 @@ static Gpu gpu_keyed(const char *key)
             g.fp16 = number(&gpus, r, "fp16_tensor_tflops");
             g.bf16 = number(&gpus, r, "bf16_tensor_tflops");
             g.fp8 = number(&gpus, r, "fp8_tensor_tflops");
-            g.memory = number(&gpus, r, "memory_gb");
+            g.memory = number(&gpus, r, "memory_gib");
             g.bandwidth = number(&gpus, r, "memory_bandwidth_gb_per_s");
             return g;
         }
@@ -167,7 +167,8 @@ static double budget(const Model *m, const Work *w, double batch)
 
 static double largest_batch(const Model *m, const Gpu *g, const Work *w)
 {
-    double capacity = g->memory * 1e9;
+    /* GiB; the runtime keeps a tenth (PERFMODEL_MEMORY_UTILIZATION) */
+    double capacity = g->memory * 1073741824.0 * 0.9;
     if (budget(m, w, 1) > capacity) return 0;
     double context = w->prompt + w->gen;
     double fixed = weight_bytes(m, w->weights) + 4 * (512 * (4 * m->H * m->dh + 2 * m->Hkv * m->dh + 2 * m->dff) + context) + 12 * 512;

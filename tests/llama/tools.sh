@@ -222,7 +222,7 @@ for case in "attention_heads 0" "attention_heads -4" "hidden_size -4096" "hidden
         env LAB_DATA_DIR="$dir" $perfmodel --model Llama-2-7B --hardware h100-sxm
 done
 for case in "memory_bandwidth_gb_per_s 0" "memory_bandwidth_gb_per_s nan" "memory_bandwidth_gb_per_s -3350" "fp32_tflops 0" \
-            "memory_gb -80" "fp16_tensor_tflops inf"; do
+            "memory_gib -80" "fp16_tensor_tflops inf"; do
     read -r column value <<< "$case"
     dir=$(bad_data gpus.csv h100-sxm "$column" "$value")
     refuse "perfmodel refuses gpus.csv with $column = $value, naming the row and column" "row [0-9]* (h100-sxm), column $column: '$value' is not a number" \

@@ -428,18 +428,18 @@ static int max_batch(Question *q)
     Q(" with %s weights and the KV cache in %s on one ", dtype(c.w.weights), dtype(c.w.kv));
     describe_gpu(q, &c);
     Q(". Every sequence holds up to %d + %d tokens. What is the largest batch whose memory (weights, KV cache and the engine's "
-      "activation buffers) fits?", c.w.prompt, c.w.gen);
+      "activation buffers) fits in the book's budget, nine tenths of the capacity?", c.w.prompt, c.w.gen);
     q->answer = (double)c.e.max_batch;
     q->integer = 1;
     perfmodel_workload at = c.w;
     at.batch = (int)c.e.max_batch;
     perfmodel_prediction fits;
     perfmodel_estimate(&c.m, &c.h, &at, &fits);
-    double left = c.e.capacity_bytes - c.e.weights_bytes, per_sequence = (c.w.prompt + c.w.gen) * c.e.kv_bytes_per_token;
-    S("weights %s GB leave %s GB of %s GB; a sequence's cache is %d tokens × %s bytes = %s GB, so about %s GB / %s GB = %s sequences. "
+    double left = c.e.usable_bytes - c.e.weights_bytes, per_sequence = (c.w.prompt + c.w.gen) * c.e.kv_bytes_per_token;
+    S("%s GB of %s GB are usable (the runtime keeps a tenth); weights %s GB leave %s GB; a sequence's cache is %d tokens × %s bytes = %s GB, so about %s GB / %s GB = %s sequences. "
       "At batch %s the activation buffers (lib/llama's llama_activation_bytes_of: step rows, attention scores, a row of logits a "
       "sequence) take %s GB more: weights + KV + activations = %s GB, which fits; one sequence more does not. Largest batch: %s",
-      num(c.e.weights_bytes / 1e9, 6), num(left / 1e9, 6), num(c.e.capacity_bytes / 1e9, 6), c.w.prompt + c.w.gen,
+      num(c.e.usable_bytes / 1e9, 6), num(c.e.capacity_bytes / 1e9, 6), num(c.e.weights_bytes / 1e9, 6), num(left / 1e9, 6), c.w.prompt + c.w.gen,
       whole(c.e.kv_bytes_per_token), num(per_sequence / 1e9, 6), num(left / 1e9, 6), num(per_sequence / 1e9, 6),
       num(left / per_sequence, 6), whole(q->answer), num(fits.activation_bytes / 1e9, 4), num(fits.total_bytes / 1e9, 6), whole(q->answer));
     case_parameters(q, &c);

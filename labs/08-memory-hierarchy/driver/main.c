@@ -135,7 +135,7 @@ static void print_h100_hierarchy(const cache_level *levels, int level_count)
     double register_kib = lab_table_number_or_exit(gpus, row, "registers_per_sm") * 4 / 1024;
     double shared_kib = lab_table_number_or_exit(gpus, row, "shared_memory_per_sm_kib");
     double l2_mib = lab_table_number_or_exit(gpus, row, "l2_cache_mib");
-    double hbm_gb = lab_table_number_or_exit(gpus, row, "memory_gb");
+    double hbm_gb = lab_table_number_or_exit(gpus, row, "memory_gib") * 1.073741824;   /* GiB to GB */
     double hbm_gb_per_s = lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s");
     printf("\nThe %s's hierarchy (data/gpus.csv, row h100-sxm; capacities from the datasheet):\n",
            lab_table_text_or_exit(gpus, row, "name"));

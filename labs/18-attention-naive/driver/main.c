@@ -46,7 +46,7 @@ static void predict_footprint(void)
     int llama = lab_table_find(models, "name", "Llama-2-7B"), h100 = lab_table_find(gpus, "key", "h100-sxm");
     double heads = lab_table_number_or_exit(models, llama, "attention_heads");
     double layers = lab_table_number_or_exit(models, llama, "layers");
-    double memory = lab_table_number_or_exit(gpus, h100, "memory_gb") * 1e9;
+    double memory = lab_table_number_or_exit(gpus, h100, "memory_gib") * 1073741824.0;
     double bandwidth = lab_table_number_or_exit(gpus, h100, "memory_bandwidth_gb_per_s") * 1e9;
     double tokens = 4096, layer_scores = heads * 4 * tokens * tokens, traffic = 6 * layer_scores;
     printf("\nPredicted, not measured (data/models.csv, data/gpus.csv): Llama-2-7B has %.0f heads and %.0f layers.\n"
@@ -55,9 +55,9 @@ static void predict_footprint(void)
            "H100 SXM's %.0f GB/s, %.0f ms for all %.0f layers, for the score matrix alone.\n", heads, layers, tokens,
            heads, tokens, layer_scores / (1 << 30), traffic / (1 << 30), traffic / bandwidth * 1e3, bandwidth / 1e9,
            traffic / bandwidth * 1e3 * layers, layers);
-    printf("The H100 SXM's %.0f GB hold one head's n x n score matrix up to n = %.0f tokens, and one layer's\n"
+    printf("The H100 SXM's %.0f GiB hold one head's n x n score matrix up to n = %.0f tokens, and one layer's\n"
            "%.0f heads at once up to n = %.0f: 4 n^2 grows by 4x each time n doubles. Day 22 never stores it.\n",
-           memory / 1e9, floor(sqrt(memory / 4)), heads, floor(sqrt(memory / (4 * heads))));
+           memory / 1073741824.0, floor(sqrt(memory / 4)), heads, floor(sqrt(memory / (4 * heads))));
     lab_table_free(models), lab_table_free(gpus);
 }
 

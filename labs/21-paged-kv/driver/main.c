@@ -27,6 +27,7 @@
  * allocated; sequences: how many are held at once in the memory left; copies: copy-on-write
  * copies the shared run made). */
 #include "lab.h"
+#include "perfmodel.h"
 #include "results.h"
 #include "table.h"
 
@@ -285,17 +286,23 @@ static admission admit_contiguous(const request *trace, long long budget_tokens)
     return a;
 }
 
-static long long kv_budget_tokens(const lab_table *models, const lab_table *gpus, double *memory_gb, double *weights_gb,
-                                  double *kv_bytes_per_token)
+/* The KV tokens the book's one memory budget leaves (lib/perfmodel: weights, KV cache and activations
+ * within PERFMODEL_MEMORY_UTILIZATION of the capacity) for Llama-2-7B in FP16 on an A100-80GB, one
+ * sequence of RESERVED_TOKENS in flight for the activations. -1 with the reason on stderr. */
+static long long kv_budget_tokens(perfmodel_prediction *e)
 {
-    int model = lab_table_find(models, "name", "Llama-2-7B"), gpu = lab_table_find(gpus, "key", "a100-80gb");
-    if (model < 0 || gpu < 0) return -1;
-    *memory_gb = lab_table_number_or_exit(gpus, gpu, "memory_gb");
-    *weights_gb = 2.0 * lab_table_number_or_exit(models, model, "parameters") / 1e9;   /* FP16 */
-    *kv_bytes_per_token = (double)llama_kv_cache_bytes((int)lab_table_number_or_exit(models, model, "layers"),
-                                                       (int)lab_table_number_or_exit(models, model, "kv_heads"),
-                                                       (int)lab_table_number_or_exit(models, model, "head_dim"), 2, 1, 1);
-    return (long long)((*memory_gb - *weights_gb) * 1e9 / *kv_bytes_per_token);
+    perfmodel_shape model;
+    perfmodel_hardware gpu;
+    char error[512];
+    if (perfmodel_load_model_shape("Llama-2-7B", &model, error, sizeof error) != 0 ||
+        perfmodel_load_gpu("a100-80gb", &gpu, error, sizeof error) != 0) {
+        fprintf(stderr, "%s\n", error);
+        return -1;
+    }
+    perfmodel_workload workload = {.weights = DTYPE_FP16, .kv = DTYPE_FP16, .batch = 1, .prompt = 1,
+                                   .gen = RESERVED_TOKENS - 1};
+    perfmodel_estimate(&model, &gpu, &workload, e);
+    return (long long)(perfmodel_kv_room_bytes(e) / e->kv_bytes_per_token);
 }
 
 int main(int argc, char **argv)
@@ -321,12 +328,9 @@ int main(int argc, char **argv)
     else printf("3. Parallel sampling: skipped until the toy Llama generates on your cache as on its own.\n\n");
     llama_free_transformer(&tiny);
 
-    double memory_gb, weights_gb, kv_bytes;
-    long long budget = kv_budget_tokens(models, gpus, &memory_gb, &weights_gb, &kv_bytes);
-    if (budget <= 0) {
-        fprintf(stderr, "data/models.csv has no Llama-2-7B or data/gpus.csv no a100-80gb\n");
-        return 1;
-    }
+    perfmodel_prediction budget_of;
+    long long budget = kv_budget_tokens(&budget_of);
+    if (budget <= 0) return 1;
     request *trace = draw_trace();
     if (!trace) {
         fprintf(stderr, "out of memory for the trace\n");
@@ -335,12 +339,14 @@ int main(int argc, char **argv)
     double prompt_sum = 0, output_sum = 0, held_sum = 0;
     for (int r = 0; r < TRACE_REQUESTS; r++)
         prompt_sum += trace[r].prompt, output_sum += trace[r].output, held_sum += trace[r].prompt + trace[r].generated[0];
-    printf("4. The trace: Llama-2-7B in FP16 on an A100-80GB: %.0f GB of memory, %.2f GB of weights, %.0f KiB of KV\n"
-           "   cache a token: %lld tokens of KV cache fit in what the weights leave (activations left out).\n"
+    printf("4. The trace: Llama-2-7B in FP16 on an A100-80GB: %.1f GB of memory (80 GiB), %.1f GB usable beside the\n"
+           "   runtime's reserve, %.2f GB of weights, %.0f KiB of KV cache a token: %lld tokens of KV cache fit in what\n"
+           "   the weights and the activations leave (lib/perfmodel's memory budget, the book's one).\n"
            "   %d requests: prompts %.0f tokens and outputs %.0f on average (exponential, ShareGPT's means, at most %d\n"
            "   each); caught part-way through their outputs, they hold %.0f tokens on average. Contiguous allocation\n"
            "   reserves %d tokens a request; paged takes blocks as tokens arrive; with sharing, %d samples a prompt.\n",
-           memory_gb, weights_gb, kv_bytes / 1024, budget, TRACE_REQUESTS, prompt_sum / TRACE_REQUESTS,
+           budget_of.capacity_bytes / 1e9, budget_of.usable_bytes / 1e9, budget_of.weights_bytes / 1e9,
+           budget_of.kv_bytes_per_token / 1024, budget, TRACE_REQUESTS, prompt_sum / TRACE_REQUESTS,
            output_sum / TRACE_REQUESTS, LONGEST_PART, held_sum / TRACE_REQUESTS, RESERVED_TOKENS, SAMPLES);
     admission contiguous = admit_contiguous(trace, budget);
     printf("   %10s %12s %12s %12s %12s %12s %12s %8s\n", "block size", "contig. %", "paged %", "shared %",

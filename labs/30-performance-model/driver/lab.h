@@ -50,11 +50,13 @@ typedef struct memory_plan {
     double kv_bytes_per_token;
     double kv_bytes_total;     /* batch x (prompt + gen) tokens */
     double needed_bytes;       /* weights + KV cache */
-    int fits;                  /* needed_bytes <= capacity */
+    int fits;                  /* needed_bytes <= usable_bytes */
     int64_t max_batch;         /* the most sequences of prompt + gen tokens that fit beside the
                                   weights; 0 when the weights alone do not fit */
 } memory_plan;
-memory_plan plan_memory(const perfmodel_shape *m, const perfmodel_workload *w, double capacity_bytes);
+/* usable_bytes: what the book's one memory budget gives the model — the capacity less the runtime's
+ * reserve, h->memory_bytes x PERFMODEL_MEMORY_UTILIZATION (lib/perfmodel/perfmodel.h says why). */
+memory_plan plan_memory(const perfmodel_shape *m, const perfmodel_workload *w, double usable_bytes);
 
 /* ---- model.c (yours): 2. the two phases, counted ---- */
 

@@ -75,8 +75,8 @@ static void article_case(const char *title, const char *model, const char *gpu, 
     compare("weights", p.memory.weights_bytes, e.weights_bytes, "GB", 1e-9);
     compare("KV cache per token", p.memory.kv_bytes_per_token, e.kv_bytes_per_token, "KiB", 1.0 / 1024);
     compare("KV cache, all sequences", p.memory.kv_bytes_total, e.kv_bytes_total, "GB", 1e-9);
-    printf("   %-40s %14s %14s        (capacity %.0f GB = %.0f bytes)\n", "fits", p.memory.fits ? "yes" : "no",
-           e.fits ? "yes" : "no", h.memory_bytes * 1e-9, h.memory_bytes);
+    printf("   %-40s %14s %14s        (%.1f GB usable of %.1f GB: the runtime keeps a tenth)\n", "fits",
+           p.memory.fits ? "yes" : "no", e.fits ? "yes" : "no", e.usable_bytes * 1e-9, h.memory_bytes * 1e-9);
     printf("   %-40s %14lld %14lld        (yours leaves activations out)\n", "largest batch that fits",
            (long long)p.memory.max_batch, (long long)e.max_batch);
     compare("decode step: bytes", p.decode.bytes, e.decode_step_bytes, "GB", 1e-9);
@@ -118,12 +118,13 @@ static void print_article(void)
 
     perfmodel_shape m7 = model_or_exit("Llama-2-7B");
     perfmodel_workload long_context = {DTYPE_FP16, DTYPE_FP16, 1, 4000, 96};
-    memory_plan kv = plan_memory(&m7, &long_context, 80e9);
+    const double any_memory = 1e15;   /* only the KV bytes are printed here, whatever the capacity */
+    memory_plan kv = plan_memory(&m7, &long_context, any_memory);
     printf("\n   The KV formula, 2 x layers x KV heads x head_dim x bytes per token (yours):\n");
     printf("   Llama-2-7B, FP16, 4096 tokens:  %.0f bytes = %.3f GiB\n", kv.kv_bytes_total, kv.kv_bytes_total / (1u << 30));
     perfmodel_workload huge = {DTYPE_FP16, DTYPE_FP16, 1, 131072 - 96, 96};
     printf("   Llama-2-7B, FP16, 128K tokens:   %.1f GB (the shape alone: Llama-2-7B's context is 4096)\n",
-           plan_memory(&m7, &huge, 80e9).kv_bytes_total * 1e-9);
+           plan_memory(&m7, &huge, any_memory).kv_bytes_total * 1e-9);
     printf("   Llama-2-70B (8 KV heads for 64 query heads): %.0f KiB a token, %.0f KiB without GQA\n\n",
            kv_bytes_per_token(&m70, DTYPE_FP16) / 1024, kv_bytes_per_token(&m70, DTYPE_FP16) * 64 / 8 / 1024);
 }
