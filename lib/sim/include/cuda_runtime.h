@@ -426,7 +426,9 @@ static inline cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAtt
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
 #define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01   /* waits alike here: launches run on the calling thread */
 #define cudaEventDisableTiming 0x02
+#define cudaEventInterprocess 0x04
 
 /* ---------------------------------------------------------------------------------
  * Launches and shared memory, as tools/cu2sim rewrites them */
