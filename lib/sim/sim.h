@@ -14,6 +14,7 @@
 #define SIM_H
 
 #include <stddef.h>
+#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -254,6 +255,11 @@ cudaError_t sim_launch(const sim_launch_request *request);
 
 /* The barrier: __syncthreads() passes where it is written, for messages. */
 void sim_syncthreads_at(const char *file, int line) __attribute__((convergent));
+/* clock() and clock64() in a kernel: the running CUDA thread's steps (basic blocks of code) since it
+ * started, not cycles — the simulator has no clock of the GPU's; differences between two readings of
+ * one thread still say which code ran longer. clock() in host code is the C library's. */
+clock_t sim_clock(void);
+long long sim_clock64(void);
 
 /* Shared memory of the running block. A static `__shared__` declaration is rewritten
  * into a call of sim_shared_static() with a key unique to the declaration: the first
