@@ -53,6 +53,8 @@ typedef struct cuda_thread {
     const char *barrier_file;
     int barrier_line;
     collective_call collective;
+    unsigned long long steps;       /* basic blocks run before it last started running (clock64) */
+    unsigned long long steps_mark;  /* sim_steps_left when it last started running */
 } cuda_thread;
 
 typedef struct shared_declaration {

@@ -39,6 +39,29 @@ cudaError_t cudaGetDevice(int *device)
     return cudaSuccess;
 }
 
+static unsigned int device_flags;   /* as cudaSetDeviceFlags last set them */
+
+/* One way of waiting at most (auto, spin, yield or blocking sync), and no bit CUDA does not define. */
+cudaError_t cudaSetDeviceFlags(unsigned int flags)
+{
+    unsigned int schedule = flags & cudaDeviceScheduleMask;
+    if ((flags & ~(unsigned int)cudaDeviceMask) || (schedule & (schedule - 1))) {
+        fprintf(stderr, "sim: cudaSetDeviceFlags(0x%x): not a valid set of flags (at most one of cudaDeviceScheduleSpin, "
+                "Yield and BlockingSync, and only the cudaDevice... flags)\n", flags);
+        return sim_record_error(cudaErrorInvalidValue);
+    }
+    device_flags = flags;
+    return cudaSuccess;
+}
+
+/* Mapped pinned memory is always on, as with unified addressing on a real GPU. */
+cudaError_t cudaGetDeviceFlags(unsigned int *flags)
+{
+    if (!flags) return sim_record_error(cudaErrorInvalidValue);
+    *flags = device_flags | cudaDeviceMapHost;
+    return cudaSuccess;
+}
+
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attribute, int device)
 {
     if (!value) return sim_record_error(cudaErrorInvalidValue);
@@ -57,6 +80,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attribute, in
     case cudaDevAttrClockRate: *value = d->clock_khz; break;
     case cudaDevAttrMultiProcessorCount: *value = d->multiprocessor_count; break;
     case cudaDevAttrIntegrated: *value = 0; break;
+    case cudaDevAttrCanMapHostMemory: *value = 1; break;     /* memory.c: mapped pinned memory */
     case cudaDevAttrComputeMode: *value = cudaComputeModeDefault; break;
     case cudaDevAttrConcurrentKernels: *value = 0; break;     /* launches run one after another here */
     case cudaDevAttrMemoryClockRate: *value = d->memory_clock_khz; break;
@@ -112,6 +136,11 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int device)
     prop->memoryBusWidth = d->memory_bus_width_bits;
     prop->cooperativeLaunch = 0;
     prop->canUseHostPointerForRegisteredMem = 1;
+    prop->canMapHostMemory = 1;
+    prop->unifiedAddressing = 1;
+    prop->integrated = 0;
+    prop->concurrentKernels = 0;
+    prop->managedMemory = 0;
     return cudaSuccess;
 }
 

@@ -14,6 +14,7 @@
 #define SIM_H
 
 #include <stddef.h>
+#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -109,7 +110,26 @@ struct cudaDeviceProp {
     int memoryBusWidth;
     int cooperativeLaunch;          /* 0: the simulator runs no cooperative launch */
     int canUseHostPointerForRegisteredMem;
+    int canMapHostMemory;           /* 1: pinned memory is mapped (cudaHostAllocMapped, cudaDeviceMapHost) */
+    int unifiedAddressing;          /* 1: one address space */
+    int integrated;                 /* 0: a discrete GPU */
+    int concurrentKernels;          /* 0: launches run one after another here */
+    int managedMemory;              /* as cudaDevAttrManagedMemory */
 };
+
+/* Device flags (cudaSetDeviceFlags), CUDA's values: how a host thread waits for the device, and
+ * whether pinned memory is mapped. The simulator runs every launch on the calling thread, so each way
+ * of waiting waits alike; the flags are checked as CUDA checks them and kept for cudaGetDeviceFlags. */
+#define cudaDeviceScheduleAuto 0x00
+#define cudaDeviceScheduleSpin 0x01
+#define cudaDeviceScheduleYield 0x02
+#define cudaDeviceScheduleBlockingSync 0x04
+#define cudaDeviceBlockingSync 0x04   /* CUDA's older name for cudaDeviceScheduleBlockingSync */
+#define cudaDeviceScheduleMask 0x07
+#define cudaDeviceMapHost 0x08
+#define cudaDeviceLmemResizeToMax 0x10
+#define cudaDeviceSyncMemops 0x80
+#define cudaDeviceMask 0xff
 
 /* What CUDA's own headers define, so code that tests for them (NVIDIA's samples' helper_cuda.h
  * defines checkCudaErrors only under __DRIVER_TYPES_H__ and findCudaDevice under __CUDA_RUNTIME_H__)
@@ -132,7 +152,7 @@ enum cudaDeviceAttr {
     cudaDevAttrMaxSharedMemoryPerBlock = 8, cudaDevAttrTotalConstantMemory = 9, cudaDevAttrWarpSize = 10,
     cudaDevAttrMaxRegistersPerBlock = 12, cudaDevAttrClockRate = 13, cudaDevAttrTextureAlignment = 14,
     cudaDevAttrMultiProcessorCount = 16,
-    cudaDevAttrIntegrated = 18, cudaDevAttrComputeMode = 20, cudaDevAttrConcurrentKernels = 31,
+    cudaDevAttrIntegrated = 18, cudaDevAttrCanMapHostMemory = 19, cudaDevAttrComputeMode = 20, cudaDevAttrConcurrentKernels = 31,
     cudaDevAttrMemoryClockRate = 36, cudaDevAttrGlobalMemoryBusWidth = 37, cudaDevAttrL2CacheSize = 38,
     cudaDevAttrMaxThreadsPerMultiProcessor = 39, cudaDevAttrUnifiedAddressing = 41, cudaDevAttrTexturePitchAlignment = 51,
     cudaDevAttrComputeCapabilityMajor = 75, cudaDevAttrComputeCapabilityMinor = 76,
@@ -155,6 +175,8 @@ const char *cudaGetErrorString(cudaError_t error);
 cudaError_t cudaGetDeviceCount(int *count);
 cudaError_t cudaSetDevice(int device);
 cudaError_t cudaGetDevice(int *device);
+cudaError_t cudaSetDeviceFlags(unsigned int flags);
+cudaError_t cudaGetDeviceFlags(unsigned int *flags);
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
 cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attribute, int device);
 cudaError_t cudaDeviceSynchronize(void);
@@ -233,6 +255,11 @@ cudaError_t sim_launch(const sim_launch_request *request);
 
 /* The barrier: __syncthreads() passes where it is written, for messages. */
 void sim_syncthreads_at(const char *file, int line) __attribute__((convergent));
+/* clock() and clock64() in a kernel: the running CUDA thread's steps (basic blocks of code) since it
+ * started, not cycles — the simulator has no clock of the GPU's; differences between two readings of
+ * one thread still say which code ran longer. clock() in host code is the C library's. */
+clock_t sim_clock(void);
+long long sim_clock64(void);
 
 /* Shared memory of the running block. A static `__shared__` declaration is rewritten
  * into a call of sim_shared_static() with a key unique to the declaration: the first

@@ -337,9 +337,14 @@ cudaError_t cudaEventCreate(cudaEvent_t *event)
     return *event ? cudaSuccess : sim_record_error(cudaErrorMemoryAllocation);
 }
 
+/* Blocking sync waits alike here; an interprocess event needs timing disabled, as in CUDA. */
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
-    (void)flags;
+    if ((flags & ~0x07u) || ((flags & 0x04) && !(flags & 0x02))) {
+        fprintf(stderr, "sim: cudaEventCreateWithFlags(0x%x): not a valid set of flags (cudaEventBlockingSync, "
+                "cudaEventDisableTiming, and cudaEventInterprocess only with cudaEventDisableTiming)\n", flags);
+        return sim_record_error(cudaErrorInvalidValue);
+    }
     return cudaEventCreate(event);
 }
 

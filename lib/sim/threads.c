@@ -238,7 +238,7 @@ static void install_fault_handlers(void)
 
 static void become_running(worker *w, cuda_thread *t)
 {
-    sim_steps_left = steps_for(w);
+    sim_steps_left = t->steps_mark = steps_for(w);
     t->state = RUNNING;
     w->running = t;
     w->running_lane = t->linear % WARP_SIZE;
@@ -279,6 +279,7 @@ static void switch_to_lane(worker *w, fiber *from, cuda_thread *next)
 /* `self` has just stopped at a barrier or a collective: run another lane, or the scheduler. */
 void sim_block_running_thread(worker *w, cuda_thread *self)
 {
+    self->steps += self->steps_mark - sim_steps_left;
     cuda_thread *next = next_runnable_lane(w, self);
     if (next) {
         switch_to_lane(w, &self->context, next);
@@ -313,6 +314,21 @@ static void cuda_thread_main(void)
         }
         __builtin_unreachable();
     }
+}
+
+long long sim_clock64(void)
+{
+    worker *w = sim_current_worker;
+    if (!w || !w->running || !w->launch) sim_crash("clock64() called outside a kernel: in CUDA it is device code only");
+    cuda_thread *t = w->running;
+    return (long long)(t->steps + (t->steps_mark - sim_steps_left));
+}
+
+clock_t sim_clock(void)
+{
+    worker *w = sim_current_worker;
+    if (!w || !w->running || !w->launch) return clock();
+    return (clock_t)sim_clock64();
 }
 
 void sim_syncthreads_at(const char *file, int line)
@@ -420,7 +436,7 @@ static void run_block(worker *w)
     w->done_count = 0;
     w->collectives_waiting = 0;
     w->race.pending = 0;
-    for (int i = 0; i < w->thread_count; i++) w->threads[i].state = NOT_STARTED;
+    for (int i = 0; i < w->thread_count; i++) w->threads[i].state = NOT_STARTED, w->threads[i].steps = 0;
     for (;;) {
         for (int first = 0; first < w->thread_count; first += WARP_SIZE)
             run_warp(w, first, w->thread_count - first < WARP_SIZE ? w->thread_count - first : WARP_SIZE);

@@ -5,8 +5,18 @@
  * of the enums are cuBLAS's own. Usable from C and C++. */
 #ifndef SIM_CUBLAS_V2_H
 #define SIM_CUBLAS_V2_H
+/* The guard of CUDA's cublas_api.h, which cublas_v2.h includes: NVIDIA's samples' helper_cuda.h defines
+ * its cuBLAS error names only when it sees it. */
+#ifndef CUBLAS_API_H_
+#define CUBLAS_API_H_
+#endif
 
 #include "cuda_runtime_api.h"
+#ifdef __cplusplus
+/* As CUDA's cublas_api.h does: __half and __nv_bfloat16 come with cuBLAS. */
+#include "cuda_bf16.h"
+#include "cuda_fp16.h"
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>         /* before clock() is defined below: <time.h> declares the C library's */
 #include <memory>        /* before __noinline__ is defined: libstdc++ spells the attribute that way */
 #include <tuple>
 #include <type_traits>
@@ -152,6 +153,12 @@ template <int OFFSET> static inline __attribute__((always_inline)) uint3 builtin
 #define gridDim (sim_builtins.grid_dim)
 #endif
 #define warpSize 32
+
+/* In a kernel, steps of the running CUDA thread, not cycles (sim.h: sim_clock); in host code, the C
+ * library's clock(). */
+#define clock() sim_clock()
+namespace std { using ::sim_clock; }
+static inline long long int clock64() { return sim_clock64(); }
 
 #define __syncthreads() sim_syncthreads_at(__FILE__, __LINE__)
 #define __threadfence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
@@ -426,7 +433,9 @@ static inline cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAtt
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
 #define cudaEventDefault 0x00
+#define cudaEventBlockingSync 0x01   /* waits alike here: launches run on the calling thread */
 #define cudaEventDisableTiming 0x02
+#define cudaEventInterprocess 0x04
 
 /* ---------------------------------------------------------------------------------
  * Launches and shared memory, as tools/cu2sim rewrites them */

@@ -23,6 +23,14 @@
  *     -> the same, then SIM_LIST_KERNEL(scale, 12) after its closing brace: an entry in the
  *        program's list of kernels, for cudaLaunchKernel((void *)scale, ...)
  *
+ *   __global__ void k(int *x, int *sums = NULL) ... k<<<g, b>>>(x)
+ *     -> the launch gets the default arguments the kernel's declaration gives (sim::launcher,
+ *        unlike a call, cannot see them)
+ *
+ *   dim3 gridDim(4), blockDim(256);           (a host variable named like a built-in)
+ *     -> dim3 sim_host_gridDim(4), ...: in CUDA the built-in variables exist in device code only,
+ *        here they are macros, so the host's own variable of that name is renamed in its scope
+ *
  * At file scope, shared variables become sim::static_shared / sim::dynamic_shared
  * objects that find the running block's storage on each use. Comments, strings and
  * character literals are never rewritten. The output starts with a #line directive, so
@@ -116,6 +124,17 @@ static int word_at(size_t i, const char *word)
            (i == 0 || !is_identifier_char(text[i - 1])) && !is_identifier_char(text[i + n]);
 }
 
+/* text[from, to) without its leading and trailing spaces, in a new string. */
+static char *trimmed_copy_of(size_t from, size_t to)
+{
+    while (from < to && isspace((unsigned char)text[from])) from++;
+    while (to > from && isspace((unsigned char)text[to - 1])) to--;
+    char *s = resize_or_exit(NULL, to - from + 1);
+    memcpy(s, text + from, to - from);
+    s[to - from] = 0;
+    return s;
+}
+
 static size_t skip_space_back(size_t i)   /* i: one past; returns one past the last non-space */
 {
     while (i > 0 && (isspace((unsigned char)text[i - 1]) || !is_code[i - 1])) i--;
@@ -202,6 +221,74 @@ static void find_template_kernels(void)
     }
 }
 
+/* Kernels whose declaration gives default arguments: the name, its parameter count and the default
+ * expressions of its last parameters, found in this file and the files it includes. */
+typedef struct kernel_defaults { char name[128]; int parameters, defaulted; char *values[16]; } kernel_defaults;
+static kernel_defaults defaults[64];
+static int defaults_count;
+
+/* The number of top-level, comma-separated items between the brackets at open and close. */
+static int count_items(size_t open, size_t close, size_t *starts)
+{
+    int depth = 0, items = 0, empty = 1;
+    for (size_t i = open + 1; i < close; i++) {
+        if (!is_code[i]) { empty = 0; continue; }
+        if (strchr("([{", text[i])) depth++;
+        else if (strchr(")]}", text[i])) depth--;
+        if (!isspace((unsigned char)text[i])) empty = 0;
+        if (depth == 0 && text[i] == ',') { if (starts && items < 16) starts[items] = i; items++; }
+    }
+    if (starts && items < 16) starts[items] = close;
+    return empty ? 0 : items + 1;
+}
+
+static size_t matching_close(size_t open);
+
+static void find_kernel_defaults(void)
+{
+    for (size_t i = 0; i < length; i++) {
+        if (!word_at(i, "__global__")) continue;
+        size_t j = i + strlen("__global__");
+        while (j < length && !(is_code[j] && strchr("(;{}", text[j]))) j++;
+        while (j < length && text[j] == '(') {   /* past __launch_bounds__(...) to the parameter list */
+            size_t end = skip_space_back(j), start = end;
+            while (start > i && is_identifier_char(text[start - 1])) start--;
+            if (end - start != strlen("__launch_bounds__") || strncmp(text + start, "__launch_bounds__", end - start)) {
+                size_t close = matching_close(j), commas[17];
+                int count = count_items(j, close, commas);
+                if (count == 0 || count > 16 || end - start >= 128 || defaults_count == 64) break;
+                kernel_defaults d = {.parameters = count};
+                memcpy(d.name, text + start, end - start);
+                for (int k = 0; k < count; k++) {
+                    size_t from = k == 0 ? j + 1 : commas[k - 1] + 1, to = commas[k];
+                    size_t equals = from;
+                    while (equals < to && !(is_code[equals] && text[equals] == '=')) equals++;
+                    if (equals == to) continue;
+                    /* the value cast to the parameter's type, as a call would convert it: NULL stays a null pointer */
+                    size_t name_end = skip_space_back(equals), name_start = name_end;
+                    while (name_start > from && is_identifier_char(text[name_start - 1])) name_start--;
+                    char *type = trimmed_copy_of(from, name_start > from ? name_start : name_end);
+                    char *value = trimmed_copy_of(equals + 1, to);
+                    if (asprintf(&d.values[d.defaulted++], "static_cast<%s>(%s)", type, value) < 0) exit(EXIT_FAILURE);
+                    free(type);
+                    free(value);
+                }
+                if (d.defaulted > 0) defaults[defaults_count++] = d;
+                break;
+            }
+            j = matching_close(j) + 1;
+            while (j < length && !(is_code[j] && strchr("(;{}", text[j]))) j++;
+        }
+    }
+}
+
+static const kernel_defaults *defaults_of(const char *name)
+{
+    for (int k = 0; k < defaults_count; k++)
+        if (strcmp(defaults[k].name, name) == 0) return &defaults[k];
+    return NULL;
+}
+
 /* The start of the kernel expression that ends just before `end`: an identifier,
  * possibly qualified (a::b) and possibly with template arguments (k<float, 4>). */
 static size_t kernel_expression_start(size_t end)
@@ -252,6 +339,19 @@ static void rewrite_launch(size_t open)
     add_edit(start, 0, "sim::launcher(");
     add_edit(open, 3, ", \"%s\", __FILE__, __LINE__, ", name);
     add_edit(close, 3, ")");
+    const kernel_defaults *d = defaults_of(name);
+    size_t arguments = close + 3;
+    while (arguments < length && (isspace((unsigned char)text[arguments]) || !is_code[arguments])) arguments++;
+    if (!d || arguments >= length || text[arguments] != '(') return;
+    int given = count_items(arguments, matching_close(arguments), NULL), missing = d->parameters - given;
+    if (missing <= 0 || missing > d->defaulted) return;   /* too few even with the defaults: the compiler says so */
+    char *added = NULL;
+    size_t added_size = 0;
+    FILE *o = open_memstream(&added, &added_size);
+    for (int k = d->defaulted - missing; k < d->defaulted; k++) fprintf(o, "%s%s", given++ > 0 ? ", " : "", d->values[k]);
+    fclose(o);
+    add_edit(matching_close(arguments), 0, "%s", added);
+    free(added);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -370,20 +470,23 @@ static int opens_function_scope(size_t open)
 
 static void rewrite_shared(size_t keyword, int in_function)
 {
-    size_t start = keyword;
+    size_t start = keyword, type_start = keyword;
     int is_extern = 0;
-    for (;;) {                                     /* take in qualifiers written before it */
+    for (;;) {   /* take in the qualifiers written before it, and a type written before it (`extern float __shared__ s[]`) */
         size_t before = skip_space_back(start);
         size_t word = before;
         while (word > 0 && is_identifier_char(text[word - 1])) word--;
-        if (word < before && (word_at(word, "extern") || word_at(word, "static") || word_at(word, "volatile"))) {
-            if (word_at(word, "volatile")) break;
-            is_extern |= word_at(word, "extern");
-            start = word;
-        } else {
-            break;
-        }
+        if (word == before || word_at(word, "volatile") || word_at(word, "return") || word_at(word, "else")) break;
+        size_t ahead = skip_space_back(word);
+        if (ahead > 0 && text[ahead - 1] == '#') break;   /* a directive's word, not this declaration's */
+        if (word_at(word, "extern") || word_at(word, "static")) is_extern |= word_at(word, "extern");
+        else if (type_start == keyword || type_start == start) type_start = word;
+        else break;
+        start = word;
     }
+    char *type_before = trimmed_copy_of(type_start, type_start == keyword ? keyword : skip_space_back(keyword));
+    for (size_t w = type_start; w < keyword; w++)   /* only type words between type_start and __shared__ */
+        if (word_at(w, "extern") || word_at(w, "static")) fail(keyword, "write extern or static first, as in `extern __shared__ float s[];`");
     size_t end = keyword;
     int depth = 0;
     while (end < length && !(is_code[end] && depth == 0 && text[end] == ';')) {
@@ -395,7 +498,10 @@ static void rewrite_shared(size_t keyword, int in_function)
 
     /* Prefix qualifiers such as volatile that came before __shared__ stay in the type. */
     size_t body_start = keyword + strlen("__shared__");
-    char *body = trimmed_copy(text + body_start, end - body_start);
+    char *after = trimmed_copy(text + body_start, end - body_start), *body = NULL;
+    if (asprintf(&body, "%s%s%s", type_before, *type_before ? " " : "", after) < 0) exit(EXIT_FAILURE);
+    free(after);
+    free(type_before);
     remove_align(body);
     int newlines = 0;
     for (size_t i = start; i < end; i++) newlines += text[i] == '\n';
@@ -457,6 +563,66 @@ static void rewrite_shared(size_t keyword, int in_function)
 }
 
 /* ---------------------------------------------------------------------------------
+ * Host variables named like the built-in variables */
+
+static const char *const builtin_names[] = {"gridDim", "blockDim", "blockIdx", "threadIdx"};
+
+static const char *builtin_at(size_t i)
+{
+    for (size_t k = 0; k < sizeof builtin_names / sizeof builtin_names[0]; k++)
+        if (word_at(i, builtin_names[k])) return builtin_names[k];
+    return NULL;
+}
+
+static size_t skip_space(size_t i)
+{
+    while (i < length && (isspace((unsigned char)text[i]) || !is_code[i])) i++;
+    return i;
+}
+
+/* Renames `name` to sim_host_<name> at every use from `from` up to `to`. */
+static void rename_in(const char *name, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        if (word_at(i, name)) add_edit(i, strlen(name), "sim_host_%s", name), i += strlen(name);
+}
+
+/* `dim3 gridDim(...)`, a parameter `dim3 blockDim`, or a later declarator of the same statement:
+ * the variable is renamed from its declaration to the end of its scope. `block` is the position of
+ * the innermost '{' open at `type` (or length at file scope). */
+static void rename_host_builtins(size_t type, size_t block)
+{
+    size_t open_paren = type;   /* an unclosed '(' before it in the statement: a parameter list */
+    int depth = 0;
+    while (open_paren > 0) {
+        char c = text[open_paren - 1];
+        if (is_code[open_paren - 1] && c == ')') depth++;
+        if (is_code[open_paren - 1] && c == '(' && depth-- == 0) break;
+        if (is_code[open_paren - 1] && depth == 0 && strchr(";{}", c)) { open_paren = 0; break; }
+        open_paren--;
+    }
+    size_t scope_end = block < length ? matching_close(block) : length;
+    if (open_paren > 0) {   /* a parameter: its scope is the function's body */
+        size_t body = skip_space(matching_close(open_paren - 1) + 1);
+        if (body >= length || text[body] != '{') return;   /* a declaration: nothing to rename */
+        scope_end = matching_close(body);
+    }
+    size_t i = skip_space(type + 4);
+    for (;;) {
+        const char *name = builtin_at(i);
+        if (name) rename_in(name, i, scope_end);
+        depth = 0;   /* on to the next top-level ',' of this declaration, if it is one */
+        while (i < length && !(is_code[i] && depth == 0 && strchr(",;)", text[i]))) {
+            if (is_code[i] && strchr("([{", text[i])) depth++;
+            if (is_code[i] && strchr(")]}", text[i])) depth--;
+            i++;
+        }
+        if (i >= length || text[i] != ',' || open_paren > 0) return;
+        i = skip_space(i + 1);
+    }
+}
+
+/* ---------------------------------------------------------------------------------
  * The scan */
 
 int main(int argc, char **argv)
@@ -469,19 +635,25 @@ int main(int argc, char **argv)
         read_input(argv[a]);
         classify();
         find_template_kernels();
+        find_kernel_defaults();
     }
     read_input(argv[1]);
     classify();
     find_template_kernels();
+    find_kernel_defaults();
     list_kernels();
 
     char scopes[256];                /* for each open brace: does it open function scope? */
+    size_t opened_at[256];           /* ... and where it is */
     int depth = 0, function_depth = 0;
     for (size_t i = 0; i < length; i++) {
         if (!is_code[i]) continue;
         char c = text[i];
-        if (c == '{') {
+        if ((word_at(i, "dim3") || word_at(i, "uint3")) && builtin_at(skip_space(i + 4))) {
+            rename_host_builtins(i, depth > 0 ? opened_at[depth - 1] : length);
+        } else if (c == '{') {
             if (depth == (int)sizeof scopes) fail(i, "braces nested too deeply");
+            opened_at[depth] = i;
             scopes[depth] = opens_function_scope(i);
             function_depth += scopes[depth++];
         } else if (c == '}') {
