@@ -46,8 +46,8 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags)
 {
     unsigned int schedule = flags & cudaDeviceScheduleMask;
     if ((flags & ~(unsigned int)cudaDeviceMask) || (schedule & (schedule - 1))) {
-        fprintf(stderr, "sim: cudaSetDeviceFlags(0x%x): not a valid set of flags (at most one of cudaDeviceScheduleSpin, "
-                "Yield and BlockingSync, and only the cudaDevice... flags)\n", flags);
+        fprintf(stderr, "sim: cudaSetDeviceFlags(0x%x): not a valid set of flags (at most one of "
+                "cudaDeviceScheduleSpin, Yield and BlockingSync, and only the cudaDevice... flags)\n", flags);
         return sim_record_error(cudaErrorInvalidValue);
     }
     device_flags = flags;

@@ -348,7 +348,8 @@ static void rewrite_launch(size_t open)
     char *added = NULL;
     size_t added_size = 0;
     FILE *o = open_memstream(&added, &added_size);
-    for (int k = d->defaulted - missing; k < d->defaulted; k++) fprintf(o, "%s%s", given++ > 0 ? ", " : "", d->values[k]);
+    for (int k = d->defaulted - missing; k < d->defaulted; k++)
+        fprintf(o, "%s%s", given++ > 0 ? ", " : "", d->values[k]);
     fclose(o);
     add_edit(matching_close(arguments), 0, "%s", added);
     free(added);
@@ -472,7 +473,8 @@ static void rewrite_shared(size_t keyword, int in_function)
 {
     size_t start = keyword, type_start = keyword;
     int is_extern = 0;
-    for (;;) {   /* take in the qualifiers written before it, and a type written before it (`extern float __shared__ s[]`) */
+    /* take in the qualifiers written before it, and a type written before it (`extern float __shared__ s[]`) */
+    for (;;) {
         size_t before = skip_space_back(start);
         size_t word = before;
         while (word > 0 && is_identifier_char(text[word - 1])) word--;
@@ -486,7 +488,8 @@ static void rewrite_shared(size_t keyword, int in_function)
     }
     char *type_before = trimmed_copy_of(type_start, type_start == keyword ? keyword : skip_space_back(keyword));
     for (size_t w = type_start; w < keyword; w++)   /* only type words between type_start and __shared__ */
-        if (word_at(w, "extern") || word_at(w, "static")) fail(keyword, "write extern or static first, as in `extern __shared__ float s[];`");
+        if (word_at(w, "extern") || word_at(w, "static"))
+            fail(keyword, "write extern or static first, as in `extern __shared__ float s[];`");
     size_t end = keyword;
     int depth = 0;
     while (end < length && !(is_code[end] && depth == 0 && text[end] == ';')) {

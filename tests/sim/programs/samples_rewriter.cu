@@ -13,7 +13,8 @@
 static void check(cudaError_t result, const char *call, const char *file, int line)
 {
     if (result) {
-        fprintf(stderr, "CUDA error at %s:%d code=%d(%s) \"%s\"\n", file, line, (int)result, cudaGetErrorName(result), call);
+        fprintf(stderr, "CUDA error at %s:%d code=%d(%s) \"%s\"\n", file, line, (int)result, cudaGetErrorName(result),
+                call);
         exit(EXIT_FAILURE);
     }
 }
@@ -65,7 +66,8 @@ int main()
     checkCudaErrors(cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice));
     block_scan<<<gridDim, blockDim, threads * sizeof(int)>>>(d);
     checkCudaErrors(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
-    printf("scan without partial sums (the default NULL): last of block 0 = %d, of block 3 = %d\n", h[threads - 1], h[n - 1]);
+    printf("scan without partial sums (the default NULL): last of block 0 = %d, of block 3 = %d\n", h[threads - 1],
+           h[n - 1]);
     block_scan<<<gridDim, blockDim, threads * sizeof(int)>>>(d, partial);
     checkCudaErrors(cudaMemcpy(h_partial, partial, sizeof h_partial, cudaMemcpyDeviceToHost));
     printf("scan of the scan, block totals: %d %d %d %d\n", h_partial[0], h_partial[1], h_partial[2], h_partial[3]);

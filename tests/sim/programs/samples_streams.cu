@@ -15,7 +15,8 @@
 static void check(cudaError_t result, const char *call, const char *file, int line)
 {
     if (result) {
-        fprintf(stderr, "CUDA error at %s:%d code=%d(%s) \"%s\"\n", file, line, (int)result, cudaGetErrorName(result), call);
+        fprintf(stderr, "CUDA error at %s:%d code=%d(%s) \"%s\"\n", file, line, (int)result, cudaGetErrorName(result),
+                call);
         exit(EXIT_FAILURE);
     }
 }
@@ -49,10 +50,10 @@ int main()
         printf("the device cannot map host memory\n");
         return EXIT_FAILURE;
     }
-    printf("device flags: blocking sync %s, map host %s\n", (flags & cudaDeviceScheduleMask) == cudaDeviceBlockingSync ? "yes" : "no",
-           flags & cudaDeviceMapHost ? "yes" : "no");
-    printf("two ways of waiting at once refused: %s\n",
-           cudaSetDeviceFlags(cudaDeviceScheduleSpin | cudaDeviceScheduleYield) == cudaErrorInvalidValue ? "yes" : "no");
+    int blocking = (flags & cudaDeviceScheduleMask) == cudaDeviceBlockingSync, mapped = flags & cudaDeviceMapHost;
+    printf("device flags: blocking sync %s, map host %s\n", blocking ? "yes" : "no", mapped ? "yes" : "no");
+    cudaError_t two_ways = cudaSetDeviceFlags(cudaDeviceScheduleSpin | cudaDeviceScheduleYield);
+    printf("two ways of waiting at once refused: %s\n", two_ways == cudaErrorInvalidValue ? "yes" : "no");
     cudaGetLastError();
 
     int *h_a, *d_a, *d_c, c = 5;
