@@ -1,6 +1,6 @@
 # 25-quantization.gp — Day 25's picture: what fewer bytes a weight buy. Left: the decode step's
 # lower bound at batch 1 for Llama-2-7B, 13B and 70B on every GPU of data/gpus.csv, with FP16, INT8
-# and INT4 weights (predicted by lib/perfmodel; absent where the weights do not fit the GPU). Right:
+# and INT4 weights (predicted by lib/perfmodel; absent where the book's memory budget, nine tenths of the capacity, does not hold them). Right:
 # your GEMVs on this CPU, FP32 (the driver's), INT8 and INT4 (yours), against the size of the matrix
 # (measured).
 #   gnuplot -e "csv='build/25-quantization/results.csv'; png='out.png'" plots/25-quantization.gp
@@ -19,7 +19,7 @@ if (png ne '') {
     set multiplot layout 1,2 title "Day 25: decode reads every weight once a token, so its time falls with the bytes of a weight\n" . \
         "left: predicted by lib/perfmodel (roofline lower bounds, batch 1); right: measured on this CPU with your GEMVs" font ',13'
     # left: predicted decode bound
-    set title "one decode step's lower bound, by weight format (predicted; no point where the weights do not fit)" font ',12'
+    set title "one decode step's lower bound, by weight format (predicted; no point where the memory budget is not met)" font ',12'
     set logscale y
     set yrange [0.5:100]
     set xrange [0.4:10.6]
@@ -29,7 +29,7 @@ if (png ne '') {
     set xlabel 'GPU (data/gpus.csv)'
     set ylabel 'milliseconds per decode step, batch 1 (log scale)'
     set key top left box opaque spacing 1.1 font ',10' maxrows 3
-    set label 5 "colour: the weight format; shape: the model.\nEach step down is about half the bytes, so about\nhalf the time; 70B in FP16 fits only the H200." at 3.6, 0.75 left font ',10'
+    set label 5 "colour: the weight format; shape: the model.\nEach step down is about half the bytes, so about\nhalf the time; 70B in FP16 fits none of them\n(nine tenths of the H200's 141 GiB: 136.3 GB)." at 3.6, 0.75 left font ',10'
     plot for [f in 'fp16 int8 int4'] csv using (gpu_index(strcol(3), 1) + model_offset('Llama-2-7B')):(predicted('Llama-2-7B', f)) \
              with points pt 7 ps 1.4 lc rgb (f eq 'fp16' ? '#e6550d' : f eq 'int8' ? '#3182bd' : '#31a354') \
              title sprintf('Llama-2-7B, %s', f eq 'fp16' ? 'FP16' : f eq 'int8' ? 'INT8' : 'INT4'), \

@@ -13,8 +13,8 @@
  *   ...
  *   cudaGraphLaunch(exec, stream)             one decode step, one call
  *
- * Rules: capture on `stream`, never the legacy default stream (0): work sent there during a
- * global capture invalidates it. Nothing inside the capture may wait for the GPU (no
+ * Rules: capture on `stream`, never the legacy default stream (0): work sent there while a
+ * blocking stream is being captured invalidates the capture, whatever its mode. Nothing inside the capture may wait for the GPU (no
  * cudaStreamSynchronize, cudaDeviceSynchronize or synchronous cudaMemcpy): nothing has run yet.
  * A capture that has begun must end, even when the step failed, or the stream stays capturing.
  *

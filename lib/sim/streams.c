@@ -85,8 +85,8 @@ static cudaError_t capture_state(cudaStream_t stream, int *capturing)
     }
     if (!stream && global_capture) {
         fprintf(stderr, "sim: work sent to the legacy default stream while stream %p is being captured: "
-                "the capture is now invalid\n     (launch on the capturing stream, or capture in "
-                "cudaStreamCaptureModeRelaxed)\n", (void *)global_capture);
+                "the capture is now invalid\n     (launch on the capturing stream: the legacy stream waits for "
+                "every blocking stream, so no capture mode allows it)\n", (void *)global_capture);
         global_capture->capture_invalid = 1;
         return cudaErrorStreamCaptureImplicit;
     }

@@ -20,7 +20,8 @@
  * zeros has scale 0 and every q (and zero point) 0. Both formats keep the rounding error of
  * every element within scale / 2.
  *
- * The INT4 layout, two values a byte, the LOW nibble first (as GPTQ, AWQ and llama.cpp pack):
+ * The INT4 layout, two neighbours a byte, the LOW nibble first (as GPTQ packs neighbours; llama.cpp's
+ * Q4_0 and AWQ order their nibbles otherwise, each for its own kernels):
  *
  *   values of a row:   v0  v1  v2  v3  v4           (cols = 5)
  *   bytes of the row:  [v1|v0] [v3|v2] [ 0|v4]      byte = v_even | v_odd << 4

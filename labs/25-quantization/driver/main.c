@@ -19,7 +19,8 @@
  *   series,model,gpu,format,size,time_ms,fits
  * series measured-gemv: gpu cpu, size = n of an n x n matrix, time_ms measured on this CPU;
  * series predicted-decode: one row per model, GPU and format, time_ms the decode step's bound,
- * fits 1 when the weights fit the GPU's memory. */
+ * fits 1 when the book's memory budget holds the weights, the KV cache and the activations of that
+ * batch-1, 512-token workload (lib/perfmodel: nine tenths of the capacity). */
 #include "lab.h"
 #include "machine.h"
 #include "perfmodel.h"
@@ -228,7 +229,7 @@ static void predict(lab_results *out)
                 perfmodel_workload w = {weight_types[f], DTYPE_FP16, 1, 512, 1};
                 perfmodel_prediction e;
                 perfmodel_estimate(&m, &h, &w, &e);
-                int fits = e.weights_bytes <= h.memory_bytes;
+                int fits = e.fits;
                 if (fits) printf(" %9.2f", 1e3 * e.decode_step_time_s);
                 else printf(" %9s", "-");
                 lab_results_row_or_exit(out, "predicted-decode,%s,%s,%s,,%.6g,%d", models[mi], key,
