@@ -1,7 +1,8 @@
 # 10-bandwidth.gp — Day 10's picture: STREAM's four kernels and memcpy on one CPU core, from
 # working sets that fit the L1 cache to ones four times the last level (measured), the cache
 # sizes the OS reports marked; and, at the largest working set, each kernel's bandwidth as
-# STREAM counts it beside the bytes a write-allocate cache really moves.
+# STREAM counts it (measured) beside the same time over the bytes a write-allocate cache moves
+# (derived from the measurement by the byte counts, not measured itself).
 #   gnuplot -e "csv='build/10-bandwidth/results.csv'; png='out.png'" plots/10-bandwidth.gp
 # With png='' it draws the left panel as text in the terminal.
 set datafile separator ','
@@ -108,12 +109,12 @@ if (png ne '') {
     unset logscale y
     set ytics auto
     set xrange [0.4:5.6]
-    set title sprintf("At %s (DRAM): the bandwidth STREAM reports (solid)\nand what the bus carried, write-allocate read included (hatched)", points > 0 ? size_label(largest) : 'the largest working set')
+    set title sprintf("At %s (DRAM): STREAM's bandwidth (solid, measured), and the\nwrite-allocate bytes over the same time (hatched, derived)", points > 0 ? size_label(largest) : 'the largest working set')
     set xlabel "bytes per element, under each kernel: STREAM's count ·\na write-allocate CPU's · your CUDA kernel's (simulator-counted)"
-    set ylabel 'GB/s, measured'
+    set ylabel 'GB/s: solid measured, hatched derived'
     set xtics ('' 1) scale 0
     set grid noxtics ytics
-    set key top left opaque box
+    set key top left opaque box title ''
     set style fill solid 0.85 border -1
     known(x) = x == x ? sprintf('%.0f', x) : '–'
     tic(k) = k == 5 ? sprintf("memcpy\n%s B", known(stream_bytes[k])) : \
@@ -127,12 +128,12 @@ if (png ne '') {
     do for [k=1:5] { print sprintf('%d,%g,%g', k, stream_gb[k], moved_gb[k]) }
     unset print
     if (points > 0) {
-        plot $bars using ($1 - 0.2):2:(0.38) with boxes lc rgb '#1f77b4' title 'STREAM bytes', \
+        plot $bars using ($1 - 0.2):2:(0.38) with boxes lc rgb '#1f77b4' title 'measured: STREAM bytes / time', \
              '' using ($1 + 0.2):3:(0.38) with boxes fs pattern 4 lc rgb '#d62728' \
-                 title 'bytes moved, with write-allocate', \
+                 title 'derived: × write-allocate bytes / STREAM bytes', \
              '' using ($1 - 0.2):2:(sprintf('%.1f', $2)) with labels offset 0,0.7 font ',9' notitle, \
              '' using ($1 + 0.2):3:(sprintf('%.1f', $3)) with labels offset 0,0.7 font ',9' notitle, \
-             stream_gb[5] with lines dt 2 lw 2 lc rgb '#000000' title 'memcpy (STREAM bytes)'
+             stream_gb[5] with lines dt 2 lw 2 lc rgb '#000000' title 'memcpy, measured (STREAM bytes)'
     } else {
         set yrange [0:1]
         plot -1 notitle

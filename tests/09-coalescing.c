@@ -1,15 +1,18 @@
-/* 09-coalescing.c — the checks for day 09: the sector model counts what the simulator counts
- * for every stride, offset and element size of a test grid, and predicts the copy's bandwidth
- * from the sectors; the strided copy writes out[i] = in[offset + i * stride] for sizes that
- * are not multiples of 32 or of the block, and nothing past the end; counted on the simulator,
- * its warp-wide load touches 4 sectors when coalesced, 8 at stride 2, 32 from stride 8 on and
- * 5 when the start is one float off, while its stores stay at 4 and its grid has no idle
- * block; the struct-of-arrays particle update gives the original's results and uses at least
- * 95 % of every byte it moves.
- * A run that the simulator stops (an access past the end of an array) fails with the
- * simulator's own message. */
+/* 09-coalescing.c — the checks for day 09: the sector model (the learner's prediction) counts
+ * what the simulator counts for every stride, offset and element size of a test grid, and where
+ * the byte addresses pass 2^31, and predicts the copy's bandwidth from the sectors (to 1e-6
+ * relative, so float arithmetic passes); the strided copy writes out[i] = in[offset + i * stride]
+ * for sizes that are not multiples of 32 or of the block, nothing past the end, and the right
+ * elements of an input of more than 2^31 floats; counted on the simulator, its warp-wide load
+ * touches 4 sectors when coalesced, 8 at stride 2, 32 from stride 8 on and 5 when the start is
+ * one float off, while its stores stay at 4, and its grid is one launch of blocks of the size
+ * asked for, none idle; the struct-of-arrays particle update moves every particle, gives the
+ * original's results and uses at least 95 % of every byte it moves.
+ * An output left untouched is reported as such ("was the kernel launched?"); a run that the
+ * simulator stops (an access past the end of an array) fails with the simulator's own message. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +80,15 @@ Test(model, other_element_sizes, .timeout = 10,
     expect_model(0, 7, 8, 1, "every lane reads the same double");
 }
 
+Test(model, byte_addresses_past_2_31, .timeout = 10,
+     .description = "A lane's byte address is (offset + lane x stride) x element size: for a large stride or offset it "
+                    "passes 2^31 even though every argument is an int. Compute the addresses in 64 bits.")
+{
+    expect_model(1 << 26, 0, 4, 32, "lanes 256 MiB apart, one sector each; lane 8's byte address is 2^31");
+    expect_model((1 << 28) + 1, 3, 8, 32, "lanes 2 GiB apart; lane 1's byte address is past 2^31");
+    expect_model(1, (1 << 29) + 1, 16, 17, "512 bytes starting 16 bytes into a sector, 8 GiB in");
+}
+
 Test(model, matches_the_simulator, .timeout = 30,
      .description = "The simulator counts every lane's bytes: where your count differs, work that case by hand, "
                     "lane by lane (its first and last byte, and which sectors lie between them).")
@@ -107,9 +119,10 @@ Test(model, predicted_copy_bandwidth, .timeout = 10,
     };
     for (int k = 0; k < 6; k++) {
         double got = copy_predicted_gb_per_s(cases[k].bandwidth, cases[k].bytes, cases[k].load, cases[k].store);
-        cr_assert(fabs(got - cases[k].want) <= 1e-9 * cases[k].want, "copy_predicted_gb_per_s(%.0f GB/s, %d-byte "
-                  "elements, %.0f load and %.0f store sectors per request) = %.6g, want %.6g (%s)", cases[k].bandwidth,
-                  cases[k].bytes, cases[k].load, cases[k].store, got, cases[k].want, cases[k].why);
+        double relative_error = (got - cases[k].want) / cases[k].want;   /* 1e-6: float arithmetic passes */
+        cr_assert(fabs(relative_error) <= 1e-6, "copy_predicted_gb_per_s(%.0f GB/s, %d-byte elements, %.0f load and "
+                  "%.0f store sectors per request) = %.9g, want %.9g (%+.2g relative; %s)", cases[k].bandwidth,
+                  cases[k].bytes, cases[k].load, cases[k].store, got, cases[k].want, relative_error, cases[k].why);
     }
 }
 
@@ -120,8 +133,17 @@ static const int sizes[] = {1, 31, 32, 33, 1000, 4099};
 static const int block_sizes[] = {128, 256};
 enum { SIZES = 6, BLOCK_SIZES = 2, COUNTED_N = 2048, COUNTED_THREADS = 256 };
 
-#define HINT_COPY "One thread per output element: i from the block and thread index, a bounds test on i against " \
-                  "n, then one read at offset + i * stride and one write at i. Round the number of blocks up."
+#define HINT_COPY "One thread per output element, the threads numbered across the whole grid; a grid rounded up " \
+                  "so the last, partial block exists, and its spare threads doing nothing."
+
+/* An output left wholly poisoned means no thread wrote: say so before comparing values. */
+static void expect_some_written(const float *out, int n, int stride, int offset, int threads)
+{
+    int written = 0;
+    for (int i = 0; i < n; i++) written += !lab_float_is_poison(out[i]);
+    cr_assert(written > 0, "n = %d, stride %d, offset %d, blocks of %d threads: not one element of out was written. "
+              "Was the kernel launched (launch_strided_copy), with at least one block?", n, stride, offset, threads);
+}
 
 /* Runs the copy and checks every element exactly; returns what was counted. */
 static access_run check_copy(int n, int stride, int offset, int threads, int count_metrics)
@@ -139,6 +161,7 @@ static access_run check_copy(int n, int stride, int offset, int threads, int cou
               "error \"%s\".%s%s", n, stride, offset, threads, run.error, SIMULATOR_SAID(said));
     cr_assert(run.written_past_end == 0, "n = %d, stride %d, offset %d, blocks of %d threads: %lld elements written "
               "past out[n - 1]; threads with i >= n must not write", n, stride, offset, threads, run.written_past_end);
+    expect_some_written(out, n, stride, offset, threads);
     lab_comparison result = lab_compare_floats("out", out, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "n = %d, stride %d, offset %d, blocks of %d threads: %s", n, stride, offset,
               threads, result.message);
@@ -171,8 +194,56 @@ Test(copy, stride_0_broadcast, .timeout = 20,
     check_copy_everywhere(0, 5);
 }
 
+Test(copy, indices_past_2_31, .timeout = 30,
+     .description = "An input of more than 2^31 floats (8 GiB): offset + i * stride passes 2^31, the largest int, "
+                    "though n, stride and offset are all ints. Compute the index in 64 bits.")
+{
+    static const struct { int n, stride, offset; } cases[] = {
+        {40, (1 << 26) + 3, 0},            /* i * stride passes 2^31 from i = 32 */
+        {64, 1, INT_MAX - 39},             /* offset + i passes 2^31 from i = 40 */
+        {40, (1 << 26) + 3, 5},
+    };
+    for (int k = 0; k < 3; k++) {
+        int n = cases[k].n, stride = cases[k].stride, offset = cases[k].offset;
+        long long last = copy_input_elements(n, stride, offset) - 1;
+        float *out = malloc(sizeof(float) * (size_t)n), *want = malloc(sizeof(float) * (size_t)n);
+        for (int i = 0; i < n; i++) want[i] = past_2_31_value(i);
+        char said[2048];
+        lab_capture_stderr();
+        access_run run = gpu_strided_copy_past_2_31(out, n, stride, offset, 32);
+        lab_release_stderr(said, sizeof said);
+        if (run.error && strcmp(run.error, "out of memory") == 0 && counted_sectors_per_request(1, 0, 4) < 0)
+            cr_skip("this GPU cannot hold the %lld-float input (%s)", last + 1, run.error);
+        cr_assert(run.error == NULL, "n = %d, stride %d, offset %d: the largest index is %lld, past 2^31 = 2147483648, "
+                  "and the run ended with the CUDA error \"%s\". An index computed in int wraps to a negative number "
+                  "there: compute offset + i * stride in 64 bits.%s%s", n, stride, offset, last, run.error,
+                  SIMULATOR_SAID(said));
+        cr_assert(run.written_past_end == 0, "n = %d, stride %d, offset %d: %lld elements written past out[n - 1]", n,
+                  stride, offset, run.written_past_end);
+        expect_some_written(out, n, stride, offset, 32);
+        lab_comparison result = lab_compare_floats("out", out, want, (size_t)n, 0, 0);
+        cr_assert(result.mismatches == 0, "n = %d, stride %d, offset %d (indices up to %lld, past 2^31): %s. A wrong "
+                  "value here is an index that wrapped: compute offset + i * stride in 64 bits.", n, stride, offset,
+                  last, result.message);
+        free(out), free(want);
+    }
+}
+
 /* ---------------------------------------------------------------------------------
  * The copy, counted: what one warp-wide load costs */
+
+/* The launch a run made: one, of threads_per_block threads a block, as many blocks as the work needs. */
+static void expect_launch(access_run run, const char *launcher, int n, int threads)
+{
+    int want = (n + threads - 1) / threads;
+    cr_assert(run.launches == 1, "n = %d, blocks of %d threads: %d launches, want one", n, threads, run.launches);
+    cr_assert(run.block_threads == threads, "n = %d: %s was asked for blocks of %d threads and launched blocks of %d: "
+              "launch with the threads_per_block it is given (the caller picks it, for occupancy or for a GPU "
+              "whose limits differ)", n, launcher, threads, run.block_threads);
+    cr_assert(run.blocks == want, "n = %d, blocks of %d threads: %d blocks launched, want %d (n divided by the block "
+              "size, rounded up)%s", n, threads, run.blocks, want,
+              run.blocks > want ? ": a block with no work is wasted" : ": some elements get no thread");
+}
 
 static access_run counted_copy(int stride, int offset)
 {
@@ -194,8 +265,8 @@ static void expect_load_sectors(int stride, int offset, double want, const char 
 }
 
 Test(counts, coalesced_fp32_is_4_sectors, .timeout = 20,
-     .description = "Counted: lane l of each warp reads the float after lane l - 1's, so a warp reads 128 "
-                    "consecutive bytes. Read in[offset + i * stride] with i the thread's global index.")
+     .description = "Counted: at stride 1 lane l of each warp reads the float after lane l - 1's, so a warp reads "
+                    "128 consecutive bytes. A warp's lanes are consecutive threadIdx.x: does your index follow it?")
 {
     expect_load_sectors(1, 0, 4, "32 consecutive floats fill 4 sectors");
 }
@@ -222,8 +293,8 @@ Test(counts, misaligned_start_is_5_sectors, .timeout = 20,
 }
 
 Test(counts, stores_stay_coalesced, .timeout = 20,
-     .description = "Counted: the write is out[i], with i the thread's global index, whatever the stride: "
-                    "4 sectors per store request.")
+     .description = "Counted: whatever the stride of the reads, the writes go to consecutive elements, one warp's "
+                    "to 128 consecutive bytes: 4 sectors per store request.")
 {
     static const struct { int stride, offset; } cases[] = {{1, 0}, {2, 0}, {8, 0}, {1, 1}};
     for (int k = 0; k < 4; k++) {
@@ -241,10 +312,18 @@ Test(counts, just_enough_blocks, .timeout = 20,
     for (int k = 0; k < 2; k++) {
         access_run run = check_copy(counts[k], 2, 0, COUNTED_THREADS, 1);
         SKIP_UNLESS_COUNTED(run);
-        int want = (counts[k] + COUNTED_THREADS - 1) / COUNTED_THREADS;
-        cr_assert(run.launches == 1 && run.blocks == want, "n = %d, blocks of %d threads: %d launch(es), the first "
-                  "of %d blocks; want one launch of %d blocks", counts[k], COUNTED_THREADS, run.launches, run.blocks,
-                  want);
+        expect_launch(run, "launch_strided_copy", counts[k], COUNTED_THREADS);
+    }
+}
+
+Test(counts, blocks_of_the_size_given, .timeout = 20,
+     .description = "Counted: the launcher uses the block size it is given, whatever it is, and enough blocks of it.")
+{
+    static const int threads[] = {32, 96, 128, 512};
+    for (int k = 0; k < 4; k++) {
+        access_run run = check_copy(1000, 2, 0, threads[k], 1);
+        SKIP_UNLESS_COUNTED(run);
+        expect_launch(run, "launch_strided_copy", 1000, threads[k]);
     }
 }
 
@@ -267,15 +346,29 @@ static void make_particles(particle *p, int n, unsigned seed)
     }
 }
 
-#define HINT_SOA "Thread i updates particle i: its velocities from p.vx[i], p.vy[i], p.vz[i], then its positions " \
-                 "with the new velocities, as in driver/particles_aos.cu. Round the blocks up; test i < n."
+#define HINT_SOA "The same step as driver/particles_aos.cu, in the same order, with each field read from its own " \
+                 "array; one thread per particle, and every particle with a thread."
+
+/* A step changes every particle (gravity alone moves vz): one left exactly as it started got no thread. */
+static void expect_every_particle_moved(const particle *after, const particle *start, int n, int threads)
+{
+    int unchanged = 0, first = -1;
+    for (int i = 0; i < n; i++)
+        if (memcmp(&after[i], &start[i], sizeof(particle)) == 0) unchanged++, first = first < 0 ? i : first;
+    cr_assert(unchanged < n, "n = %d, blocks of %d threads: every particle is unchanged from its start. Was the "
+              "kernel launched (launch_update_particles_soa), with at least one block?", n, threads);
+    cr_assert(unchanged == 0, "n = %d, blocks of %d threads: %d of the particles are unchanged from their start, the "
+              "first of them particle %d: did every particle get a thread?", n, threads, unchanged, first);
+}
 
 /* Runs both layouts from the same start; checks the rewrite's every field against the original's. */
 static access_run check_particles(int n, int threads, int count_metrics)
 {
     particle *original = malloc(sizeof(particle) * (size_t)n), *rewrite = malloc(sizeof(particle) * (size_t)n);
-    make_particles(original, n, 17u + (unsigned)n);
-    memcpy(rewrite, original, sizeof(particle) * (size_t)n);
+    particle *start = malloc(sizeof(particle) * (size_t)n);
+    make_particles(start, n, 17u + (unsigned)n);
+    memcpy(original, start, sizeof(particle) * (size_t)n);
+    memcpy(rewrite, start, sizeof(particle) * (size_t)n);
     access_run before = gpu_update_particles_aos(original, n, DT, threads, 0);
     cr_assert(before.error == NULL, "the original AoS update failed (%s): the driver or the simulator is broken",
               before.error);
@@ -285,6 +378,7 @@ static access_run check_particles(int n, int threads, int count_metrics)
     lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, "n = %d, blocks of %d threads: the run ended with the CUDA error \"%s\".%s%s", n,
               threads, run.error, SIMULATOR_SAID(said));
+    expect_every_particle_moved(rewrite, start, n, threads);
     float *got = malloc(sizeof(float) * (size_t)n), *want = malloc(sizeof(float) * (size_t)n);
     for (int f = 0; f < 8; f++) {
         for (int i = 0; i < n; i++) got[i] = (&rewrite[i].x)[f], want[i] = (&original[i].x)[f];
@@ -292,7 +386,7 @@ static access_run check_particles(int n, int threads, int count_metrics)
         cr_assert(result.mismatches == 0, "n = %d, blocks of %d threads: field %s differs from the original's "
                   "step in %zu of the particles: %s", n, threads, field_names[f], result.mismatches, result.message);
     }
-    free(original), free(rewrite), free(got), free(want);
+    free(original), free(rewrite), free(start), free(got), free(want);
     return run;
 }
 
@@ -327,7 +421,7 @@ static access_run counted_particles(void)
 
 Test(particles, soa_load_efficiency_at_least_95_percent, .timeout = 20,
      .description = "Counted: with one array per field, lane l reads the float after lane l - 1's: 4 sectors "
-                    "per load request, every byte used. Index each array with the thread's global index.")
+                    "per load request, every byte used, if the index follows threadIdx.x.")
 {
     access_run run = counted_particles();
     cr_assert(run.load_efficiency >= 0.95, "the rewrite: load efficiency %.3f (%.2f sectors per load request), want "
@@ -350,10 +444,18 @@ Test(particles, just_enough_blocks, .timeout = 20,
     for (int k = 0; k < 2; k++) {
         access_run run = check_particles(counts[k], COUNTED_THREADS, 1);
         SKIP_UNLESS_COUNTED(run);
-        int want = (counts[k] + COUNTED_THREADS - 1) / COUNTED_THREADS;
-        cr_assert(run.launches == 1 && run.blocks == want, "n = %d, blocks of %d threads: %d launch(es), the first "
-                  "of %d blocks; want one launch of %d blocks", counts[k], COUNTED_THREADS, run.launches, run.blocks,
-                  want);
+        expect_launch(run, "launch_update_particles_soa", counts[k], COUNTED_THREADS);
+    }
+}
+
+Test(particles, blocks_of_the_size_given, .timeout = 20,
+     .description = "Counted: the launcher uses the block size it is given, whatever it is, and enough blocks of it.")
+{
+    static const int threads[] = {32, 96, 512};
+    for (int k = 0; k < 3; k++) {
+        access_run run = check_particles(1000, threads[k], 1);
+        SKIP_UNLESS_COUNTED(run);
+        expect_launch(run, "launch_update_particles_soa", 1000, threads[k]);
     }
 }
 

@@ -2,8 +2,8 @@
  *
  * What you write today:
  *   update_particles_soa: the step of driver/particles_aos.cu (read it first), on the six
- *   arrays of a particles_soa, one thread per particle: thread i updates particle i.
- *   launch_update_particles_soa: enough blocks of threads_per_block threads for n particles.
+ *   arrays of a particles_soa, one thread per particle.
+ *   launch_update_particles_soa: the launch, over n particles, in the blocks the caller asks for.
  *
  * Why: in the original, lane l reads p[i].vx with i = first + l, 32 bytes from its
  * neighbour's, so every warp-wide load touches 32 sectors to use 4 bytes of each. With one
@@ -12,7 +12,8 @@
  * Rules: the same arithmetic as the original, in the same order (the checks compare your
  * result with the original's, within a few units in the last place); touch only particles
  * 0 .. n-1; read each field once. The checks count, on the simulator, how many bytes of each
- * sector your loads use: at least 95 %.
+ * sector your loads and stores use (at least 95 %), the requests per warp, the blocks and
+ * their size.
  *
  * Check:  make check DAY=09        Stuck?  make hint DAY=09
  */
@@ -20,14 +21,16 @@
 
 __global__ void update_particles_soa(particles_soa p, int n, float dt)
 {
-    // TODO: i = this thread's global index; particle i exists only if i < n.
-    //       Read its three velocities from p.vx, p.vy, p.vz into registers, update them as
-    //       the original does, then the three positions with the new velocities, and write
-    //       all six back to their arrays.
+    // TODO: One time step of one particle per thread: the original's step, on six arrays.
+    //       Contract: particles 0 .. n-1 only, each updated once; the original's arithmetic in
+    //       its order (checked to 1e-6 relative); each of the six fields read once, written once.
+    //       Idea: one array per field makes a warp's 32 reads of a field 128 consecutive bytes.
 }
 
 extern "C" void launch_update_particles_soa(particles_soa p, int n, float dt, int threads_per_block)
 {
-    // TODO: as launch_update_particles_aos in driver/particles_aos.cu.
+    // TODO: Launch update_particles_soa for n particles (n >= 1) in blocks of threads_per_block.
+    //       Contract: the block size given; every particle a thread, and no block without work.
+    //       Idea: the same grid as the copy's: whole blocks, the last one partial.
     (void)p, (void)n, (void)dt, (void)threads_per_block;
 }

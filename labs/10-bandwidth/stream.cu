@@ -8,9 +8,8 @@
  *   triad  a[i] = b[i] + q * c[i]      (TODO)
  *
  * Rules: each kernel reads each of its inputs once and writes its output once: the checks
- * count, on the simulator, the bytes each kernel moves, and they must be exactly STREAM's.
- * Neighbouring threads take neighbouring elements, so a warp's 32 doubles fill 8 whole
- * 32-byte sectors (day 09).
+ * count, on the simulator, the bytes each kernel moves, and hold them against STREAM's count
+ * and against your stream_bytes_per_element.
  *
  * Check:  make check DAY=10        Stuck?  make hint DAY=10
  */
@@ -26,17 +25,26 @@ __global__ void stream_copy(const double *a, double *c, int n)
 
 __global__ void stream_scale(double q, const double *c, double *b, int n)
 {
-    // TODO: as stream_copy: this thread's index i, and for i < n: b[i] = q * c[i].
+    // TODO: STREAM's scale on the GPU, one element per thread.
+    //       Contract: elements 0 .. n-1 only; each input read once, the output written once.
+    //       Idea: neighbouring threads take neighbouring elements, so a warp's 32 doubles
+    //       fill 8 whole sectors (day 09), and the kernel moves exactly what STREAM counts.
 }
 
 __global__ void stream_add(const double *a, const double *b, double *c, int n)
 {
-    // TODO: as stream_copy: this thread's index i, and for i < n: c[i] = a[i] + b[i].
+    // TODO: STREAM's add on the GPU, one element per thread.
+    //       Contract: elements 0 .. n-1 only; each input read once, the output written once.
+    //       Idea: neighbouring threads take neighbouring elements, so a warp's 32 doubles
+    //       fill 8 whole sectors (day 09), and the kernel moves exactly what STREAM counts.
 }
 
 __global__ void stream_triad(double q, const double *b, const double *c, double *a, int n)
 {
-    // TODO: as stream_copy: this thread's index i, and for i < n: a[i] = b[i] + q * c[i].
+    // TODO: STREAM's triad on the GPU, one element per thread.
+    //       Contract: elements 0 .. n-1 only; each input read once, the output written once.
+    //       Idea: neighbouring threads take neighbouring elements, so a warp's 32 doubles
+    //       fill 8 whole sectors (day 09), and the kernel moves exactly what STREAM counts.
 }
 
 extern "C" cudaError_t launch_stream(int kernel, double q, double *a, double *b, double *c, int n)

@@ -2,8 +2,8 @@
  *
  * What you write today:
  *   update_particles_soa: the step of driver/particles_aos.cu (read it first), on the six
- *   arrays of a particles_soa, one thread per particle: thread i updates particle i.
- *   launch_update_particles_soa: enough blocks of threads_per_block threads for n particles.
+ *   arrays of a particles_soa, one thread per particle.
+ *   launch_update_particles_soa: the launch, over n particles, in the blocks the caller asks for.
  *
  * Why: in the original, lane l reads p[i].vx with i = first + l, 32 bytes from its
  * neighbour's, so every warp-wide load touches 32 sectors to use 4 bytes of each. With one
@@ -12,7 +12,8 @@
  * Rules: the same arithmetic as the original, in the same order (the checks compare your
  * result with the original's, within a few units in the last place); touch only particles
  * 0 .. n-1; read each field once. The checks count, on the simulator, how many bytes of each
- * sector your loads use: at least 95 %.
+ * sector your loads and stores use (at least 95 %), the requests per warp, the blocks and
+ * their size.
  *
  * Check:  make check DAY=09        Stuck?  make hint DAY=09
  */

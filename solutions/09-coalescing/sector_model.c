@@ -1,18 +1,14 @@
-/* sector_model.c — Day 09: predicting what a warp-wide load costs, before counting it.
+/* sector_model.c — Day 09: predicting what a warp-wide load costs, before the simulator counts it.
  *
  * What you write today:
- *   1. sectors_per_request: lane l (0 .. 31) reads the element_bytes bytes of element
- *      offset_elements + l * stride_elements of an array that starts on a 32-byte boundary.
- *      Return how many distinct 32-byte sectors those 32 reads touch together. The memory
- *      system moves whole sectors, so that is what the load costs.
- *   2. copy_predicted_gb_per_s: a warp of the strided copy reads 32 elements and writes 32;
- *      to do so it moves load_sectors_per_request + store_sectors_per_request sectors. If
- *      the memory moves sectors at bandwidth_gb_per_s, what rate of useful bytes (elements
- *      read and written) does the copy reach?
+ *   1. sectors_per_request: your prediction of the 32-byte sectors one warp-wide load touches,
+ *      for any stride, offset and element size: the count the chapter does with a pencil.
+ *   2. copy_predicted_gb_per_s: the strided copy's useful bandwidth, predicted from its sectors.
  *
- * Rules: plain C, no simulator. The checks compare your model with the counts the simulator
- * makes for every stride from 0 to 40, every offset from 0 to 40 and elements of 1, 2, 4, 8 and
- * 16 bytes.
+ * Rules: plain C, no simulator. The checks hold your model against hand-worked cases, then
+ * against what the simulator counts, case by case, for every stride from 0 to 40, every offset
+ * from 0 to 40 and elements of 1, 2, 4, 8 and 16 bytes. The lab prints your prediction beside
+ * the count for each copy it runs.
  *
  * Check:  make check DAY=09        Stuck?  make hint DAY=09
  */

@@ -2,16 +2,15 @@
  * warp-wide load costs.
  *
  * What you write today:
- *   strided_copy: thread i (its global index) copies in[offset + i * stride] to out[i],
- *   for every i < n. The writes are always coalesced (lane l writes the float after lane
- *   l - 1's); the reads are `stride` floats apart, starting `offset` floats in.
- *   launch_strided_copy: enough blocks of threads_per_block threads for n elements.
+ *   strided_copy: out[i] = in[offset + i * stride] for every i < n, one thread per element.
+ *   The writes are always coalesced; the reads are `stride` floats apart, `offset` floats in.
+ *   launch_strided_copy: the launch, over n elements, in the blocks the caller asks for.
  *
  * Rules: one element per thread, one load and one store each; every out[i] written, nothing
  * past out[n - 1] written and nothing past the input read (the simulator stops the launch and
- * names the thread). The checks count, on the simulator, the sectors each warp's load
- * touches: 4 for stride 1, 8 for stride 2, 32 from stride 8 on, 5 when the start is off by
- * one float.
+ * names the thread). The checks compare every element, on sizes that are not multiples of the
+ * block and on an input of more than 2^31 floats, and count, on the simulator, the sectors each
+ * warp's load and store touch, the blocks and their size.
  *
  * Check:  make check DAY=09        Stuck?  make hint DAY=09
  */

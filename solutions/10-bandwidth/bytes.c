@@ -1,16 +1,15 @@
-/* bytes.c — Day 10: the byte arithmetic of effective bandwidth.
+/* bytes.c — Day 10: the byte arithmetic of effective bandwidth, and your prediction.
  *
  * What you write today:
- *   1. stream_bytes_per_element: the bytes STREAM counts per element of each kernel — the
- *      doubles its line of source names, each read or written once.
- *   2. write_allocate_bytes_per_element: what a write-allocate cache really moves to and
- *      from DRAM: a store first reads the line it writes, so every array written costs one
- *      read more than STREAM counts.
+ *   1. stream_bytes_per_element: the bytes STREAM counts per element of each kernel.
+ *   2. write_allocate_bytes_per_element: the bytes a write-allocate cache moves per element.
  *   3. memcpy_bytes_moved: the bytes memcpy moves, counted the way STREAM counts copy.
  *   4. bandwidth_gb_per_s: bytes and seconds to GB/s.
+ * The first two are predictions, made from the lines of lab.h before anything runs: the checks
+ * hold stream_bytes_per_element against the bytes the simulator counts for your CUDA kernels and
+ * against the walks of each array counted for your C kernels, and the lab prints them side by side.
  *
- * Rules: plain C; the kernels are STREAM's, over doubles (see lab.h); return 0 for a kernel
- * that is not one of the four.
+ * Rules: plain C; the kernels are STREAM's, over doubles (see lab.h).
  *
  * Check:  make check DAY=10        Stuck?  make hint DAY=10
  */

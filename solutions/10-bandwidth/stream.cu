@@ -8,9 +8,8 @@
  *   triad  a[i] = b[i] + q * c[i]      (TODO)
  *
  * Rules: each kernel reads each of its inputs once and writes its output once: the checks
- * count, on the simulator, the bytes each kernel moves, and they must be exactly STREAM's.
- * Neighbouring threads take neighbouring elements, so a warp's 32 doubles fill 8 whole
- * 32-byte sectors (day 09).
+ * count, on the simulator, the bytes each kernel moves, and hold them against STREAM's count
+ * and against your stream_bytes_per_element.
  *
  * Check:  make check DAY=10        Stuck?  make hint DAY=10
  */

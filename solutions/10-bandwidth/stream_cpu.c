@@ -7,8 +7,10 @@
  *   triad  a[i] = b[i] + q * c[i]
  *
  * Rules: plain C; one pass over the arrays, front to back, as STREAM does: no memcpy, no
- * threads, no intrinsics. The driver compares the triad's bandwidth with memcpy's over the
- * same memory, so a loop that does more (or slower) work than the line above shows.
+ * threads, no intrinsics. The checks compare every element, and count, page by page, how many
+ * times each loop walks each array (driver/sweeps.c): a loop that walks an array twice moves
+ * its bytes twice. STREAM_LOOP_AS_WRITTEN, given on copy, keeps the compiler from turning the
+ * copy loop into a call to memcpy: keep it.
  *
  * Check:  make check DAY=10        Stuck?  make hint DAY=10
  */
@@ -16,7 +18,7 @@
 
 /* restrict promises the compiler that the arrays do not overlap, so it may vectorise
  * without checking at run time. */
-void cpu_stream_copy(const double *restrict a, double *restrict c, size_t n)
+STREAM_LOOP_AS_WRITTEN void cpu_stream_copy(const double *restrict a, double *restrict c, size_t n)
 {
     for (size_t i = 0; i < n; i++) c[i] = a[i];
 }

@@ -67,6 +67,7 @@ typedef struct access_run {
     int counted;                       /* 1 when the simulator counted the fields below */
     int launches;                      /* kernel launches the run made */
     int blocks;                        /* the grid of the first of them, in blocks */
+    int block_threads;                 /* threads in the largest block launched */
     double load_requests, store_requests;                    /* warp-level requests */
     double load_sectors_per_request, store_sectors_per_request;
     double load_efficiency, store_efficiency;                /* bytes asked for / (32 x sectors moved) */
@@ -77,6 +78,15 @@ typedef struct access_run {
  * copies out back. With count_metrics, the simulator counts the launch. */
 access_run gpu_strided_copy(const float *in, float *out, int n, int stride, int offset, int threads_per_block,
                             int count_metrics);
+/* The copy where the indices pass 2^31: `in` holds copy_input_elements(n, stride, offset) floats,
+ * more than 2^31 of them, of which only the n the copy reads hold values: in[offset + i * stride]
+ * = i + 0.5; every other element is 0. On the simulator `in` is address space the host never
+ * fills (an untouched page reads as zeros, so it costs no memory); on a GPU it is device memory
+ * (the run reports cudaErrorMemoryAllocation where the GPU has too little). out is poisoned and
+ * guarded as in gpu_strided_copy. */
+access_run gpu_strided_copy_past_2_31(float *out, int n, int stride, int offset, int threads_per_block);
+static inline float past_2_31_value(int i) { return (float)i + 0.5f; }
+
 /* p[0 .. n-1] are updated in place, on the device, by the AoS original or by your SoA rewrite
  * (the driver splits the six fields into six arrays of exactly n floats and joins them back;
  * mass and charge come back as they went in). */

@@ -15,6 +15,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <sys/mman.h>
 #include <device_buffer.cuh>
 #include <gpu_timer.cuh>
 #include <sim_counts.h>
@@ -42,6 +43,7 @@ static void stop_counting(access_run *run, int count_metrics, int first, cudaErr
     run->counted = 1;
     run->launches = counts.launches;
     run->blocks = (int)counts.first_grid[0];
+    run->block_threads = (int)counts.max_block_threads;
     run->load_requests = (double)total->global_load_requests;
     run->store_requests = (double)total->global_store_requests;
     run->load_sectors_per_request = sim_sectors_per_request(total, 0);
@@ -82,6 +84,54 @@ extern "C" access_run gpu_strided_copy(const float *in, float *out, int n, int s
     }
     run.written_past_end = lab_device_fetch(out, device_out, out_bytes, GUARD_BYTES, &error);
     if (error == cudaSuccess) cudaFree(device_in), cudaFree(device_out);
+    return finish(run, error);
+}
+
+/* The input of the copy past 2^31: address space that only the elements the copy reads touch.
+ * On the simulator, a private anonymous mapping (pages the host never writes read as zeros and
+ * take no memory) registered so that kernels may read it; on a GPU, zeroed device memory. */
+static float *sparse_input(size_t bytes, cudaError_t *error)
+{
+    void *in = NULL;
+    if (LAB_SIMULATED) {
+        in = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (in == MAP_FAILED) *error = cudaErrorMemoryAllocation, in = NULL;
+        if (*error == cudaSuccess) *error = cudaHostRegister(in, bytes, cudaHostRegisterMapped);
+    } else {
+        *error = cudaMalloc(&in, bytes);
+        if (*error == cudaSuccess) *error = cudaMemset(in, 0, bytes);
+    }
+    return (float *)in;
+}
+
+static void free_sparse_input(float *in, size_t bytes)
+{
+    if (!in) return;
+    if (LAB_SIMULATED) cudaHostUnregister(in), munmap(in, bytes);   /* a reset does not unregister it */
+    else cudaFree(in);
+}
+
+extern "C" access_run gpu_strided_copy_past_2_31(float *out, int n, int stride, int offset, int threads_per_block)
+{
+    access_run run;
+    memset(&run, 0, sizeof run);
+    size_t in_bytes = (size_t)copy_input_elements(n, stride, offset) * sizeof(float);
+    size_t out_bytes = (size_t)n * sizeof(float);
+    cudaError_t error = cudaSuccess;
+    float *in = sparse_input(in_bytes, &error);
+    for (int i = 0; i < n && error == cudaSuccess; i++) {
+        float value = past_2_31_value(i);
+        error = cudaMemcpy(in + offset + (long long)i * stride, &value, sizeof value, cudaMemcpyDefault);
+    }
+    float *device_out = (float *)lab_device_buffer(NULL, out_bytes, GUARD_BYTES, &error);
+    if (error == cudaSuccess) {
+        launch_strided_copy(in, device_out, n, stride, offset, threads_per_block);
+        error = cudaGetLastError();
+        if (error == cudaSuccess) error = cudaDeviceSynchronize();
+    }
+    run.written_past_end = lab_device_fetch(out, device_out, out_bytes, GUARD_BYTES, &error);
+    free_sparse_input(in, in_bytes);   /* even after a fault: the mapping is the host's, not the device's */
+    if (error == cudaSuccess) cudaFree(device_out);
     return finish(run, error);
 }
 

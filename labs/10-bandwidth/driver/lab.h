@@ -30,6 +30,16 @@ long long memcpy_bytes_moved(long long bytes_copied);
 double bandwidth_gb_per_s(double bytes, double seconds);
 
 /* ---- stream_cpu.c (yours): the four kernels in C, n elements each ---- */
+/* Written before a definition, keeps the compiler from replacing a copy loop with a call to
+ * memcpy (clang and gcc both do at -O2: "loop idiom recognition"), so that STREAM's copy times
+ * the loop as written and memcpy's column the library. */
+#if defined(__clang__)
+#define STREAM_LOOP_AS_WRITTEN __attribute__((no_builtin("memcpy")))
+#elif defined(__GNUC__)
+#define STREAM_LOOP_AS_WRITTEN __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define STREAM_LOOP_AS_WRITTEN
+#endif
 void cpu_stream_copy(const double *a, double *c, size_t n);
 void cpu_stream_scale(double q, const double *c, double *b, size_t n);
 void cpu_stream_add(const double *a, const double *b, double *c, size_t n);
@@ -78,6 +88,18 @@ int stream_arrays_touched(int kernel);
  * L1-sized working set is timed over many microseconds. Index STREAM_KERNELS is memcpy. */
 typedef struct stream_point { size_t n[STREAM_KERNELS + 1]; double best_seconds[STREAM_KERNELS + 1]; } stream_point;
 stream_point measure_stream_point(stream_arrays *arrays, size_t working_set_bytes, int rounds);
+
+/* ---- sweeps.c (driver): how many times a C kernel walks each array, counted ---- */
+/* Runs your C kernel over n elements of three arrays whose pages are watched: each page a
+ * kernel touches is entered once for every time the kernel comes back to it after leaving it
+ * (two pages of each array are open at a time). A kernel that walks an array once enters each
+ * of its pages once; pages x passes for one that walks it again. No timing: the same count on
+ * a busy machine as on a quiet one. */
+typedef struct stream_sweeps {
+    size_t pages;              /* pages of each array */
+    long long entered[3];      /* page entries into a, b and c */
+} stream_sweeps;
+stream_sweeps count_stream_sweeps(int kernel, size_t n);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,8 @@
  *   build/10-bandwidth/labs-sim/lab RESULTS.csv     (make check DAY=10 runs it)
  *
  * Everything is checked before it is measured: a kernel or a byte count that is not right
- * yet is left out, and the output says so. Writes one row per observation:
+ * yet is left out, and the output says so. Before timing, it prints how many times each of your C
+ * kernels walks each array (counted, driver/sweeps.c). Writes one row per observation:
  *   source,machine,kernel,working_set_bytes,n,bytes_per_element,bandwidth_gb_per_s
  * source is
  *   cpu-measured    your C kernels and memcpy on this CPU, best of ROUNDS rounds side by side,
@@ -23,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ROUNDS = 5, COUNTED_N = 1 << 16, GPU_N = 1 << 25, GPU_REPEATS = 20, CHECK_N = 1003 };
+enum { ROUNDS = 5, COUNTED_N = 1 << 16, GPU_N = 1 << 25, GPU_REPEATS = 20, CHECK_N = 1003, SWEPT_N = 100003 };
 static const double SMALLEST_WORKING_SET = 8 << 10, LARGEST_WORKING_SET = 512 << 20;
 static const char *names[STREAM_KERNELS + 1] = {"copy", "scale", "add", "triad", "memcpy"};
 static const int stream_counts[STREAM_KERNELS] = {16, 16, 24, 24};   /* STREAM's, to check yours against */
@@ -107,6 +108,22 @@ static void write_cache_rows(lab_results *out, const char *machine)
         printf("  L%d %.0f KiB", level, bytes / 1024);
     }
     printf("\n");
+}
+
+/* ---------------------------------------------------------------------------------
+ * The C kernels' bytes, counted (driver/sweeps.c): each walk of an array is 8 bytes per element */
+
+static void print_counted_walks(void)
+{
+    printf("\nYour C kernels, counted (each array's pages entered, over %d elements; no timing):\n", SWEPT_N);
+    for (int k = 0; k < STREAM_KERNELS; k++) {
+        stream_sweeps sweeps = count_stream_sweeps(k, SWEPT_N);
+        double walks[3], bytes = 0;
+        for (int a = 0; a < 3; a++) walks[a] = (double)sweeps.entered[a] / (double)sweeps.pages, bytes += 8 * walks[a];
+        printf("  %-6s walks a %.2f, b %.2f, c %.2f times: %5.1f bytes per element; STREAM counts %d, "
+               "you predicted %d\n", names[k], walks[0], walks[1], walks[2], bytes, stream_counts[k],
+               stream_bytes_per_element(k));
+    }
 }
 
 /* ---------------------------------------------------------------------------------
@@ -214,6 +231,7 @@ int main(int argc, char **argv)
             cpu_right = 0;
         }
     if (!bytes_are_right()) printf("Your byte arithmetic (bytes.c) is not right yet.\n");
+    if (cpu_right) print_counted_walks();
     if (cpu_right && bytes_are_right()) measure_cpu(&out, machine);
     else printf("Not timing the C kernels until both are right: make check DAY=10 says which check fails.\n");
 
