@@ -5,9 +5,11 @@
  * INVALID_VALUE) and then checks that each matrix, as its sizes and leading dimension say
  * it will be read or written, lies inside one live cudaMalloc allocation: a host pointer or
  * an overrun makes a real cuBLAS kernel fault, so here it is reported and leaves the sticky
- * cudaErrorIllegalAddress behind. Half and bfloat16 inputs are widened to float; FP32 inputs
- * are narrowed first where the compute type allows a GPU to (TF32, FP16 or BF16), as its
- * Tensor Cores would. cuBLASLt (cublaslt.c) multiplies through sim_gemm_to_floats, below. */
+ * cudaErrorIllegalAddress behind. cublasGemmEx takes the combinations of types and compute type
+ * that cuBLAS's table lists, and refuses the rest with CUBLAS_STATUS_NOT_SUPPORTED, as cuBLAS does.
+ * Half and bfloat16 inputs are widened to float; FP32 inputs are narrowed first where the compute
+ * type allows a GPU to (TF32, FP16 or BF16), as its Tensor Cores would. cuBLASLt (cublaslt.c)
+ * multiplies through sim_gemm_to_floats, below. */
 #include "internal.h"
 #include "runtime.h"
 
@@ -230,6 +232,55 @@ float *sim_gemm_to_floats(cublasOperation_t transa, cublasOperation_t transb, in
 /* ---------------------------------------------------------------------------------
  * The routines */
 
+/* cublasGemmEx's table of the combinations cuBLAS supports (cuBLAS Library User Guide, cublasGemmEx),
+ * within the types this header has:
+ *   CUBLAS_COMPUTE_32F, _32F_PEDANTIC               A = B = CUDA_R_16BF, C = CUDA_R_16BF or CUDA_R_32F
+ *                                                   A = B = CUDA_R_16F,  C = CUDA_R_16F or CUDA_R_32F
+ *                                                   A = B = C = CUDA_R_32F
+ *   CUBLAS_COMPUTE_32F_FAST_16F, _FAST_16BF, _TF32  A = B = C = CUDA_R_32F only: each allows narrowing
+ *                                                   FP32 inputs; 16-bit inputs take CUBLAS_COMPUTE_32F
+ *   CUBLAS_COMPUTE_16F (all CUDA_R_16F), _64F (all CUDA_R_64F): cuBLAS's, not simulated here.
+ * Anything else cuBLAS answers with CUBLAS_STATUS_NOT_SUPPORTED, and so does the simulator: NULL when
+ * the combination is supported, else why not. */
+static const char *gemm_ex_refusal(cudaDataType a, cudaDataType b, cudaDataType c, cublasComputeType_t compute)
+{
+    int fp32_compute = compute == CUBLAS_COMPUTE_32F || compute == CUBLAS_COMPUTE_32F_PEDANTIC;
+    int fast = compute == CUBLAS_COMPUTE_32F_FAST_16F || compute == CUBLAS_COMPUTE_32F_FAST_16BF ||
+               compute == CUBLAS_COMPUTE_32F_FAST_TF32;
+    if (compute == CUBLAS_COMPUTE_16F || compute == CUBLAS_COMPUTE_64F)
+        return "cuBLAS supports this compute type (with every matrix of its own type); the simulator does not";
+    if (!fp32_compute && !fast) return "not a compute type of cublasGemmEx";
+    if (fast && (a != CUDA_R_32F || b != CUDA_R_32F || c != CUDA_R_32F))
+        return "the FAST compute types take FP32 matrices only (A, B and C CUDA_R_32F): they allow cuBLAS to narrow "
+               "FP32 inputs; 16-bit inputs take CUBLAS_COMPUTE_32F (cublasGemmEx's table of supported combinations)";
+    int sixteen_bit = a == CUDA_R_16F || a == CUDA_R_16BF;
+    if (a != b) return "A and B must have the same type (cublasGemmEx's table of supported combinations)";
+    if ((a == CUDA_R_32F && c != CUDA_R_32F) || (a != CUDA_R_32F && (!sixteen_bit || (c != a && c != CUDA_R_32F))))
+        return "not a combination of cublasGemmEx's table: FP32 in, FP32 out; or FP16 or BF16 in, the same type or "
+               "FP32 out";
+    return NULL;
+}
+
+static const char *type_name(cudaDataType type)
+{
+    return type == CUDA_R_32F ? "CUDA_R_32F" : type == CUDA_R_16F ? "CUDA_R_16F" : type == CUDA_R_16BF ? "CUDA_R_16BF"
+         : type == CUDA_R_64F ? "CUDA_R_64F" : "(unknown)";
+}
+
+static const char *compute_name(cublasComputeType_t compute)
+{
+    switch (compute) {
+    case CUBLAS_COMPUTE_16F: return "CUBLAS_COMPUTE_16F";
+    case CUBLAS_COMPUTE_32F: return "CUBLAS_COMPUTE_32F";
+    case CUBLAS_COMPUTE_32F_PEDANTIC: return "CUBLAS_COMPUTE_32F_PEDANTIC";
+    case CUBLAS_COMPUTE_32F_FAST_16F: return "CUBLAS_COMPUTE_32F_FAST_16F";
+    case CUBLAS_COMPUTE_32F_FAST_16BF: return "CUBLAS_COMPUTE_32F_FAST_16BF";
+    case CUBLAS_COMPUTE_32F_FAST_TF32: return "CUBLAS_COMPUTE_32F_FAST_TF32";
+    case CUBLAS_COMPUTE_64F: return "CUBLAS_COMPUTE_64F";
+    }
+    return "(unknown)";
+}
+
 static cublasStatus_t check_gemm(const char *call, cublasHandle_t handle, cublasOperation_t transa,
                                  cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *beta,
                                  int lda, int ldb, int ldc)
@@ -299,15 +350,10 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
     (void)algo;
     cublasStatus_t status = check_gemm("cublasGemmEx", handle, transa, transb, m, n, k, alpha, beta, lda, ldb, ldc);
     if (status != CUBLAS_STATUS_SUCCESS) return status;
-    int types_ok = (Atype == CUDA_R_32F || Atype == CUDA_R_16F || Atype == CUDA_R_16BF) && Btype == Atype &&
-                   (Ctype == CUDA_R_32F || Ctype == Atype);
-    int compute_ok = computeType == CUBLAS_COMPUTE_32F || computeType == CUBLAS_COMPUTE_32F_PEDANTIC ||
-                     computeType == CUBLAS_COMPUTE_32F_FAST_TF32 || computeType == CUBLAS_COMPUTE_32F_FAST_16F ||
-                     computeType == CUBLAS_COMPUTE_32F_FAST_16BF;
-    if (!types_ok || !compute_ok) {
-        fprintf(stderr, "sim: cublasGemmEx: input types %d/%d, output %d and compute type %d: the simulator supports "
-                "FP32, FP16 or BF16 inputs (both alike) with FP32 compute and an FP32 or input-typed output\n",
-                Atype, Btype, Ctype, computeType);
+    const char *refused = gemm_ex_refusal(Atype, Btype, Ctype, computeType);
+    if (refused) {
+        fprintf(stderr, "sim: cublasGemmEx: input types %s and %s, output %s, compute type %s: %s\n", type_name(Atype),
+                type_name(Btype), type_name(Ctype), compute_name(computeType), refused);
         return CUBLAS_STATUS_NOT_SUPPORTED;
     }
     /* FP32 inputs may be narrowed: the FAST compute types allow it and a GPU does it, so the

@@ -151,6 +151,42 @@ Test(cublas, gemm_ex_fp16_and_bf16_inputs_with_fp32_accumulation, .timeout = 10)
     check_gemm_ex<__nv_bfloat16>(CUDA_R_16BF, to_bfloat16);
 }
 
+/* cublasGemmEx's table (cuBLAS Library User Guide): the FAST compute types allow narrowing FP32 inputs and take
+ * FP32 matrices only; 16-bit inputs take CUBLAS_COMPUTE_32F. What the table leaves out is NOT_SUPPORTED. */
+Test(cublas, gemm_ex_refuses_what_the_table_leaves_out, .timeout = 10, .init = cr_redirect_stderr)
+{
+    unsigned short *d16;
+    float *d32, one = 1, zero = 0;
+    cudaMalloc(&d16, 16 * sizeof(unsigned short));
+    cudaMalloc(&d32, 16 * sizeof(float));
+    cudaMemset(d16, 0, 16 * sizeof(unsigned short));
+    cudaMemset(d32, 0, 16 * sizeof(float));
+    cublasHandle_t handle;
+    cublasCreate(&handle);
+    auto gemm = [&](cudaDataType in, cudaDataType out, cublasComputeType_t compute) {
+        const void *input = in == CUDA_R_32F ? (const void *)d32 : (const void *)d16;
+        void *output = out == CUDA_R_32F ? (void *)d32 : (void *)d16;
+        return cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, input, in, 2, input, in, 2, &zero, output,
+                            out, 2, compute, CUBLAS_GEMM_DEFAULT);
+    };
+    const cublasComputeType_t fast[] = {CUBLAS_COMPUTE_32F_FAST_16F, CUBLAS_COMPUTE_32F_FAST_16BF,
+                                        CUBLAS_COMPUTE_32F_FAST_TF32};
+    for (cublasComputeType_t compute : fast) {
+        cr_assert_eq(gemm(CUDA_R_32F, CUDA_R_32F, compute), CUBLAS_STATUS_SUCCESS, "FP32, compute %d", compute);
+        cr_assert_eq(gemm(CUDA_R_16BF, CUDA_R_32F, compute), CUBLAS_STATUS_NOT_SUPPORTED, "BF16, compute %d", compute);
+        cr_assert_eq(gemm(CUDA_R_16F, CUDA_R_32F, compute), CUBLAS_STATUS_NOT_SUPPORTED, "FP16, compute %d", compute);
+    }
+    cr_assert_eq(gemm(CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F), CUBLAS_STATUS_SUCCESS);
+    cr_assert_eq(gemm(CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F_PEDANTIC), CUBLAS_STATUS_SUCCESS);
+    cr_assert_eq(gemm(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F), CUBLAS_STATUS_SUCCESS);
+    cr_assert_eq(gemm(CUDA_R_32F, CUDA_R_16BF, CUBLAS_COMPUTE_32F), CUBLAS_STATUS_NOT_SUPPORTED, "FP32 in, BF16 out");
+    cr_assert_eq(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, d16, CUDA_R_16BF, 2, d16, CUDA_R_16F, 2,
+                              &zero, d32, CUDA_R_32F, 2, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 CUBLAS_STATUS_NOT_SUPPORTED, "A and B of different types");
+    cr_assert_eq(cudaGetLastError(), cudaSuccess, "a refusal leaves no CUDA error");
+    cublasDestroy(handle);
+}
+
 Test(cublas, tf32_rounds_the_inputs, .timeout = 10)
 {
     /* 1 + 2^-12 is exact in FP32, but TF32 keeps 10 mantissa bits: it becomes 1. */
