@@ -230,6 +230,24 @@ float *sim_gemm_to_floats(cublasOperation_t transa, cublasOperation_t transb, in
 }
 
 /* ---------------------------------------------------------------------------------
+ * Counting: on a GPU each of these calls runs as a kernel of the library's, so nsys lists a launch
+ * per call (a strided batch is one call: its products share the launch). While the metrics count
+ * (sim_metrics.h), each call that computed something is recorded as one launch under the call's
+ * name, with the FLOPs its sizes imply (2 m n k a product) declared for it and nothing else counted:
+ * the library's kernel is not instrumented. A flop count declared for the next kernel
+ * (sim_declare_flops) before such a call is taken by the call: declare after it. */
+static void count_as_one_launch(const char *call, int m, int n, double flops)
+{
+    if (m == 0 || n == 0 || !sim_metrics_enabled()) return;
+    sim_launch_request r;
+    memset(&r, 0, sizeof r);
+    r.kernel_name = call;
+    sim_declare_flops(flops);
+    sim_metrics_begin_launch(&r);
+    sim_metrics_end_launch(0);
+}
+
+/* ---------------------------------------------------------------------------------
  * The routines */
 
 /* cublasGemmEx's table of the combinations cuBLAS supports (cuBLAS Library User Guide, cublasGemmEx),
@@ -337,9 +355,11 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa, cubl
 {
     cublasStatus_t status = check_gemm("cublasSgemm", handle, transa, transb, m, n, k, alpha, beta, lda, ldb, ldc);
     if (status != CUBLAS_STATUS_SUCCESS) return status;
-    return gemm_typed("cublasSgemm", handle, transa, transb, m, n, k, *alpha, A, CUDA_R_32F, lda, B,
-                      CUDA_R_32F, ldb, *beta, C, CUDA_R_32F, ldc,
-                      handle->math == CUBLAS_TF32_TENSOR_OP_MATH ? TO_TF32 : KEEP_FP32);
+    input_rounding rounding = handle->math == CUBLAS_TF32_TENSOR_OP_MATH ? TO_TF32 : KEEP_FP32;
+    status = gemm_typed("cublasSgemm", handle, transa, transb, m, n, k, *alpha, A, CUDA_R_32F, lda, B, CUDA_R_32F,
+                        ldb, *beta, C, CUDA_R_32F, ldc, rounding);
+    if (status == CUBLAS_STATUS_SUCCESS) count_as_one_launch("cublasSgemm", m, n, 2.0 * m * n * k);
+    return status;
 }
 
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
@@ -359,8 +379,10 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
     /* FP32 inputs may be narrowed: the FAST compute types allow it and a GPU does it, so the
      * simulator does too rather than silently computing more exactly than the GPU would. */
     input_rounding rounding = rounding_for(computeType, Atype, handle->math);
-    return gemm_typed("cublasGemmEx", handle, transa, transb, m, n, k, *(const float *)alpha, A, Atype, lda, B, Btype,
-                      ldb, *(const float *)beta, C, Ctype, ldc, rounding);
+    status = gemm_typed("cublasGemmEx", handle, transa, transb, m, n, k, *(const float *)alpha, A, Atype, lda, B, Btype,
+                        ldb, *(const float *)beta, C, Ctype, ldc, rounding);
+    if (status == CUBLAS_STATUS_SUCCESS) count_as_one_launch("cublasGemmEx", m, n, 2.0 * m * n * k);
+    return status;
 }
 
 cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
@@ -378,6 +400,7 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                             handle->math == CUBLAS_TF32_TENSOR_OP_MATH ? TO_TF32 : KEEP_FP32);
         if (status != CUBLAS_STATUS_SUCCESS) return status;
     }
+    count_as_one_launch("cublasSgemmStridedBatched", m, batchCount ? n : 0, 2.0 * m * n * k * batchCount);
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -398,6 +421,7 @@ cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
     cblas_sgemv(CBLAS_COL_MAJOR, trans == CUBLAS_OP_N ? CBLAS_NO_TRANS : CBLAS_TRANS, m, n, *alpha, A, lda, x, incx,
                 *beta, y, incy);
+    count_as_one_launch("cublasSgemv", m, n, 2.0 * m * n);
     return CUBLAS_STATUS_SUCCESS;
 }
 

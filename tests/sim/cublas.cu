@@ -1,11 +1,13 @@
 /* cublas.cu — the cuBLAS stand-in against a double-precision reference: column-major
  * storage with padded leading dimensions, every transpose, the row-major trick, mixed
- * precision, TF32, GEMV, strided batches, and cuBLAS's status codes for bad arguments. */
+ * precision, TF32, GEMV, strided batches, cuBLAS's status codes for bad arguments, and each call
+ * counted as the one launch a GPU makes for it. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <sim_metrics.h>
 #include <vector>
 
 static float value(int i, int salt) { return (float)((i * 37 + salt * 11) % 23) / 8.0f - 1.375f; }
@@ -246,5 +248,42 @@ Test(cublas, sgemv_and_strided_batches, .timeout = 10)
                 for (int p = 0; p < k; p++) want += (double)a2[s * m * k + i + p * m] * b2[s * k * n + p + j * k];
                 cr_assert_float_eq(got2[s * m * n + i + j * m], want, 1e-5, "batch %d C[%d][%d]", s, i, j);
             }
+    cublasDestroy(handle);
+}
+
+/* On a GPU each call is a kernel of the library's: a strided batch is one launch, a loop of GEMMs one a product. */
+Test(cublas, each_call_counts_as_one_launch, .timeout = 10, .init = cr_redirect_stderr)
+{
+    int m = 3, n = 4, k = 5, batches = 6;
+    float *d, one = 1, zero = 0;
+    cudaMalloc(&d, 3 * 64 * batches * sizeof(float));
+    cudaMemset(d, 0, 3 * 64 * batches * sizeof(float));
+    float *a = d, *b = d + 64 * batches, *c = d + 128 * batches;
+    cublasHandle_t handle;
+    cublasCreate(&handle);
+    sim_metrics_enable(1);
+    int first = sim_metrics_count();
+    cr_assert_eq(cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, m, 64, b, k, 64, &zero,
+                                           c, m, 64, batches), CUBLAS_STATUS_SUCCESS);
+    cr_assert_eq(sim_metrics_count() - first, 1, "a strided batch of %d is one launch", batches);
+    const sim_launch_metrics *batch = sim_metrics_get(-1);
+    cr_assert_str_eq(batch->kernel, "cublasSgemmStridedBatched");
+    cr_assert_eq(batch->declared_flops, 2.0 * m * n * k * batches, "2 m n k a product: %g", batch->declared_flops);
+    for (int i = 0; i < batches; i++)
+        cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a + 64 * i, m, b + 64 * i, k, &zero, c + 64 * i,
+                    m);
+    cr_assert_eq(sim_metrics_count() - first, 1 + batches, "a loop of %d cublasSgemm calls is %d launches", batches,
+                 batches);
+    cr_assert_str_eq(sim_metrics_get(-1)->kernel, "cublasSgemm");
+    cr_assert_eq(sim_metrics_get(-1)->declared_flops, 2.0 * m * n * k);
+    cr_assert_eq(cublasSgemv(handle, CUBLAS_OP_N, m, n, &one, a, m, b, 1, &zero, c, 1), CUBLAS_STATUS_SUCCESS);
+    cr_assert_str_eq(sim_metrics_get(-1)->kernel, "cublasSgemv");
+    int before_refusal = sim_metrics_count();
+    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, 1, b, k, &zero, c, m);   /* lda < m: refused */
+    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 0, n, k, &one, a, 1, b, k, &zero, c, 1);   /* nothing to compute */
+    cr_assert_eq(sim_metrics_count(), before_refusal, "a refused or empty call launches nothing");
+    sim_metrics_enable(0);
+    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, m, b, k, &zero, c, m);
+    cr_assert_eq(sim_metrics_count(), before_refusal, "counted only while the metrics count");
     cublasDestroy(handle);
 }
