@@ -254,7 +254,8 @@ Test(batched, strided_with_gaps, .timeout = 30,
         cr_assert(run.error == NULL && run.status == CUBLAS_STATUS_SUCCESS, "batch of %d, C_i (%d x %d) = A_i B_i, "
                   "strides %lld, %lld, %lld: %s%s. %s%s%s", BATCHES, sh.m, sh.n, stride_a, stride_b, stride_c,
                   run.error ? run.error : "gemm_row_major_batched returned ",
-                  run.error ? "" : cublasGetStatusName(run.status), run.error ? "" : status_advice(run.status, &run, said),
+                  run.error ? "" : cublasGetStatusName(run.status),
+                  run.error ? "" : status_advice(run.status, &run, said),
                   SIMULATOR_SAID(said));
         cr_assert(run.written_past_end == 0, "batch: %lld words written past the end of C", run.written_past_end);
         long long gap_written = 0;
@@ -296,7 +297,8 @@ Test(batched, one_launch_for_the_batch, .timeout = 30,
         gemm_run run = run_batch(5, 7, 3, batch_sizes[i], said, sizeof said);
         cr_assert(run.error == NULL && run.status == CUBLAS_STATUS_SUCCESS, "batch of %d, 5 x 7 x 3: %s%s. %s%s%s",
                   batch_sizes[i], run.error ? run.error : "gemm_row_major_batched returned ",
-                  run.error ? "" : cublasGetStatusName(run.status), run.error ? "" : status_advice(run.status, &run, said),
+                  run.error ? "" : cublasGetStatusName(run.status),
+                  run.error ? "" : status_advice(run.status, &run, said),
                   SIMULATOR_SAID(said));
         if (!run.counted) cr_skip("counted only on the simulator (on a GPU, nsys lists the launches)");
         cr_assert(run.launches >= 1, "a batch of %d products: gemm_row_major_batched returned success without a "

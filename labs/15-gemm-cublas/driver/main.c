@@ -109,10 +109,12 @@ static void measured_part(lab_results *out)
     char machine[160];
     lab_cpu_name(machine, sizeof machine);
     int on_cpu = gemm_runs_on_the_cpu();
-    printf("\nMeasured on %s%s: GFLOP/s from the median of %d rounds, side by side (each round times all five once)%s\n",
-           on_cpu ? machine : "this GPU", on_cpu ? " (the simulator's cuBLAS is this CPU's OpenBLAS, one thread)" : " (cuBLAS)",
-           ROUNDS, on_cpu ? ", in this thread's CPU time" : "");
-    printf("    n        NN        NT        TN        TT   loop order (CPU)   loop order / BLAS NN   rounds' spread\n");
+    printf("\nMeasured on %s%s: GFLOP/s from the median of %d rounds, side by side (each round times all five "
+           "once)%s\n", on_cpu ? machine : "this GPU",
+           on_cpu ? " (the simulator's cuBLAS is this CPU's OpenBLAS, one thread)" : " (cuBLAS)", ROUNDS,
+           on_cpu ? ", in this thread's CPU time" : "");
+    printf("    n        NN        NT        TN        TT   loop order (CPU)   loop order / BLAS NN"
+           "   rounds' spread\n");
     double noisiest = 0;
     int noisiest_n = 0;
     for (int s = 0; s < MEASURED_SIZES; s++) {
@@ -143,8 +145,8 @@ static void measured_part(lab_results *out)
         if (widest > noisiest) noisiest = widest, noisiest_n = n;
         double gflops[5];
         for (int way = 0; way < 5; way++) gflops[way] = flop / median_seconds[way] / 1e9;
-        printf("%5d %9.2f %9.2f %9.2f %9.2f %18.2f %20.1f %% %14.0f %%\n", n, gflops[0], gflops[1], gflops[2], gflops[3],
-               gflops[4], of_nn[4].median, widest);
+        printf("%5d %9.2f %9.2f %9.2f %9.2f %18.2f %20.1f %% %14.0f %%\n", n, gflops[0], gflops[1], gflops[2],
+               gflops[3], gflops[4], of_nn[4].median, widest);
         for (int pair = 0; pair < 4; pair++)
             lab_results_row_or_exit(out, "measured,%d,%s,1,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,,,,%d,\"%s\"", n,
                                     pair_names[pair], gflops[pair], gflops[4], of_nn[4].median, of_nn[4].low,
