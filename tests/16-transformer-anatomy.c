@@ -613,3 +613,18 @@ Test(derivation, every_dense_model_against_your_counts, .timeout = 10,
     expect_fraction("attention_equals_the_rest_at(Llama-2-7B)", attention_equals_the_rest_at(&llama), 25204.0,
                     "2 x 6 607 077 376 FLOPs for the weights over 4 x 32 x 32 x 128 = 524 288 a position.", none);
 }
+
+Test(derivation, widths_past_what_a_float_holds, .timeout = 10,
+     .description = "The derivation stays in double (or int64_t) on the way: a float holds integers exactly only up "
+                    "to 2^24, and a width or a count past it, rounded, moves the crossover.")
+{
+    /* one layer, every dimension just past 2^24 and odd, so that a float rounds the counts on the way */
+    const decoder_shape wide = {1, 16777217, 1, 1, 16777219, 3, 16777221, 0, 0};
+    const int64_t h = 16777217, q = 16777219, vocab = 16777221;
+    const int64_t multiplied = h * q + 2 * h * q + q * h + 3 * h * 3 + vocab * h;   /* 1 407 375 403 647 002 */
+    double want = 2.0 * (double)multiplied / (4.0 * (double)q);
+    const diagnosis none[] = {{0, NULL}};
+    expect_fraction("attention_equals_the_rest_at(widths of 2^24 + 1 and more)", attention_equals_the_rest_at(&wide),
+                    want, "2 x the multiplied parameters over 4 x layers x heads x head_dim, every factor in double or "
+                    "int64_t: was a width or a count converted to float on the way?", none);
+}
