@@ -20,6 +20,7 @@
 #include "capture.h"
 #include "compare.h"
 #include "lab.h"
+#include "robust.h"
 
 typedef struct shape { int m, n, k; } shape;
 static const shape shapes[] = {{1, 1, 1}, {5, 3, 2}, {2, 7, 5}, {37, 45, 29}, {64, 1, 7}, {1, 64, 7}, {33, 17, 70}};
@@ -171,17 +172,24 @@ Test(sgemm, padded_leading_dimensions, .timeout = 60,
 
 Test(sgemm, passes_the_status_on, .timeout = 10,
      .description = "gemm_row_major returns what cublasSgemm returned: a leading dimension smaller than a row is "
-                    "CUBLAS_STATUS_INVALID_VALUE, and the caller must hear of it.")
+                    "CUBLAS_STATUS_INVALID_VALUE, and the caller must hear of it. A refused call changes nothing: C "
+                    "is as it was.")
 {
     gemm_case g = {0, 0, 4, 6, 5, 2, 6, 6};   /* lda 2 < k = 5 */
     float a[4 * 5] = {0}, b[5 * 6] = {0}, c[4 * 6];
+    lab_poison(c, sizeof c);   /* what the driver's C holds before the call: C comes back unchanged or not */
+    lab_snapshot before = lab_snapshot_take(c, sizeof c);
     char said[1024];
     lab_capture_stderr();
     gemm_run run = gpu_gemm_row_major(&g, a, b, c);
     lab_release_stderr(said, sizeof said);
+    long changed = lab_snapshot_first_change(before);
     cr_assert(run.status == CUBLAS_STATUS_INVALID_VALUE, "A of 4 x 5 with lda 2: gemm_row_major returned %s; want "
-              "CUBLAS_STATUS_INVALID_VALUE, cuBLAS's answer to a row longer than its stride", 
+              "CUBLAS_STATUS_INVALID_VALUE, cuBLAS's answer to a row longer than its stride",
               cublasGetStatusName(run.status));
+    cr_assert(changed < 0, "A of 4 x 5 with lda 2, refused by cuBLAS: yet C changed, from float %ld on (it held the "
+              "poison before the call, and now holds %g). A refused call leaves its output as it was: was C written "
+              "(cleared?) before cuBLAS was asked?", changed / (long)sizeof(float), c[changed / (long)sizeof(float)]);
 }
 
 /* ---------------------------------------------------------------------------------
