@@ -2,11 +2,15 @@
  * reference (within the rounding bound of a k-long dot product) for every transpose pair, on
  * shapes from 1 x 1 x 1 up that are neither square nor multiples of anything, with packed rows
  * and with padded ones (lda, ldb, ldc larger than the widths, the padding of A and B full of
- * NaN); it writes nothing in C's padding or past its end, and it returns what cuBLAS returned.
- * When C is wrong, the driver calls cuBLAS with each classic mistake's arguments and the
- * message names the convention the one that matches breaks. gemm_row_major_bf16 agrees with
- * the reference on the BF16-rounded inputs; gemm_row_major_batched with it on each matrix of a
- * strided batch whose strides leave gaps, and the gaps stay untouched. */
+ * NaN); it writes nothing in C's padding or past its end, returns what cuBLAS returned, makes
+ * one cuBLAS call (counted on the simulator) and leaves the handle's math mode as it found it.
+ * When C is wrong, the driver calls cuBLAS with each classic mistake's arguments (TF32 inputs
+ * among them) and the message names the convention the one that matches breaks; a mistake that
+ * changes nothing on the shape is never named. gemm_row_major_bf16 agrees with the reference on
+ * the BF16-rounded inputs, through a combination cuBLAS supports; gemm_row_major_batched with it
+ * on each matrix of a strided batch whose strides leave gaps, the gaps untouched, in one launch
+ * (counted). predict_batch_cost, the day's prediction, equals the launches and FLOPs the
+ * simulator counts for the learner's own batch, on sizes whose FLOPs pass 2^31. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +20,7 @@
 #include "capture.h"
 #include "compare.h"
 #include "lab.h"
+#include "robust.h"
 
 typedef struct shape { int m, n, k; } shape;
 static const shape shapes[] = {{1, 1, 1}, {5, 3, 2}, {2, 7, 5}, {37, 45, 29}, {64, 1, 7}, {1, 64, 7}, {33, 17, 70}};
@@ -35,15 +40,57 @@ static lab_comparison compare_rows(const float *got, const float *want, int m, i
     return result;
 }
 
-/* What a status other than success says about the call. */
-static const char *status_advice(cublasStatus_t status)
+/* What a status other than success says about the call, given the launches it made (counted on
+ * the simulator, where a refused call launches nothing) and what the simulator said (it says why it
+ * refuses a call). */
+static const char *status_advice(cublasStatus_t status, const gemm_run *run, const char *said)
 {
     if (status == CUBLAS_STATUS_INVALID_VALUE)
         return "cuBLAS refuses a leading dimension smaller than the rows of its operand as it sees them, "
                "column-major: for a row-major array that is the row stride (lda >= the stored width), and "
                "cuBLAS's m and n are our n and m.";
-    return "Return what the one cuBLAS call returned (the lab as shipped returns CUBLAS_STATUS_NOT_SUPPORTED "
-           "until the call is written).";
+    if (status == CUBLAS_STATUS_NOT_SUPPORTED && run->counted && !*said)
+        return "No cuBLAS call refused anything (the simulator would have said why): your function returned it "
+               "itself, as the lab does until the call is written.";
+    if (status == CUBLAS_STATUS_NOT_SUPPORTED && run->counted)
+        return "cuBLAS answers this to a combination of types and compute type that cublasGemmEx's table does not "
+               "list: BF16 A and B with a float C take CUBLAS_COMPUTE_32F; the FAST compute types are for FP32 "
+               "matrices.";
+    if (status == CUBLAS_STATUS_NOT_SUPPORTED)
+        return "cuBLAS answers this to a combination of types and compute type that cublasGemmEx's table does not "
+               "list: BF16 A and B with a float C take CUBLAS_COMPUTE_32F; the FAST compute types are for FP32 "
+               "matrices. (The lab as shipped returns CUBLAS_STATUS_NOT_SUPPORTED itself until the call is "
+               "written.)";
+    if (run->counted && run->launches > 0)
+        return "cuBLAS computed, but something else was returned: return the status of the call itself.";
+    return "Return what the one cuBLAS call returned.";
+}
+
+/* cuBLAS's name for a math mode. */
+static const char *math_name(cublasMath_t mode)
+{
+    switch (mode) {
+    case CUBLAS_DEFAULT_MATH: return "CUBLAS_DEFAULT_MATH";
+    case CUBLAS_TENSOR_OP_MATH: return "CUBLAS_TENSOR_OP_MATH";
+    case CUBLAS_PEDANTIC_MATH: return "CUBLAS_PEDANTIC_MATH";
+    case CUBLAS_TF32_TENSOR_OP_MATH: return "CUBLAS_TF32_TENSOR_OP_MATH";
+    }
+    return "(an unknown mode)";
+}
+
+/* The contract every function shares: the handle's math mode as it was found, and one cuBLAS call
+ * (counted on the simulator) that did the work. `function` names the learner's function. */
+static void expect_one_call_and_the_handle_unchanged(const char *what, const char *function, const gemm_run *run)
+{
+    cr_assert(run->math_after == CUBLAS_DEFAULT_MATH, "%s: %s left the handle in math mode %s; it was handed "
+              "CUBLAS_DEFAULT_MATH. The handle is the caller's: every GEMM after yours would run in that mode "
+              "(TF32 math rounds FP32 inputs to 10 mantissa bits). Leave its settings as you found them.", what,
+              function, math_name(run->math_after));
+    if (!run->counted) return;   /* on a GPU nothing is counted */
+    cr_assert(run->launches >= 1, "%s: %s returned success without a cuBLAS call that computed anything: C is "
+              "not written. Was the call made, with the sizes of the product?", what, function);
+    cr_assert(run->launches <= 1, "%s: %s made %d cuBLAS calls (the last %s), each a launch on a GPU: one call "
+              "computes the whole product.", what, function, run->launches, run->last_call);
 }
 
 /* Runs g (rows padded by `pad` floats) and fails with what is wrong: the status, a write outside
@@ -78,8 +125,9 @@ static void check_case(int transpose_a, int transpose_b, shape s, int pad)
               "operand, as the sizes and leading dimensions passed to it say.%s%s%s", what, run.error, want_call,
               SIMULATOR_SAID(said));
     cr_assert(run.status == CUBLAS_STATUS_SUCCESS, "%s: gemm_row_major returned %s. %s%s%s%s", what,
-              cublasGetStatusName(run.status), status_advice(run.status),
+              cublasGetStatusName(run.status), status_advice(run.status, &run, said),
               run.status == CUBLAS_STATUS_INVALID_VALUE ? want_call : "", SIMULATOR_SAID(said));
+    expect_one_call_and_the_handle_unchanged(what, "gemm_row_major", &run);
     cr_assert(run.written_past_end == 0, "%s: %lld words written past the end of C", what, run.written_past_end);
     long long padding_written = 0;
     for (size_t i = 0; i < c_floats; i++)
@@ -124,25 +172,33 @@ Test(sgemm, padded_leading_dimensions, .timeout = 60,
 
 Test(sgemm, passes_the_status_on, .timeout = 10,
      .description = "gemm_row_major returns what cublasSgemm returned: a leading dimension smaller than a row is "
-                    "CUBLAS_STATUS_INVALID_VALUE, and the caller must hear of it.")
+                    "CUBLAS_STATUS_INVALID_VALUE, and the caller must hear of it. A refused call changes nothing: C "
+                    "is as it was.")
 {
     gemm_case g = {0, 0, 4, 6, 5, 2, 6, 6};   /* lda 2 < k = 5 */
     float a[4 * 5] = {0}, b[5 * 6] = {0}, c[4 * 6];
+    lab_poison(c, sizeof c);   /* what the driver's C holds before the call: C comes back unchanged or not */
+    lab_snapshot before = lab_snapshot_take(c, sizeof c);
     char said[1024];
     lab_capture_stderr();
     gemm_run run = gpu_gemm_row_major(&g, a, b, c);
     lab_release_stderr(said, sizeof said);
+    long changed = lab_snapshot_first_change(before);
     cr_assert(run.status == CUBLAS_STATUS_INVALID_VALUE, "A of 4 x 5 with lda 2: gemm_row_major returned %s; want "
-              "CUBLAS_STATUS_INVALID_VALUE, cuBLAS's answer to a row longer than its stride", 
+              "CUBLAS_STATUS_INVALID_VALUE, cuBLAS's answer to a row longer than its stride",
               cublasGetStatusName(run.status));
+    cr_assert(changed < 0, "A of 4 x 5 with lda 2, refused by cuBLAS: yet C changed, from float %ld on (it held the "
+              "poison before the call, and now holds %g). A refused call leaves its output as it was: was C written "
+              "(cleared?) before cuBLAS was asked?", changed / (long)sizeof(float), c[changed / (long)sizeof(float)]);
 }
 
 /* ---------------------------------------------------------------------------------
  * BF16 through cublasGemmEx. */
 
 Test(gemmex, bf16_in_fp32_out, .timeout = 30,
-     .description = "The same trick through cublasGemmEx: A and B are CUDA_R_16BF, C is CUDA_R_32F, the compute "
-                    "type CUBLAS_COMPUTE_32F (so alpha and beta are floats), B first with ldb, then A with lda.")
+     .description = "The same trick through cublasGemmEx, B first and then A: A and B hold BF16 bits, C is float, "
+                    "the sums are FP32, in a combination of types and compute type that cuBLAS's table lists (it "
+                    "refuses the rest with CUBLAS_STATUS_NOT_SUPPORTED).")
 {
     for (int s = 0; s < SHAPES; s++) {
         shape sh = shapes[s];
@@ -163,7 +219,10 @@ Test(gemmex, bf16_in_fp32_out, .timeout = 30,
         cr_assert(run.error == NULL && run.status == CUBLAS_STATUS_SUCCESS, "BF16 C (%d x %d, ldc %d) = A (lda %d) "
                   "B (ldb %d): %s%s. %s%s%s", sh.m, sh.n, g.ldc, g.lda, g.ldb, run.error ? run.error :
                   "gemm_row_major_bf16 returned ", run.error ? "" : cublasGetStatusName(run.status),
-                  run.error ? "" : status_advice(run.status), SIMULATOR_SAID(said));
+                  run.error ? "" : status_advice(run.status, &run, said), SIMULATOR_SAID(said));
+        char what[96];
+        snprintf(what, sizeof what, "BF16 C (%d x %d, ldc %d)", sh.m, sh.n, g.ldc);
+        expect_one_call_and_the_handle_unchanged(what, "gemm_row_major_bf16", &run);
         cr_assert(run.written_past_end == 0, "BF16: %lld words written past the end of C", run.written_past_end);
         lab_comparison result = compare_rows(c, want, g.m, g.n, g.ldc, tolerance);
         cr_assert(result.mismatches == 0, "BF16 C (%d x %d, ldc %d) = A (lda %d) B (ldb %d): %s; allowed error %.2g "
@@ -203,7 +262,8 @@ Test(batched, strided_with_gaps, .timeout = 30,
         cr_assert(run.error == NULL && run.status == CUBLAS_STATUS_SUCCESS, "batch of %d, C_i (%d x %d) = A_i B_i, "
                   "strides %lld, %lld, %lld: %s%s. %s%s%s", BATCHES, sh.m, sh.n, stride_a, stride_b, stride_c,
                   run.error ? run.error : "gemm_row_major_batched returned ",
-                  run.error ? "" : cublasGetStatusName(run.status), run.error ? "" : status_advice(run.status),
+                  run.error ? "" : cublasGetStatusName(run.status),
+                  run.error ? "" : status_advice(run.status, &run, said),
                   SIMULATOR_SAID(said));
         cr_assert(run.written_past_end == 0, "batch: %lld words written past the end of C", run.written_past_end);
         long long gap_written = 0;
@@ -216,5 +276,83 @@ Test(batched, strided_with_gaps, .timeout = 30,
                   "%lld, %lld: %s; allowed error %.2g. B first with stride_b, then A with stride_a; beta 0.",
                   BATCHES, sh.m, sh.n, sh.m, sh.k, sh.k, sh.n, stride_a, stride_b, stride_c, result.message, tolerance);
         free(a), free(b), free(c), free(want);
+    }
+}
+
+/* Runs a batch of `batches` products of zeros (its cost is the question here, not its values); what
+ * the simulator said goes into said[size]. */
+static gemm_run run_batch(int m, int n, int k, int batches, char *said, size_t size)
+{
+    long long stride_a = (long long)m * k, stride_b = (long long)k * n, stride_c = (long long)m * n;
+    float *a = calloc(stride_a * batches, sizeof(float)), *b = calloc(stride_b * batches, sizeof(float));
+    float *c = malloc(sizeof(float) * stride_c * batches);
+    cr_assert(a && b && c, "out of host memory for a batch of %d products of %d x %d x %d", batches, m, n, k);
+    lab_capture_stderr();
+    gemm_run run = gpu_gemm_row_major_batched(m, n, k, a, stride_a, b, stride_b, c, stride_c, batches);
+    lab_release_stderr(said, size);
+    free(a), free(b), free(c);
+    return run;
+}
+
+Test(batched, one_launch_for_the_batch, .timeout = 30,
+     .description = "A strided batch is one call, so one launch on a GPU, whatever the number of products: a loop "
+                    "of separate GEMMs pays a launch (microseconds on a GPU) for each. The simulator counts the "
+                    "cuBLAS calls your gemm_row_major_batched makes.")
+{
+    const int batch_sizes[] = {4, 32};
+    for (int i = 0; i < 2; i++) {
+        char said[1024];
+        gemm_run run = run_batch(5, 7, 3, batch_sizes[i], said, sizeof said);
+        cr_assert(run.error == NULL && run.status == CUBLAS_STATUS_SUCCESS, "batch of %d, 5 x 7 x 3: %s%s. %s%s%s",
+                  batch_sizes[i], run.error ? run.error : "gemm_row_major_batched returned ",
+                  run.error ? "" : cublasGetStatusName(run.status),
+                  run.error ? "" : status_advice(run.status, &run, said),
+                  SIMULATOR_SAID(said));
+        if (!run.counted) cr_skip("counted only on the simulator (on a GPU, nsys lists the launches)");
+        cr_assert(run.launches >= 1, "a batch of %d products: gemm_row_major_batched returned success without a "
+                  "cuBLAS call that computed anything. Was cublasSgemmStridedBatched called with the batch's sizes?",
+                  batch_sizes[i]);
+        cr_assert(run.launches <= 1, "a batch of %d products of 5 x 3 by 3 x 7 took %d launches (the last %s): a "
+                  "launch a product, as a loop of separate GEMMs makes. cublasSgemmStridedBatched does the whole "
+                  "batch in one call, each product found from the strides.", batch_sizes[i], run.launches,
+                  run.last_call);
+        expect_one_call_and_the_handle_unchanged("the strided batch", "gemm_row_major_batched", &run);
+    }
+}
+
+/* ---------------------------------------------------------------------------------
+ * The prediction: what a batch costs, before the simulator counts it. */
+
+Test(prediction, batch_launches_and_flops, .timeout = 60,
+     .description = "predict_batch_cost says, from the chapter, what your gemm_row_major_batched costs: the "
+                    "launches a GPU makes for it and its FLOPs (a multiply and an add are 2). The simulator counts "
+                    "both for your own batch, on sizes whose FLOPs pass 2^31.")
+{
+    /* the last: 2 x 1024 x 1024 x 1025 x 2 = 4 299 161 600 FLOPs, and m n k x batches is past 2^31 as well */
+    const struct { int m, n, k, batches; } cases[] = {{5, 7, 3, 4}, {1, 1, 1, 1}, {3, 2, 9, 32}, {1024, 1024, 1025, 2}};
+    for (int i = 0; i < 4; i++) {
+        int m = cases[i].m, n = cases[i].n, k = cases[i].k, batches = cases[i].batches;
+        gemm_batch_cost predicted = predict_batch_cost(m, n, k, batches);
+        char said[1024];
+        gemm_run run = run_batch(m, n, k, batches, said, sizeof said);
+        /* Held to what the simulator counted for the learner's own batch; where nothing was counted (a GPU,
+         * or a batch that did not run: batched/strided_with_gaps says why), to what a strided batch costs. */
+        int counted = run.counted && run.error == NULL && run.status == CUBLAS_STATUS_SUCCESS;
+        int launches = counted ? run.launches : 1;
+        double flops = counted ? run.flops : 2.0 * m * n * k * batches;
+        const char *source = counted ? "the simulator counted for your batch" : "a strided batch costs";
+        cr_assert(predicted.launches == launches, "predict_batch_cost(m %d, n %d, k %d, batches %d).launches = %d; "
+                  "%s %d launch%s (one a cuBLAS call). %s", m, n, k, batches, predicted.launches, source, launches,
+                  launches == 1 ? "" : "es", predicted.launches == 0 ? "Still 0: is it written yet?"
+                  : launches == 1 ? "A strided batch is one call: one launch for all its products."
+                                  : "One of the two is wrong: a strided batch is one call, one launch.");
+        const char *why = predicted.flops == flops / 2 ? "half: a multiply and an add are 2 FLOPs"
+                        : predicted.flops * batches == flops ? "one product's: the batch has `batches` of them"
+                        : predicted.flops < 0 || fmod(fabs(predicted.flops - flops), 4294967296.0) == 0
+                            ? "wrapped around: 2 m n k passes 2^31 here; count in double (or int64_t)"
+                        : predicted.flops == 0 ? "still 0: is it written yet?" : "";
+        cr_assert(predicted.flops == flops, "predict_batch_cost(m %d, n %d, k %d, batches %d).flops = %.17g; %s "
+                  "%.17g FLOPs, 2 m n k a product%s%s", m, n, k, batches, predicted.flops, source, flops,
+                  *why ? ": yours is " : ".", why);
     }
 }

@@ -1,11 +1,14 @@
 /* 16-transformer-anatomy.c — the checks for day 16, in the order of lab.h: each parameter
  * counter on a shape small enough to count on paper (written out beside each case, with heads
  * x head_dim unlike hidden and fewer K/V heads than query heads, so that each kind of mix-up
- * gives a different number); then the published totals of data/models.csv, exactly, and the
- * tensors of seeded models of the toy Llama (lib/llama), counted element by element, tied and
- * untied; then the FLOPs of one token, by hand, for Llama-2-7B, past 2^31 positions, and
- * against lib/perfmodel's decode and prefill FLOPs. Every count is a whole number below 2^53,
- * so every comparison, in int64_t or in double, is exact. */
+ * gives a different number); then the published totals of data/models.csv, exactly, and of
+ * Llama-3.1-405B, whose MLP and embeddings alone are past 2^31 (a product formed in int wraps
+ * there, nowhere in the table), and the tensors of seeded models of the toy Llama (lib/llama),
+ * counted element by element, tied and untied; then the FLOPs of one token, by hand, for
+ * Llama-2-7B, past 2^31 positions, and against lib/perfmodel's decode and prefill FLOPs; last
+ * the derivation of the context where attention catches up, against the learner's own counts.
+ * Every count is a whole number below 2^53, so every comparison, in int64_t or in double, is
+ * exact; the derivation alone is a fraction, held to 1e-12 relative. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -49,6 +52,12 @@ static void expect_count(const char *call, double got, const expected *want)
 /* The hand shape: 3 layers, hidden 8, 4 query heads of 3 (Q is 12 wide, not 8), 1 K/V head
  * (K and V are 3 wide), an MLP 12 wide, 10 tokens; untied, no biases. */
 static const decoder_shape hand = {3, 8, 4, 1, 3, 12, 10, 0, 0};
+
+/* Llama-3.1-405B, which data/models.csv does not list (meta-llama/Llama-3.1-405B, config.json: 126
+ * layers, hidden 16384, 128 query heads and 8 K/V heads of 128, intermediate 53248, vocabulary
+ * 128256, untied, no biases): 405 853 388 800 parameters, the 405.85 B its checkpoint is published
+ * with. Large enough that single products of two sizes pass an int's 2 147 483 647. */
+static const decoder_shape llama31_405b = {126, 16384, 128, 8, 128, 53248, 128256, 0, 0};
 
 static decoder_shape with(decoder_shape s, int qkv_bias, int tied)
 {
@@ -162,6 +171,18 @@ Test(mlp, three_matrices, .timeout = 10,
     expect_count("mlp_parameters(Llama-2-7B)", (double)mlp_parameters(&s), &llama);
 }
 
+Test(mlp, llama31_405b_past_2_31, .timeout = 10,
+     .description = "Llama-3.1-405B's MLP alone, 3 x 16384 x 53248 = 2 617 245 696, is past what an int holds: "
+                    "a product formed in int wraps before it is stored in an int64_t, even though no model of "
+                    "data/models.csv shows it.")
+{
+    expected want = {2617245696.0, "Three matrices of 16384 x 53248, multiplied in int64_t from the first factor.",
+                     {{-1677721600.0, "the product was formed in int and wrapped to 2 617 245 696 - 2^32: convert "
+                                      "a factor to int64_t before the first multiplication, not the result after"},
+                      {1744830464.0, "two matrices, and that in int64_t: SwiGLU has three"}}};
+    expect_count("mlp_parameters(Llama-3.1-405B)", (double)mlp_parameters(&llama31_405b), &want);
+}
+
 Test(layer, attention_mlp_and_two_norms, .timeout = 10,
      .description = "A layer is its attention, its MLP and the weight vectors of its two RMSNorms, hidden each.")
 {
@@ -244,6 +265,25 @@ Test(model, llama3_8b_published, .timeout = 10,
                     "parameters, 1.05 billion of them in the embedding and the classifier.")
 {
     expect_published("Llama-3-8B", 8030261248LL);
+}
+
+Test(model, llama31_405b_published, .timeout = 10,
+     .description = "Llama-3.1-405B: 126 layers of 16384, 128 query heads and 8 K/V heads, MLP 53248, 128 256 "
+                    "tokens, untied: 405 853 388 800 parameters. Its two embedding matrices, 4 202 692 608, and "
+                    "its MLP are each past 2^31 on their own.")
+{
+    expected embeddings = {4202692608.0, "Two matrices of 128256 x 16384, multiplied in int64_t.",
+                           {{-92274688.0, "the product was formed in int and wrapped to 4 202 692 608 - 2^32: "
+                                          "convert a factor to int64_t before multiplying"},
+                            {2101346304.0, "one matrix: untied, the classifier is a second one"}}};
+    expect_count("embedding_parameters(Llama-3.1-405B)", (double)embedding_parameters(&llama31_405b), &embeddings);
+    int64_t got = model_parameters(&llama31_405b), published = 405853388800LL;
+    const char *why = diagnose_total(&llama31_405b, got, published);
+    cr_assert(got == published, "model_parameters(Llama-3.1-405B) = %lld, want the published %lld (off by %lld)%s%s",
+              (long long)got, (long long)published, (long long)(got - published), *why ? ": " : "", why);
+    /* 126 x (570 425 344 + 2 617 245 696) + 128 256 x 16384 = 403 747 897 344 */
+    expected multiplied = {403747897344.0, "126 layers' seven matrices and the classifier, in int64_t.", {{0}}};
+    expect_count("multiplied_parameters(Llama-3.1-405B)", (double)multiplied_parameters(&llama31_405b), &multiplied);
 }
 
 Test(model, every_dense_row_and_lib_perfmodel, .timeout = 10,
@@ -508,4 +548,83 @@ Test(flops, decode_and_prefill_agree_with_lib_perfmodel, .timeout = 10,
         cr_assert(prefill == library.prefill_flops, "%s: a %d-token prefill costs %.17g FLOPs by your counts, %.17g by "
                   "lib/perfmodel's", names[i], PROMPT, prefill, library.prefill_flops);
     }
+}
+
+/* ---------------------------------------------------------------------------------
+ * The derivation: the context at which attention's FLOPs equal all the others' */
+
+/* got against want, to 1e-12 relative; `known` names the likely mistakes (value, meaning), ended by NULL. */
+static void expect_fraction(const char *call, double got, double want, const char *idea, const diagnosis *known)
+{
+    const char *why = got == 0 ? "still 0: is it written yet?" : "";
+    for (int i = 0; known[i].means && !*why; i++)
+        if (fabs(got - known[i].value) <= 1e-9 * fabs(known[i].value)) why = known[i].means;
+    cr_assert(fabs(got - want) <= 1e-12 * fabs(want), "%s = %.17g, want %.17g%s%s%s. %s", call, got, want,
+              *why ? " (" : "", why, *why ? ")" : "", idea);
+}
+
+Test(derivation, hand_shape, .timeout = 10,
+     .description = "attention_equals_the_rest_at: the context at which a token's attention FLOPs equal all its "
+                    "other products' FLOPs, derived from the shape. On the hand shape: 2 x 1664 = 3328 FLOPs for "
+                    "the weights, 144 a position for attention.")
+{
+    /* the weights: 2 x 1664 = 3328; attention: 3 layers x 2 products x 2 x 4 heads x 3 = 144 a position */
+    const diagnosis known[] = {
+        {3328.0 / 36, "attention counted per K/V head: every query head scores and sums every position"},
+        {3600.0 / 144, "2 x every parameter for the rest: the norms and the looked-up embedding are no products"},
+        {3328.0 / 72, "attention's scores only: the values P V are a second product of the same size"},
+        {3328.0 / 48, "attention in one layer: every layer attends"},
+        {0, NULL}};
+    expect_fraction("attention_equals_the_rest_at(hand)", attention_equals_the_rest_at(&hand), 3328.0 / 144,
+                    "The weights' FLOPs (no context in them) over attention's FLOPs per position.", known);
+}
+
+Test(derivation, every_dense_model_against_your_counts, .timeout = 10,
+     .description = "For every dense model of data/models.csv and Llama-3.1-405B, the context you derived is where "
+                    "your own forward_flops_per_token puts it: its FLOPs at context 0 over attention's at context 1. "
+                    "Llama-2-7B: 25 204 positions.")
+{
+    lab_table *models = read_models();
+    for (int row = 0; row <= models->rows; row++) {
+        if (row < models->rows && lab_table_number_or_exit(models, row, "experts") > 1) continue;
+        const char *name = row < models->rows ? lab_table_text_or_exit(models, row, "name") : "Llama-3.1-405B";
+        decoder_shape s = row < models->rows ? shape_of_row(models, row) : llama31_405b;
+        double per_position = forward_flops_per_token(&s, 1).attention;
+        double rest = token_flops_total(forward_flops_per_token(&s, 0));
+        cr_assert(per_position > 0, "forward_flops_per_token(%s, 1).attention = %g: the derivation is held to your "
+                  "counts, so they come first (the flops checks say what is wrong with them)", name, per_position);
+        char call[96];
+        snprintf(call, sizeof call, "attention_equals_the_rest_at(%s)", name);
+        double kv_per_position = per_position * s.kv_heads / s.heads;
+        const diagnosis known[] = {
+            {rest / kv_per_position, "attention counted per K/V head: grouped-query attention shrinks K and V, "
+                                     "not the dot products every query head takes"},
+            {2.0 * (double)model_parameters(&s) / per_position,
+             "2 x every parameter for the rest: the looked-up embedding and the norms are no products"},
+            {rest / (per_position / 2), "attention's scores only: the values P V are a second product"},
+            {0, NULL}};
+        expect_fraction(call, attention_equals_the_rest_at(&s), rest / per_position,
+                        "Your own counts put it at forward_flops_per_token(s, 0)'s total over "
+                        "forward_flops_per_token(s, 1).attention.", known);
+    }
+    lab_table_free(models);
+    decoder_shape llama = model("Llama-2-7B");
+    const diagnosis none[] = {{0, NULL}};
+    expect_fraction("attention_equals_the_rest_at(Llama-2-7B)", attention_equals_the_rest_at(&llama), 25204.0,
+                    "2 x 6 607 077 376 FLOPs for the weights over 4 x 32 x 32 x 128 = 524 288 a position.", none);
+}
+
+Test(derivation, widths_past_what_a_float_holds, .timeout = 10,
+     .description = "The derivation stays in double (or int64_t) on the way: a float holds integers exactly only up "
+                    "to 2^24, and a width or a count past it, rounded, moves the crossover.")
+{
+    /* one layer, every dimension just past 2^24 and odd, so that a float rounds the counts on the way */
+    const decoder_shape wide = {1, 16777217, 1, 1, 16777219, 3, 16777221, 0, 0};
+    const int64_t h = 16777217, q = 16777219, vocab = 16777221;
+    const int64_t multiplied = h * q + 2 * h * q + q * h + 3 * h * 3 + vocab * h;   /* 1 407 375 403 647 002 */
+    double want = 2.0 * (double)multiplied / (4.0 * (double)q);
+    const diagnosis none[] = {{0, NULL}};
+    expect_fraction("attention_equals_the_rest_at(widths of 2^24 + 1 and more)", attention_equals_the_rest_at(&wide),
+                    want, "2 x the multiplied parameters over 4 x layers x heads x head_dim, every factor in double or "
+                    "int64_t: was a width or a count converted to float on the way?", none);
 }

@@ -8,11 +8,14 @@
  *
  *     C^T (n x m) = B^T (n x k) · A^T (k x m)          (the row-major trick)
  *
- * Work out from that line what each argument of cublasSgemm must be: which operand goes first,
+ * What you write today: the three functions below, one cuBLAS call each, and a prediction.
+ * Work out from that line what each argument of a cuBLAS GEMM must be: which operand goes first,
  * what cuBLAS's m and n are, which transpose flag goes with which operand, and what a leading
  * dimension is for a row-major array whose rows may be padded (lab.h says what lda means).
  *
- * alpha = 1 and beta = 0 are read through host pointers (cuBLAS's default pointer mode).
+ * Rules: alpha = 1 and beta = 0, read through host pointers (cuBLAS's default pointer mode). The
+ * handle is the caller's: leave its settings (its math mode above all) as you found them. Return
+ * the status of your cuBLAS call, whatever it is.
  *
  * Check:  make check DAY=15        Stuck?  make hint DAY=15
  */
@@ -24,8 +27,10 @@ extern "C" cublasStatus_t gemm_row_major(cublasHandle_t handle, int transpose_a,
                                          int k, const float *a, int lda, const float *b, int ldb, float *c, int ldc)
 {
     const float one = 1.0f, zero = 0.0f;
-    // TODO: one call of cublasSgemm(handle, transa, transb, m, n, k, &one, A, lda, B, ldb, &zero, C, ldc)
-    //       that computes C^T = op(B)^T · op(A)^T in cuBLAS's column-major view; return its status.
+    // TODO: C = op(A) · op(B) in FP32 through one cublasSgemm, for any transpose pair and any row
+    //       strides lda, ldb, ldc (each at least its array's width). Nothing may be written in C's
+    //       padding; a refusal from cuBLAS goes back to the caller unchanged. The idea: cuBLAS
+    //       already sees A^T and B^T, so ask it for C^T and let it write C for you.
     (void)handle, (void)transpose_a, (void)transpose_b, (void)m, (void)n, (void)k, (void)a, (void)lda, (void)b;
     (void)ldb, (void)c, (void)ldc, (void)one, (void)zero, (void)op;
     return CUBLAS_STATUS_NOT_SUPPORTED;
@@ -35,8 +40,10 @@ extern "C" cublasStatus_t gemm_row_major_bf16(cublasHandle_t handle, int m, int 
                                               int lda, const uint16_t *b, int ldb, float *c, int ldc)
 {
     const float one = 1.0f, zero = 0.0f;   // FP32 compute: alpha and beta are floats
-    // TODO: the same trick through cublasGemmEx: A and B of type CUDA_R_16BF, C of CUDA_R_32F,
-    //       compute type CUBLAS_COMPUTE_32F, algorithm CUBLAS_GEMM_DEFAULT.
+    // TODO: the same product, no transposes, through one cublasGemmEx: A and B hold BF16 bits
+    //       (CUDA_R_16BF), C is float, the sums are FP32 (the compute type decides that, and what
+    //       alpha and beta are). cuBLAS supports only the combinations of types and compute type
+    //       its table lists, and refuses the rest. The idea: the trick does not depend on the type.
     (void)handle, (void)m, (void)n, (void)k, (void)a, (void)lda, (void)b, (void)ldb, (void)c, (void)ldc;
     (void)one, (void)zero;
     return CUBLAS_STATUS_NOT_SUPPORTED;
@@ -47,9 +54,22 @@ extern "C" cublasStatus_t gemm_row_major_batched(cublasHandle_t handle, int m, i
                                                  long long stride_c, int batches)
 {
     const float one = 1.0f, zero = 0.0f;
-    // TODO: the same trick through cublasSgemmStridedBatched; each matrix is packed, so its
-    //       leading dimension is its number of columns. A stride travels with its operand.
+    // TODO: `batches` products C_i = A_i · B_i of packed matrices, each the stride of its operand
+    //       after the last (strides in elements, possibly leaving gaps that must stay untouched),
+    //       in one cublasSgemmStridedBatched: one launch for the whole batch, counted. The idea:
+    //       the trick applies to every product, and a stride travels with its operand.
     (void)handle, (void)m, (void)n, (void)k, (void)a, (void)stride_a, (void)b, (void)stride_b, (void)c;
     (void)stride_c, (void)batches, (void)one, (void)zero;
     return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+extern "C" gemm_batch_cost predict_batch_cost(int m, int n, int k, int batches)
+{
+    // TODO: predict, from the chapter, what your gemm_row_major_batched costs for `batches` (>= 1)
+    //       products of m x k by k x n: the launches a GPU makes for it, and its FLOPs (a multiply
+    //       and an add are 2). The checks hold your prediction against what the simulator counts,
+    //       on sizes whose FLOPs pass 2^31. The idea: the cost of a batch is in the call, not the loop.
+    (void)m, (void)n, (void)k, (void)batches;
+    gemm_batch_cost cost = {0, 0};
+    return cost;
 }

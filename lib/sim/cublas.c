@@ -5,9 +5,11 @@
  * INVALID_VALUE) and then checks that each matrix, as its sizes and leading dimension say
  * it will be read or written, lies inside one live cudaMalloc allocation: a host pointer or
  * an overrun makes a real cuBLAS kernel fault, so here it is reported and leaves the sticky
- * cudaErrorIllegalAddress behind. Half and bfloat16 inputs are widened to float; FP32 inputs
- * are narrowed first where the compute type allows a GPU to (TF32, FP16 or BF16), as its
- * Tensor Cores would. cuBLASLt (cublaslt.c) multiplies through sim_gemm_to_floats, below. */
+ * cudaErrorIllegalAddress behind. cublasGemmEx takes the combinations of types and compute type
+ * that cuBLAS's table lists, and refuses the rest with CUBLAS_STATUS_NOT_SUPPORTED, as cuBLAS does.
+ * Half and bfloat16 inputs are widened to float; FP32 inputs are narrowed first where the compute
+ * type allows a GPU to (TF32, FP16 or BF16), as its Tensor Cores would. cuBLASLt (cublaslt.c)
+ * multiplies through sim_gemm_to_floats, below. */
 #include "internal.h"
 #include "runtime.h"
 
@@ -228,7 +230,74 @@ float *sim_gemm_to_floats(cublasOperation_t transa, cublasOperation_t transb, in
 }
 
 /* ---------------------------------------------------------------------------------
+ * Counting: on a GPU each of these calls runs as a kernel of the library's, so nsys lists a launch
+ * per call (a strided batch is one call: its products share the launch). While the metrics count
+ * (sim_metrics.h), each call that computed something is recorded as one launch under the call's
+ * name, with the FLOPs its sizes imply (2 m n k a product) declared for it and nothing else counted:
+ * the library's kernel is not instrumented. A flop count declared for the next kernel
+ * (sim_declare_flops) before such a call is taken by the call: declare after it. */
+static void count_as_one_launch(const char *call, int m, int n, double flops)
+{
+    if (m == 0 || n == 0 || !sim_metrics_enabled()) return;
+    sim_launch_request r;
+    memset(&r, 0, sizeof r);
+    r.kernel_name = call;
+    sim_declare_flops(flops);
+    sim_metrics_begin_launch(&r);
+    sim_metrics_end_launch(0);
+}
+
+/* ---------------------------------------------------------------------------------
  * The routines */
+
+/* cublasGemmEx's table of the combinations cuBLAS supports (cuBLAS Library User Guide, cublasGemmEx),
+ * within the types this header has:
+ *   CUBLAS_COMPUTE_32F, _32F_PEDANTIC               A = B = CUDA_R_16BF, C = CUDA_R_16BF or CUDA_R_32F
+ *                                                   A = B = CUDA_R_16F,  C = CUDA_R_16F or CUDA_R_32F
+ *                                                   A = B = C = CUDA_R_32F
+ *   CUBLAS_COMPUTE_32F_FAST_16F, _FAST_16BF, _TF32  A = B = C = CUDA_R_32F only: each allows narrowing
+ *                                                   FP32 inputs; 16-bit inputs take CUBLAS_COMPUTE_32F
+ *   CUBLAS_COMPUTE_16F (all CUDA_R_16F), _64F (all CUDA_R_64F): cuBLAS's, not simulated here.
+ * Anything else cuBLAS answers with CUBLAS_STATUS_NOT_SUPPORTED, and so does the simulator: NULL when
+ * the combination is supported, else why not. */
+static const char *gemm_ex_refusal(cudaDataType a, cudaDataType b, cudaDataType c, cublasComputeType_t compute)
+{
+    int fp32_compute = compute == CUBLAS_COMPUTE_32F || compute == CUBLAS_COMPUTE_32F_PEDANTIC;
+    int fast = compute == CUBLAS_COMPUTE_32F_FAST_16F || compute == CUBLAS_COMPUTE_32F_FAST_16BF ||
+               compute == CUBLAS_COMPUTE_32F_FAST_TF32;
+    if (compute == CUBLAS_COMPUTE_16F || compute == CUBLAS_COMPUTE_64F)
+        return "cuBLAS supports this compute type (with every matrix of its own type); the simulator does not";
+    if (!fp32_compute && !fast) return "not a compute type of cublasGemmEx";
+    if (fast && (a != CUDA_R_32F || b != CUDA_R_32F || c != CUDA_R_32F))
+        return "the FAST compute types take FP32 matrices only (A, B and C CUDA_R_32F): they allow cuBLAS to narrow "
+               "FP32 inputs; 16-bit inputs take CUBLAS_COMPUTE_32F (cublasGemmEx's table of supported combinations)";
+    int sixteen_bit = a == CUDA_R_16F || a == CUDA_R_16BF;
+    if (a != b) return "A and B must have the same type (cublasGemmEx's table of supported combinations)";
+    if ((a == CUDA_R_32F && c != CUDA_R_32F) || (a != CUDA_R_32F && (!sixteen_bit || (c != a && c != CUDA_R_32F))))
+        return "not a combination of cublasGemmEx's table: FP32 in, FP32 out; or FP16 or BF16 in, the same type or "
+               "FP32 out";
+    return NULL;
+}
+
+static const char *type_name(cudaDataType type)
+{
+    return type == CUDA_R_32F ? "CUDA_R_32F" : type == CUDA_R_16F ? "CUDA_R_16F" : type == CUDA_R_16BF ? "CUDA_R_16BF"
+         : type == CUDA_R_64F ? "CUDA_R_64F" : "(unknown)";
+}
+
+static const char *compute_name(cublasComputeType_t compute)
+{
+    switch (compute) {
+    case CUBLAS_COMPUTE_16F: return "CUBLAS_COMPUTE_16F";
+    case CUBLAS_COMPUTE_32F: return "CUBLAS_COMPUTE_32F";
+    case CUBLAS_COMPUTE_32F_PEDANTIC: return "CUBLAS_COMPUTE_32F_PEDANTIC";
+    case CUBLAS_COMPUTE_32F_FAST_16F: return "CUBLAS_COMPUTE_32F_FAST_16F";
+    case CUBLAS_COMPUTE_32F_FAST_16BF: return "CUBLAS_COMPUTE_32F_FAST_16BF";
+    case CUBLAS_COMPUTE_32F_FAST_TF32: return "CUBLAS_COMPUTE_32F_FAST_TF32";
+    case CUBLAS_COMPUTE_64F: return "CUBLAS_COMPUTE_64F";
+    }
+    return "(unknown)";
+}
 
 static cublasStatus_t check_gemm(const char *call, cublasHandle_t handle, cublasOperation_t transa,
                                  cublasOperation_t transb, int m, int n, int k, const void *alpha, const void *beta,
@@ -286,9 +355,11 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa, cubl
 {
     cublasStatus_t status = check_gemm("cublasSgemm", handle, transa, transb, m, n, k, alpha, beta, lda, ldb, ldc);
     if (status != CUBLAS_STATUS_SUCCESS) return status;
-    return gemm_typed("cublasSgemm", handle, transa, transb, m, n, k, *alpha, A, CUDA_R_32F, lda, B,
-                      CUDA_R_32F, ldb, *beta, C, CUDA_R_32F, ldc,
-                      handle->math == CUBLAS_TF32_TENSOR_OP_MATH ? TO_TF32 : KEEP_FP32);
+    input_rounding rounding = handle->math == CUBLAS_TF32_TENSOR_OP_MATH ? TO_TF32 : KEEP_FP32;
+    status = gemm_typed("cublasSgemm", handle, transa, transb, m, n, k, *alpha, A, CUDA_R_32F, lda, B, CUDA_R_32F,
+                        ldb, *beta, C, CUDA_R_32F, ldc, rounding);
+    if (status == CUBLAS_STATUS_SUCCESS) count_as_one_launch("cublasSgemm", m, n, 2.0 * m * n * k);
+    return status;
 }
 
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
@@ -299,22 +370,19 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
     (void)algo;
     cublasStatus_t status = check_gemm("cublasGemmEx", handle, transa, transb, m, n, k, alpha, beta, lda, ldb, ldc);
     if (status != CUBLAS_STATUS_SUCCESS) return status;
-    int types_ok = (Atype == CUDA_R_32F || Atype == CUDA_R_16F || Atype == CUDA_R_16BF) && Btype == Atype &&
-                   (Ctype == CUDA_R_32F || Ctype == Atype);
-    int compute_ok = computeType == CUBLAS_COMPUTE_32F || computeType == CUBLAS_COMPUTE_32F_PEDANTIC ||
-                     computeType == CUBLAS_COMPUTE_32F_FAST_TF32 || computeType == CUBLAS_COMPUTE_32F_FAST_16F ||
-                     computeType == CUBLAS_COMPUTE_32F_FAST_16BF;
-    if (!types_ok || !compute_ok) {
-        fprintf(stderr, "sim: cublasGemmEx: input types %d/%d, output %d and compute type %d: the simulator supports "
-                "FP32, FP16 or BF16 inputs (both alike) with FP32 compute and an FP32 or input-typed output\n",
-                Atype, Btype, Ctype, computeType);
+    const char *refused = gemm_ex_refusal(Atype, Btype, Ctype, computeType);
+    if (refused) {
+        fprintf(stderr, "sim: cublasGemmEx: input types %s and %s, output %s, compute type %s: %s\n", type_name(Atype),
+                type_name(Btype), type_name(Ctype), compute_name(computeType), refused);
         return CUBLAS_STATUS_NOT_SUPPORTED;
     }
     /* FP32 inputs may be narrowed: the FAST compute types allow it and a GPU does it, so the
      * simulator does too rather than silently computing more exactly than the GPU would. */
     input_rounding rounding = rounding_for(computeType, Atype, handle->math);
-    return gemm_typed("cublasGemmEx", handle, transa, transb, m, n, k, *(const float *)alpha, A, Atype, lda, B, Btype,
-                      ldb, *(const float *)beta, C, Ctype, ldc, rounding);
+    status = gemm_typed("cublasGemmEx", handle, transa, transb, m, n, k, *(const float *)alpha, A, Atype, lda, B, Btype,
+                        ldb, *(const float *)beta, C, Ctype, ldc, rounding);
+    if (status == CUBLAS_STATUS_SUCCESS) count_as_one_launch("cublasGemmEx", m, n, 2.0 * m * n * k);
+    return status;
 }
 
 cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
@@ -332,6 +400,7 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                             handle->math == CUBLAS_TF32_TENSOR_OP_MATH ? TO_TF32 : KEEP_FP32);
         if (status != CUBLAS_STATUS_SUCCESS) return status;
     }
+    count_as_one_launch("cublasSgemmStridedBatched", m, batchCount ? n : 0, 2.0 * m * n * k * batchCount);
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -352,6 +421,7 @@ cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
     cblas_sgemv(CBLAS_COL_MAJOR, trans == CUBLAS_OP_N ? CBLAS_NO_TRANS : CBLAS_TRANS, m, n, *alpha, A, lda, x, incx,
                 *beta, y, incy);
+    count_as_one_launch("cublasSgemv", m, n, 2.0 * m * n);
     return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -14,7 +14,8 @@
  *   - each operand keeps its own transpose flag, and its own leading dimension, which is the
  *     row stride of the row-major array (the padded width, not the number of columns).
  *
- * alpha = 1 and beta = 0 are read through host pointers (cuBLAS's default pointer mode).
+ * alpha = 1 and beta = 0 are read through host pointers (cuBLAS's default pointer mode). The
+ * handle is the caller's: its settings (the math mode above all) are left as they were found.
  *
  * Check:  make check DAY=15        Stuck?  make hint DAY=15
  */
@@ -44,4 +45,13 @@ extern "C" cublasStatus_t gemm_row_major_batched(cublasHandle_t handle, int m, i
     const float one = 1.0f, zero = 0.0f;
     return cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, stride_b, a, k,
                                      stride_a, &zero, c, n, stride_c, batches);
+}
+
+/* One call for the whole batch, so one launch; 2 FLOPs (a multiply and an add) for each of the k
+ * terms of each of the m x n elements of each product, counted in double: 2 m n k passes 2^31 at
+ * sizes a Transformer uses. */
+extern "C" gemm_batch_cost predict_batch_cost(int m, int n, int k, int batches)
+{
+    gemm_batch_cost cost = {1, 2.0 * m * n * k * batches};
+    return cost;
 }

@@ -6,12 +6,19 @@
  *      embedding_parameters, model_parameters, and multiplied_parameters (the part a token
  *      is multiplied by).
  *   2. forward_flops_per_token: one token's FLOPs, by component, over `context` positions.
+ *   3. attention_equals_the_rest_at: a derivation, from the shape alone, of the context at
+ *      which attention costs a token as much as all its other products together.
  *
- * Rules: plain C, no libraries; count parameters in int64_t (Llama-2-70B's 69 billion do not
- * fit an int, and neither do some products of two of its sizes) and FLOPs in double. The
- * tests compare your counts exactly with the published totals of data/models.csv
- * (Llama-2-7B: 6 738 415 616), with the tensors of seeded engine models (lib/llama), counted
- * element by element, and with counts made by hand.
+ * Rules: plain C, no libraries; count parameters in int64_t and FLOPs in double. An int holds
+ * 2 147 483 647: every total of data/models.csv is past it (Llama-2-70B's layers hold 80 x
+ * 855 654 400 = 68 452 352 000), and so, in a large enough model, is a single product of two
+ * sizes: no product of two of Llama-2-70B's sizes is (the largest, vocab x hidden, is
+ * 262 144 000), but Llama-3.1-405B's MLP, 3 x 16 384 x 53 248 = 2 617 245 696, is, and so are
+ * its two embedding matrices, 2 x 128 256 x 16 384 = 4 202 692 608. A product formed in int is
+ * undefined past that, and usually wraps, before any int64_t sees it: convert the first factor.
+ * The tests compare your counts exactly with the published totals of data/models.csv (Llama-2-7B:
+ * 6 738 415 616) and Llama-3.1-405B's, with the tensors of seeded engine models (lib/llama),
+ * counted element by element, and with counts made by hand.
  *
  * Check:  make check DAY=16        Stuck?  make hint DAY=16
  */
@@ -81,4 +88,16 @@ token_flops forward_flops_per_token(const decoder_shape *s, int64_t context)
     f.mlp = layers * 2 * (double)mlp_parameters(s);
     f.classifier = 2 * (double)s->vocab * hidden;
     return f;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Where attention catches up: attention costs 4 x head_dim FLOPs per query head per layer for
+ * each position (scores and values), everything else 2 per multiplied weight, whatever the
+ * context. The two are equal at their ratio. Grouped-query attention is not in it: every
+ * query head scores every position. */
+
+double attention_equals_the_rest_at(const decoder_shape *s)
+{
+    double per_position = 4.0 * s->layers * (double)q_width(s);
+    return 2.0 * (double)multiplied_parameters(s) / per_position;
 }

@@ -1,11 +1,13 @@
 /* cublas.cu — the cuBLAS stand-in against a double-precision reference: column-major
  * storage with padded leading dimensions, every transpose, the row-major trick, mixed
- * precision, TF32, GEMV, strided batches, and cuBLAS's status codes for bad arguments. */
+ * precision, TF32, GEMV, strided batches, cuBLAS's status codes for bad arguments, and each call
+ * counted as the one launch a GPU makes for it. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <sim_metrics.h>
 #include <vector>
 
 static float value(int i, int salt) { return (float)((i * 37 + salt * 11) % 23) / 8.0f - 1.375f; }
@@ -151,6 +153,42 @@ Test(cublas, gemm_ex_fp16_and_bf16_inputs_with_fp32_accumulation, .timeout = 10)
     check_gemm_ex<__nv_bfloat16>(CUDA_R_16BF, to_bfloat16);
 }
 
+/* cublasGemmEx's table (cuBLAS Library User Guide): the FAST compute types allow narrowing FP32 inputs and take
+ * FP32 matrices only; 16-bit inputs take CUBLAS_COMPUTE_32F. What the table leaves out is NOT_SUPPORTED. */
+Test(cublas, gemm_ex_refuses_what_the_table_leaves_out, .timeout = 10, .init = cr_redirect_stderr)
+{
+    unsigned short *d16;
+    float *d32, one = 1, zero = 0;
+    cudaMalloc(&d16, 16 * sizeof(unsigned short));
+    cudaMalloc(&d32, 16 * sizeof(float));
+    cudaMemset(d16, 0, 16 * sizeof(unsigned short));
+    cudaMemset(d32, 0, 16 * sizeof(float));
+    cublasHandle_t handle;
+    cublasCreate(&handle);
+    auto gemm = [&](cudaDataType in, cudaDataType out, cublasComputeType_t compute) {
+        const void *input = in == CUDA_R_32F ? (const void *)d32 : (const void *)d16;
+        void *output = out == CUDA_R_32F ? (void *)d32 : (void *)d16;
+        return cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, input, in, 2, input, in, 2, &zero, output,
+                            out, 2, compute, CUBLAS_GEMM_DEFAULT);
+    };
+    const cublasComputeType_t fast[] = {CUBLAS_COMPUTE_32F_FAST_16F, CUBLAS_COMPUTE_32F_FAST_16BF,
+                                        CUBLAS_COMPUTE_32F_FAST_TF32};
+    for (cublasComputeType_t compute : fast) {
+        cr_assert_eq(gemm(CUDA_R_32F, CUDA_R_32F, compute), CUBLAS_STATUS_SUCCESS, "FP32, compute %d", compute);
+        cr_assert_eq(gemm(CUDA_R_16BF, CUDA_R_32F, compute), CUBLAS_STATUS_NOT_SUPPORTED, "BF16, compute %d", compute);
+        cr_assert_eq(gemm(CUDA_R_16F, CUDA_R_32F, compute), CUBLAS_STATUS_NOT_SUPPORTED, "FP16, compute %d", compute);
+    }
+    cr_assert_eq(gemm(CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F), CUBLAS_STATUS_SUCCESS);
+    cr_assert_eq(gemm(CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F_PEDANTIC), CUBLAS_STATUS_SUCCESS);
+    cr_assert_eq(gemm(CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F), CUBLAS_STATUS_SUCCESS);
+    cr_assert_eq(gemm(CUDA_R_32F, CUDA_R_16BF, CUBLAS_COMPUTE_32F), CUBLAS_STATUS_NOT_SUPPORTED, "FP32 in, BF16 out");
+    cr_assert_eq(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, d16, CUDA_R_16BF, 2, d16, CUDA_R_16F, 2,
+                              &zero, d32, CUDA_R_32F, 2, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 CUBLAS_STATUS_NOT_SUPPORTED, "A and B of different types");
+    cr_assert_eq(cudaGetLastError(), cudaSuccess, "a refusal leaves no CUDA error");
+    cublasDestroy(handle);
+}
+
 Test(cublas, tf32_rounds_the_inputs, .timeout = 10)
 {
     /* 1 + 2^-12 is exact in FP32, but TF32 keeps 10 mantissa bits: it becomes 1. */
@@ -210,5 +248,42 @@ Test(cublas, sgemv_and_strided_batches, .timeout = 10)
                 for (int p = 0; p < k; p++) want += (double)a2[s * m * k + i + p * m] * b2[s * k * n + p + j * k];
                 cr_assert_float_eq(got2[s * m * n + i + j * m], want, 1e-5, "batch %d C[%d][%d]", s, i, j);
             }
+    cublasDestroy(handle);
+}
+
+/* On a GPU each call is a kernel of the library's: a strided batch is one launch, a loop of GEMMs one a product. */
+Test(cublas, each_call_counts_as_one_launch, .timeout = 10, .init = cr_redirect_stderr)
+{
+    int m = 3, n = 4, k = 5, batches = 6;
+    float *d, one = 1, zero = 0;
+    cudaMalloc(&d, 3 * 64 * batches * sizeof(float));
+    cudaMemset(d, 0, 3 * 64 * batches * sizeof(float));
+    float *a = d, *b = d + 64 * batches, *c = d + 128 * batches;
+    cublasHandle_t handle;
+    cublasCreate(&handle);
+    sim_metrics_enable(1);
+    int first = sim_metrics_count();
+    cr_assert_eq(cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, m, 64, b, k, 64, &zero,
+                                           c, m, 64, batches), CUBLAS_STATUS_SUCCESS);
+    cr_assert_eq(sim_metrics_count() - first, 1, "a strided batch of %d is one launch", batches);
+    const sim_launch_metrics *batch = sim_metrics_get(-1);
+    cr_assert_str_eq(batch->kernel, "cublasSgemmStridedBatched");
+    cr_assert_eq(batch->declared_flops, 2.0 * m * n * k * batches, "2 m n k a product: %g", batch->declared_flops);
+    for (int i = 0; i < batches; i++)
+        cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a + 64 * i, m, b + 64 * i, k, &zero, c + 64 * i,
+                    m);
+    cr_assert_eq(sim_metrics_count() - first, 1 + batches, "a loop of %d cublasSgemm calls is %d launches", batches,
+                 batches);
+    cr_assert_str_eq(sim_metrics_get(-1)->kernel, "cublasSgemm");
+    cr_assert_eq(sim_metrics_get(-1)->declared_flops, 2.0 * m * n * k);
+    cr_assert_eq(cublasSgemv(handle, CUBLAS_OP_N, m, n, &one, a, m, b, 1, &zero, c, 1), CUBLAS_STATUS_SUCCESS);
+    cr_assert_str_eq(sim_metrics_get(-1)->kernel, "cublasSgemv");
+    int before_refusal = sim_metrics_count();
+    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, 1, b, k, &zero, c, m);   /* lda < m: refused */
+    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 0, n, k, &one, a, 1, b, k, &zero, c, 1);   /* nothing to compute */
+    cr_assert_eq(sim_metrics_count(), before_refusal, "a refused or empty call launches nothing");
+    sim_metrics_enable(0);
+    cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, m, b, k, &zero, c, m);
+    cr_assert_eq(sim_metrics_count(), before_refusal, "counted only while the metrics count");
     cublasDestroy(handle);
 }

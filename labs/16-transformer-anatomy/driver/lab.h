@@ -83,6 +83,13 @@ typedef struct token_flops {
 /* The FLOPs of one token that attends to `context` positions (0 is allowed: no attention). */
 token_flops forward_flops_per_token(const decoder_shape *s, int64_t context);
 
+/* ---- anatomy.c (yours): a derivation ---- */
+
+/* The context at which one token's attention FLOPs equal the FLOPs of all its other products,
+ * derived from the shape (a fraction: attention grows by the same amount with each position).
+ * Past it, attention costs a token more than every weight of the model together. */
+double attention_equals_the_rest_at(const decoder_shape *s);
+
 /* ---- engine.c (driver): the toy Llama's own tensors, counted ---- */
 
 /* A model of lib/llama built with seeded weights, and the elements of the tensors it holds,

@@ -11,8 +11,9 @@
  *      your counts for their shapes;
  *   3. one token of Llama-2-7B at several context lengths: FLOPs by component, against the
  *      rule of thumb of 2 FLOPs per parameter;
- *   4. for each model, the context at which attention's FLOPs equal all the others', and a
- *      2048-token prefill summed token by token beside lib/perfmodel's prefill FLOPs.
+ *   4. for each model, the context at which attention's FLOPs equal all the others', from your
+ *      counts and from your derivation (attention_equals_the_rest_at), and a 2048-token prefill
+ *      summed token by token beside lib/perfmodel's prefill FLOPs.
  * Writes one row per model and context length (1 .. 131072, two per octave) for the four
  * models whose counts are checked against their published totals:
  *   model,context,qkv_gflop,attention_gflop,o_proj_gflop,mlp_gflop,classifier_gflop,total_gflop,
@@ -160,10 +161,11 @@ static double prefill_flops(const decoder_shape *s, int prompt)
 static void print_crossovers(const lab_table *models)
 {
     printf("4. For each model: attention's FLOPs per position of context (all layers), the context at which\n"
-           "   they equal every other product's, and a %d-token prefill (causal, logits for the last token)\n"
+           "   they equal every other product's, from your counts and as you derived it\n"
+           "   (attention_equals_the_rest_at), and a %d-token prefill (causal, logits for the last token)\n"
            "   summed token by token from your counts, beside lib/perfmodel's prefill FLOPs:\n", PREFILL_TOKENS);
-    printf("   %-12s %17s %16s %14s %18s %18s %s\n", "model", "per position", "other products", "equal at", "prefill, yours",
-           "lib/perfmodel", "");
+    printf("   %-12s %17s %16s %15s %15s %18s %18s %s\n", "model", "per position", "other products", "equal at",
+           "you derived", "prefill, yours", "lib/perfmodel", "");
     for (int row = 0; row < models->rows; row++) {
         if (!is_dense(models, row)) continue;
         const char *name = lab_table_text_or_exit(models, row, "name");
@@ -171,13 +173,15 @@ static void print_crossovers(const lab_table *models)
         double per_position = forward_flops_per_token(&s, 1).attention;
         double others = token_flops_total(forward_flops_per_token(&s, 0));
         double equal_at = per_position > 0 ? others / per_position : NAN;   /* NaN: no attention counted yet */
+        double derived = attention_equals_the_rest_at(&s);
         double yours = prefill_flops(&s, PREFILL_TOKENS), library = library_prefill_flops(name, PREFILL_TOKENS);
-        printf("   %-12s %12.4f MFLOP %12.2f GFLOP %8.0f tokens %18.6g %18.6g %s\n", name, per_position / 1e6, others / 1e9,
-               equal_at, yours, library,
-               yours == library ? "equal" : s.qkv_bias ? "(lib/perfmodel adds the Q/K/V biases as products)" : "DIFFERS");
+        printf("   %-12s %12.4f MFLOP %12.2f GFLOP %8.1f tokens %8.1f tokens %18.6g %18.6g %s\n", name,
+               per_position / 1e6, others / 1e9, equal_at, derived, yours, library,
+               yours == library ? "equal" : "DIFFERS");
     }
     printf("   (Grouped-query attention changes none of the first column: every query head still scores every\n"
-           "   position. It shrinks Wk, Wv and the KV cache, not attention's arithmetic.)\n\n");
+           "   position. It shrinks Wk, Wv and the KV cache, not attention's arithmetic. Neither count has FLOPs\n"
+           "   for Qwen2-7B's Q/K/V biases: a bias is added, not multiplied.)\n\n");
 }
 
 /* ---------------------------------------------------------------------------------
