@@ -53,7 +53,7 @@ int predicted_tile_wavefronts(int row_words)
     if (row_words < TILE) return -1;
     // A tile is TILE row writes and TILE column reads, one warp-wide request each. A row is 32
     // consecutive words; a column's words are row_words apart: ask the bank model for both.
-    int row[TILE], column[TILE];
+    int row[TILE] = {0}, column[TILE] = {0};
     for (int lane = 0; lane < TILE; lane++) row[lane] = lane, column[lane] = lane * row_words;
     return TILE * (bank_conflict_ways(row, TILE) + bank_conflict_ways(column, TILE));
 }
