@@ -1,11 +1,13 @@
 /* 11-shared-memory.c — the checks for day 11: the bank model agrees with what the simulator
- * counts (broadcasts, strides, partial warps, random patterns); every transpose is exact for
- * square, non-square and non-multiple-of-32 shapes, writes nothing past its output, and runs
- * clean on the simulator (a tile read before its __syncthreads() is a race the simulator stops);
- * and, counted on the simulator, each version changes what the chapter says it changes: the
- * naive version's stores take 32 sectors per request, the tiles' take 4; the unpadded tile's
- * column reads are 32-way bank conflicts; the padded and swizzled tiles need one wavefront per
- * request. */
+ * counts (broadcasts, strides, partial warps, random patterns); the learner's prediction of a
+ * tile's wavefronts agrees with the count for every row length from 32 to 64 words; every
+ * transpose is exact for square, non-square and non-multiple-of-32 shapes, writes nothing past
+ * its output, and runs clean on the simulator (a tile read before its __syncthreads() is a race
+ * the simulator stops); and, counted on the simulator, each version changes what the chapter
+ * says it changes: the naive version's stores take 32 sectors per request; the tiles move no
+ * more sectors than the matrix has; the unpadded tile's column reads are 32-way bank conflicts;
+ * the padded and swizzled tiles need one wavefront per request, whatever conflict-free padding
+ * or swizzle they use. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -110,6 +112,50 @@ Test(bank_model, agrees_with_the_simulator, .timeout = 30,
 }
 
 /* ---------------------------------------------------------------------------------
+ * The prediction: a tile's wavefronts, before the simulator counts them */
+
+Test(prediction, tile_wavefronts_match_the_count, .timeout = 30,
+     .description = "Counted: for rows of 32 to 64 words, one block writes a 32 x 32 tile by rows and reads it by "
+                    "columns on the simulator; your predicted_tile_wavefronts must say the count first. A tile is "
+                    "32 row writes and 32 column reads, a warp-wide request each; a column's words are a row "
+                    "apart.")
+{
+    for (int row_words = TILE; row_words <= PROBE_MAX_ROW_WORDS; row_words++) {
+        int counted = counted_tile_wavefronts(row_words);
+        if (counted < 0) cr_skip("counted only on the simulator");
+        int predicted = predicted_tile_wavefronts(row_words);
+        if (predicted == counted) continue;
+        const char *why = predicted == counted - TILE ? " You left out the 32 row writes (one wavefront each)."
+                          : predicted * TILE == counted - TILE ? " That is one column read: a tile has 32 of them, "
+                                                                 "and 32 row writes."
+                          : predicted == TILE + TILE * (row_words % 2 ? 1 : 32) ? " Right for odd rows and for 32, "
+                            "not for this one: how many of a column's words share a bank when rows are this long?"
+                          : "";
+        cr_assert_fail("rows %d words long (a tile[32][%d]): you predict %d wavefronts per tile, the simulator counts "
+                       "%d.%s", row_words, row_words, predicted, counted, why);
+    }
+}
+
+Test(prediction, refuses_rows_shorter_than_the_tile, .timeout = 10,
+     .description = "predicted_tile_wavefronts refuses a row shorter than the tile (it cannot hold one of its rows) "
+                    "with -1, and answers for rows longer than the simulator's probe by the same rule.")
+{
+    static const int too_short[] = {31, 16, 1, 0, -33};
+    for (int k = 0; k < 5; k++) {
+        int got = predicted_tile_wavefronts(too_short[k]);
+        cr_assert(got == -1, "rows of %d words cannot hold a row of a 32-wide tile: you predict %d; want -1",
+                  too_short[k], got);
+    }
+    static const int long_rows[] = {1024, 1025, 1040};
+    static const int want[] = {1056, 64, 544};
+    for (int k = 0; k < 3; k++) {
+        int got = predicted_tile_wavefronts(long_rows[k]);
+        cr_assert(got == want[k], "rows of %d words: you predict %d wavefronts per tile; want %d (only the row "
+                  "length modulo 32 decides the banks)", long_rows[k], got, want[k]);
+    }
+}
+
+/* ---------------------------------------------------------------------------------
  * The transposes: exact for every shape */
 
 static const int shapes[][2] = {{1, 1}, {1, 45}, {45, 1}, {32, 32}, {31, 33}, {33, 31},
@@ -134,8 +180,12 @@ static transpose_run run_checked(int version, int rows, int cols, int count_metr
     cr_assert(run.error == NULL, "version %d, %d x %d: the run ended with the CUDA error \"%s\".%s%s", version, rows,
               cols, run.error, SIMULATOR_SAID(said));
     cr_assert(run.written_past_end == 0, "version %d, %d x %d: %lld words written after the end of the %d x %d "
-              "output: a bound is checked against the wrong dimension", version, rows, cols, run.written_past_end,
-              cols, rows);
+              "output: a bound is checked against the wrong dimension, or out is indexed with the wrong row length "
+              "(its rows hold `rows` elements)", version, rows, cols, run.written_past_end, cols, rows);
+    size_t written = 0;
+    for (size_t i = 0; i < n; i++) written += !lab_float_is_poison(got[i]);
+    cr_assert(written > 0, "version %d, %d x %d: out is untouched, not one of its %zu elements written: is the "
+              "kernel's body still empty, or does every thread fail its bounds check?", version, rows, cols, n);
     lab_comparison result = lab_compare_floats("out", got, want, n, 0, 0);
     if (result.mismatches) {
         size_t i = result.first_mismatch;
@@ -163,34 +213,52 @@ static transpose_run counted(int version, int rows, int cols)
 /* 96 x 64: whole tiles, so every request is a full warp and the efficiencies are exact. */
 enum { COUNTED_ROWS = 96, COUNTED_COLS = 64, EDGE_ROWS = 100, EDGE_COLS = 70 };
 
-/* Whole tiles: one block per tile, and each element read once and written once, 32 to a request. */
+/* Whole tiles: one block per tile, each element read once and written once, at most one
+ * warp-wide request per 32 of them (on the global side, and on the tile's for versions 2-4). */
 static void check_each_element_moved_once(int version, const transpose_run *run)
 {
     int tiles = (COUNTED_ROWS / TILE) * (COUNTED_COLS / TILE);
     unsigned long long warp_rows = (unsigned long long)COUNTED_ROWS * COUNTED_COLS / 32;
     cr_assert(run->blocks == tiles, "version %d, %d x %d: %d blocks; want %d, one per %d x %d tile", version,
               COUNTED_ROWS, COUNTED_COLS, run->blocks, tiles, TILE, TILE);
-    cr_assert(run->global_load_requests == warp_rows && run->global_store_requests == warp_rows,
-              "version %d, %d x %d: %llu global load requests and %llu store requests; want %llu and %llu: each "
-              "element read once and written once, by warps of 32 lanes (a loop that runs past the tile writes "
-              "elements another block owns)", version, COUNTED_ROWS, COUNTED_COLS, run->global_load_requests,
-              run->global_store_requests, warp_rows, warp_rows);
+    cr_assert(run->global_load_requests <= warp_rows && run->global_store_requests <= warp_rows,
+              "version %d, %d x %d: %llu global load requests and %llu store requests; want at most %llu each: each "
+              "element read once and written once, 32 to a request (a loop that runs past the tile moves elements "
+              "another block owns)", version, COUNTED_ROWS, COUNTED_COLS, run->global_load_requests,
+              run->global_store_requests, warp_rows);
     if (version == 1) return;
-    cr_assert(run->shared_load_requests == warp_rows && run->shared_store_requests == warp_rows,
-              "version %d, %d x %d: %llu shared load requests and %llu store requests; want %llu each: every element "
-              "goes through the tile once", version, COUNTED_ROWS, COUNTED_COLS, run->shared_load_requests,
+    cr_assert(run->shared_load_requests <= warp_rows && run->shared_store_requests <= warp_rows,
+              "version %d, %d x %d: %llu shared load requests and %llu store requests; want at most %llu each: every "
+              "element goes through the tile once", version, COUNTED_ROWS, COUNTED_COLS, run->shared_load_requests,
               run->shared_store_requests, warp_rows);
 }
 
+/* The tiles move the matrix in whole sectors: no more sectors each way than its bytes / 32. */
 static void check_coalesced(int version)
 {
     transpose_run run = counted(version, COUNTED_ROWS, COUNTED_COLS);
     check_each_element_moved_once(version, &run);
-    cr_assert(run.global_load_sectors_per_request == 4 && run.global_store_sectors_per_request == 4,
-              "version %d, %d x %d: %.2f sectors per global load request and %.2f per store; want 4 and 4 (a warp "
-              "moving 32 consecutive floats, 128 bytes). Read in and write out along rows, threadIdx.x along the "
-              "fastest index of each", version, COUNTED_ROWS, COUNTED_COLS, run.global_load_sectors_per_request,
-              run.global_store_sectors_per_request);
+    double fewest = (double)COUNTED_ROWS * COUNTED_COLS * sizeof(float) / 32;
+    double loaded = run.global_load_sectors_per_request * (double)run.global_load_requests;
+    double stored = run.global_store_sectors_per_request * (double)run.global_store_requests;
+    cr_assert(loaded <= fewest && stored <= fewest,
+              "version %d, %d x %d: %.0f sectors loaded and %.0f stored (%.2f and %.2f per request); want at most "
+              "%.0f each way, the matrix's bytes / 32: %.1fx the fewest. A side that moves more sectors walks down "
+              "columns: read in and write out along rows, threadIdx.x along the fastest index of each", version,
+              COUNTED_ROWS, COUNTED_COLS, loaded, stored, run.global_load_sectors_per_request,
+              run.global_store_sectors_per_request, fewest, (loaded > stored ? loaded : stored) / fewest);
+}
+
+/* What a column read's n-way conflict usually means, for the message. */
+static const char *conflict_cause(int version, unsigned ways)
+{
+    if (ways <= 1) return "";
+    if (ways == 32) return version == 3 ? " A column still sits in one bank: are the tile's rows longer than 32 "
+                                          "words? (The padding goes on the last dimension, not on the rows.)"
+                                        : " A column still sits in one bank: is every access to the tile swizzled?";
+    return version == 3 ? " A column covers only some of the banks: the rows are an even number of words long."
+                        : " A column covers only some of the banks: is the swizzle keyed by the element's whole row "
+                          "in the tile (0 to 31), not part of it or threadIdx.y?";
 }
 
 static void check_conflict_free(int version)
@@ -202,11 +270,12 @@ static void check_conflict_free(int version)
         cr_assert(run.shared_load_requests > 0 && run.shared_store_requests > 0, "version %d, %d x %d: %llu shared "
                   "loads and %llu shared stores; the tile should be written and read in shared memory", version,
                   rows, cols, run.shared_load_requests, run.shared_store_requests);
-        cr_assert(run.shared_load_wavefronts_per_request == 1 && run.shared_store_wavefronts_per_request == 1 &&
-                  run.max_bank_conflict_ways == 1, "version %d, %d x %d: %.2f wavefronts per shared load (the tile's "
-                  "columns), %.2f per store (its rows), worst request %u-way; want 1, 1 and 1-way", version, rows,
-                  cols, run.shared_load_wavefronts_per_request, run.shared_store_wavefronts_per_request,
-                  run.max_bank_conflict_ways);
+        cr_assert(run.shared_load_wavefronts_per_request <= 1 && run.shared_store_wavefronts_per_request <= 1 &&
+                  run.max_bank_conflict_ways <= 1, "version %d, %d x %d: %.2f wavefronts per shared load (the tile's "
+                  "columns), %.2f per store (its rows), worst request %u-way; want at most 1, 1 and 1-way.%s",
+                  version, rows, cols, run.shared_load_wavefronts_per_request,
+                  run.shared_store_wavefronts_per_request, run.max_bank_conflict_ways,
+                  conflict_cause(version, run.max_bank_conflict_ways));
     }
 }
 
@@ -256,7 +325,7 @@ Test(version2, column_reads_are_32_way_conflicts, .timeout = 10,
 }
 
 Test(version3, exact_for_every_shape, .timeout = 10,
-     .description = "The padded tile is version 2 with one spare word per row; the indexing does not change. "
+     .description = "The padded tile is version 2 with longer rows; the indexing does not change. "
                     HINT_SHAPES) { check_shapes(3); }
 
 Test(version3, loads_and_stores_coalesced, .timeout = 10,
@@ -266,15 +335,16 @@ Test(version3, loads_and_stores_coalesced, .timeout = 10,
 }
 
 Test(version3, no_bank_conflicts, .timeout = 10,
-     .description = "Counted: with rows of 33 words, element k of a column is 33 x k words in, so the 32 lanes land "
-                    "in 32 different banks. One extra word a row, not more: work out where 34 puts them.")
+     .description = "Counted: rows one word longer than the tile put the 32 elements of a column in 32 different "
+                    "banks. Your predicted_tile_wavefronts says which row lengths do, and which do not.")
 {
     check_conflict_free(3);
 }
 
 Test(version4, exact_for_every_shape, .timeout = 10,
-     .description = "The swizzled tile stores element (r, c) at column c XOR r of row r: the write and the read "
-                    "must both go through the same mapping, or elements land in each other's places. " HINT_SHAPES)
+     .description = "The swizzled tile stores element (r, c) at column swizzled_column(r, c) of row r: the write and "
+                    "the read must both go through the same mapping, or elements land in each other's places. "
+                    HINT_SHAPES)
 {
     check_shapes(4);
 }
@@ -287,9 +357,10 @@ Test(version4, loads_and_stores_coalesced, .timeout = 10,
 }
 
 Test(version4, no_bank_conflicts, .timeout = 10,
-     .description = "Counted: XOR with the row number is a permutation of the 32 columns, different for each row, "
-                    "so a row and a column each cover all 32 banks once. Both the write and the read must be "
-                    "swizzled by the row index of the element in the tile.")
+     .description = "Counted: the swizzle keeps each row a permutation of the 32 columns and sends the 32 elements of "
+                    "a column to 32 different columns, so a row and a column each cover all 32 banks once (XOR with "
+                    "the row does; so does any mapping with both properties). The write and the read must both be "
+                    "swizzled, keyed by the element's row in the tile.")
 {
     check_conflict_free(4);
 }

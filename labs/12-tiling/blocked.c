@@ -37,8 +37,12 @@
 
 void matmul_loop_order(const float *a, const float *b, float *c, int m, int n, int k)
 {
-    // TODO: zero C; then for i, for p, for j: C[i][j] += A[i][p] * B[p][j] (A[i][p] read once
-    //       per p, outside the j loop).
+    // TODO: C = A·B with the three loops in the order that makes the innermost one walk a row
+    //       of B and a row of C (consecutive floats, which the compiler vectorises) instead of a
+    //       column of B.
+    //       Contract: every element of C set (it holds NaN when you get it); nothing outside C
+    //       written. The idea: the same sums in another order, each A[i][p] fetched once and
+    //       used across a whole row.
     (void)a, (void)b, (void)c, (void)m, (void)n, (void)k;
 }
 
@@ -60,8 +64,10 @@ static int min_int(int x, int y) { return x < y ? x : y; }
 // `rows` are zeros.
 static void pack_a(const float *a, int lda, int rows, int depth, float *packed)
 {
-    // TODO: for each panel of MR rows, for each p < depth, the MR floats a[(panel + r) * lda + p]
-    //       one after another (0 for a row at or past `rows`).
+    // TODO: the copy described above, in exactly the order the micro-kernel will read it; the
+    //       last panel may be partial, and its missing rows are zeros. Nothing of A outside the
+    //       rows x depth block is read.
+    //       The idea: after packing, the micro-kernel reads A strictly in order, no strides.
     (void)a, (void)lda, (void)rows, (void)depth, (void)packed;
 }
 
@@ -69,8 +75,9 @@ static void pack_a(const float *a, int lda, int rows, int depth, float *packed)
 // NR floats together. Columns past `cols` are zeros.
 static void pack_b(const float *b, int ldb, int depth, int cols, float *packed)
 {
-    // TODO: for each panel of NR columns, for each p < depth, the NR floats of row p of that
-    //       panel one after another (0 for a column at or past `cols`).
+    // TODO: the copy described above, panel after panel, in the order the micro-kernel reads
+    //       it; the missing columns of a partial last panel are zeros. Nothing of B outside the
+    //       depth x cols block is read.
     (void)b, (void)ldb, (void)depth, (void)cols, (void)packed;
 }
 
@@ -81,10 +88,12 @@ static inline __attribute__((always_inline)) void micro_kernel_body(int depth, c
                                                                     const float *b_panel, float *c, int ldc,
                                                                     int rows, int cols)
 {
-    // TODO: a local float acc[MR][NR], zeroed. For each p < depth: for each r < MR, take A's
-    //       float for row r at step p from a_panel and multiply-add it with the NR floats of
-    //       b_panel's step p into acc[r][0 .. NR). Then add acc's first `rows` rows and `cols`
-    //       columns into C (row r of C starts at c + r * ldc).
+    // TODO: C[rows x cols] += (A panel) · (B panel) over `depth` steps, the MR x NR partial sums
+    //       kept in a local accumulator of fixed size (so the compiler keeps it in registers and
+    //       vectorises it), and only its valid rows x cols added into C (row r of C starts at
+    //       c + r * ldc). C holds the earlier slices of k: add to it.
+    //       The idea: register blocking: per step, MR + NR floats loaded for MR x NR
+    //       multiply-adds.
     (void)depth, (void)a_panel, (void)b_panel, (void)c, (void)ldc, (void)rows, (void)cols;
 }
 
@@ -113,13 +122,14 @@ void matmul_blocked(const float *a, const float *b, float *c, int m, int n, int 
         cpu_has_avx2() ? micro_kernel_avx2 : micro_kernel_portable;
     float *a_packed = malloc(sizeof(float) * (MC + MR) * KC);   // room for a partial last panel
     float *b_packed = malloc(sizeof(float) * KC * (NC + NR));
-    // TODO: zero C, then the loop nest of the comment at the top of this file:
-    //         slices of k (p0, `depth` = at most KC deep), of C's columns (j0, at most NC wide:
-    //         pack_b), of C's rows (i0, at most MC tall: pack_a), then each NR-wide panel of the
-    //         packed B and each MR-tall panel of the packed A: micro_kernel(depth, the A panel,
-    //         the B panel, where that piece of C starts, n, its rows, its columns).
-    //       A panel of the packed A starts at a_packed + (its first row) * depth, and likewise
-    //       for B's; the last slices and panels are partial (min_int helps).
+    // TODO: C = A·B by the loop nest at the top of this file: C zeroed, then slices of k, of C's
+    //       columns (pack B's block once per slice), of C's rows (pack A's block), and the
+    //       micro-kernel on every MR x NR piece of that block of C, each with its own panels.
+    //       Contract: any m, n, k from 1 up; at every level the last slice or panel may be
+    //       partial; nothing read or written outside A, B and C; the two buffers above hold one
+    //       packed block each.
+    //       The idea: each level of slicing keeps what it reuses in one level of the memory
+    //       hierarchy, as the GPU's tiles do in shared memory.
     (void)a, (void)b, (void)c, (void)m, (void)n, (void)k, (void)pack_a, (void)pack_b, (void)min_int, (void)micro_kernel;
     free(a_packed), free(b_packed);
 }

@@ -4,26 +4,28 @@
  * out[c * rows + r] = in[r * cols + c]. Four kernels, each a small diff from the one before:
  *
  *   version 1  naive: each thread copies its elements straight across. Reads walk along a
- *              row of in (coalesced); writes walk down a column of out, 32 lanes 4·rows
- *              bytes apart: 32 sectors per request.                                (given)
- *   version 2  shared-memory tile: a block reads a 32 x 32 tile of in by rows into
- *              __shared__ float tile[32][32], waits, and writes the tile's columns as rows
- *              of out. Both global sides are coalesced now, but reading a column of the
- *              tile puts all 32 lanes in one bank: a 32-way bank conflict.           (TODO)
- *   version 3  padded tile: tile[32][33]. Row k starts 33·k words in, so column j's 32
- *              words fall in 32 different banks: one wavefront per request.          (TODO)
- *   version 4  swizzled tile: tile[32][32] again, but element (r, c) of the tile is kept
- *              at column c ^ r of row r. Each row still holds one permutation of the
- *              32 banks, and so does each column: no conflicts, and no wasted words.  (TODO)
+ *              row of in (coalesced); writes walk down a column of out: 32 sectors per
+ *              request.                                                             (given)
+ *   version 2  shared-memory tile: a block stages its 32 x 32 tile of in through a
+ *              __shared__ tile[32][32] so that both global sides move rows. Reading the
+ *              tile's columns then costs the bank conflicts the chapter counts: kept to
+ *              show them.                                                            (TODO)
+ *   version 3  padded tile: version 2 with the tile's rows made longer, just enough that
+ *              a column no longer falls in one bank.                                 (TODO)
+ *   version 4  swizzled tile: tile[32][32] again, no spare words, each row's elements
+ *              kept in a permuted order so that rows and columns both spread over the
+ *              32 banks.                                                             (TODO)
  *
- * Also yours: bank_conflict_ways, the model of how many passes shared memory needs for one
- * warp's request; the checks compare it with what the simulator counts.
+ * Also yours, before the kernels: bank_conflict_ways, the model of how many passes shared
+ * memory needs for one warp's request, and predicted_tile_wavefronts, what your model says
+ * one tile costs; the checks compare both with what the simulator counts.
  *
- * Rules: blocks of TILE x BLOCK_ROWS threads (lab.h), each thread moving TILE / BLOCK_ROWS
- * elements of its tile, as version 1 does; any rows and cols from 1 up (the edge tiles hang
- * over the matrix: guard every global access, never the barrier); versions 2-4 read and
- * write global memory only in rows (threadIdx.x along the fastest index). The checks count
- * each version's bank conflicts and global sectors on the simulator.
+ * Rules: blocks of TILE x BLOCK_ROWS threads (lab.h, launched by transpose() below), each
+ * thread moving TILE / BLOCK_ROWS single floats of its tile, as version 1 does; any rows and
+ * cols from 1 up (the edge tiles hang over the matrix: guard every global access, never the
+ * barrier); versions 2-4 read and write global memory only in rows (threadIdx.x along the
+ * fastest index). The checks count each version's bank conflicts and global sectors on the
+ * simulator, as bounds: a version that costs less passes.
  *
  * Check:  make check DAY=11        Stuck?  make hint DAY=11
  */
@@ -44,6 +46,16 @@ int bank_conflict_ways(const int *word_of_lane, int lanes)
         if (++distinct_words_in_bank[bank] > ways) ways = distinct_words_in_bank[bank];   // the busiest bank so far
     }
     return ways;
+}
+
+int predicted_tile_wavefronts(int row_words)
+{
+    if (row_words < TILE) return -1;
+    // A tile is TILE row writes and TILE column reads, one warp-wide request each. A row is 32
+    // consecutive words; a column's words are row_words apart: ask the bank model for both.
+    int row[TILE] = {0}, column[TILE] = {0};
+    for (int lane = 0; lane < TILE; lane++) row[lane] = lane, column[lane] = lane * row_words;
+    return TILE * (bank_conflict_ways(row, TILE) + bank_conflict_ways(column, TILE));
 }
 
 // ----------------------------------------------------------------------------
@@ -75,7 +87,7 @@ __global__ void transpose_tile(const float *in, float *out, int rows, int cols)
             out[(size_t)(out_row + j) * rows + out_col] = tile[threadIdx.x][threadIdx.y + j];   // a column: one bank
 }
 
-// Version 3: the tile padded by one word a row.
+// Version 3: the tile padded.
 __global__ void transpose_padded(const float *in, float *out, int rows, int cols)
 {
     __shared__ float tile[TILE][TILE + 1];   // pad to 33 so column reads hit 32 different banks
@@ -91,7 +103,7 @@ __global__ void transpose_padded(const float *in, float *out, int rows, int cols
             out[(size_t)(out_row + j) * rows + out_col] = tile[threadIdx.x][threadIdx.y + j];
 }
 
-// Version 4: the tile swizzled: element (r, c) is stored at tile[r][c ^ r].
+// Version 4: the tile swizzled.
 __device__ int swizzled_column(int row, int col) { return col ^ row; }
 
 __global__ void transpose_swizzled(const float *in, float *out, int rows, int cols)

@@ -1,28 +1,36 @@
 /* tiled.cu — Day 12: a matrix multiply that reads each input tile from global memory once
  * per block and then reuses it TILE times from shared memory.
  *
- * C (m x n) = A (m x k) · B (k x n), all row-major floats. One thread computes one element
- * of C, as in the driver's naive kernel (driver/run.cu, matmul_naive_kernel); a block of
- * TILE x TILE threads computes a TILE x TILE tile of C. The naive kernel's thread reads a
- * row of A and a column of B from global memory: 2k floats per output, 2·m·n·k in all. Here
- * the block walks along k one TILE-wide step at a time:
+ * C (m x n) = A (m x k) · B (k x n), all row-major floats. The driver's naive kernel
+ * (driver/run.cu, matmul_naive_kernel) gives each thread one element of C and lets it read a
+ * row of A and a column of B from global memory: 2k floats per output, each float of A and B
+ * fetched again for every output that uses it. Yours computes the same sums, one thread per
+ * element of C, but a block of TILE x TILE threads shares what it fetched: it walks along k
+ * one tile at a time, the block fills a tile of A and a tile of B in shared memory together,
+ * and every thread then takes its TILE multiply-adds from there (chapter: "A tile is a small
+ * matrix multiply that reuses what it loaded").
  *
- *   1. every thread loads ONE element of A's tile and ONE of B's into shared memory,
- *   2. __syncthreads(): the tiles are complete,
- *   3. every thread does TILE multiply-adds from the two tiles (shared memory, not global),
- *   4. __syncthreads(): nobody overwrites a tile someone is still reading.
- *
- * Each global element a block loads is then used by TILE threads, so the global loads fall
- * from 2·m·n·k to 2·m·n·k / TILE. The simulator counts them; the checks compare.
+ * What you write: predicted_global_floats first, your prediction of what the simulator will
+ * count; then the kernel and its launcher. The dispatcher matmul_tiled is given.
  *
  * Rules: TILE is 8, 16 or 32 (matmul_tiled refuses anything else with cudaErrorInvalidValue);
- * m, n and k are any sizes from 1 up: a tile that hangs over an edge of A or B loads zeros
- * there, and a thread outside C writes nothing. Global memory is read only to fill the
- * tiles: the inner loop reads shared memory alone.
+ * m, n and k are any sizes from 1 up: a tile that hangs over an edge of A or B holds zeros
+ * there, and a thread outside C writes nothing. Global memory is read only to fill the tiles;
+ * the inner loop reads shared memory alone. The checks count on the simulator, as bounds:
+ * floats loaded from global memory, stores, steps along k, sectors, bank conflicts.
  *
  * Check:  make check DAY=12        Stuck?  make hint DAY=12
  */
 #include "lab.h"
+
+long long predicted_global_floats(int tile, int m, int n, int k)
+{
+    if (tile < 1 || m < 1 || n < 1 || k < 1) return -1;
+    // An element of A is loaded by every block in its band of rows, one per tile column of C;
+    // an element of B once per tile row of C. Tiles past an edge load nothing there.
+    long long tile_columns = (n - 1) / tile + 1, tile_rows = (m - 1) / tile + 1;
+    return (long long)m * k * tile_columns + (long long)k * n * tile_rows;
+}
 
 // One block computes the TILE x TILE tile of C whose top-left corner is
 // (blockIdx.y * TILE, blockIdx.x * TILE); thread (x, y) computes the element at row y, column x

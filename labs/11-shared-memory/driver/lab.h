@@ -19,6 +19,10 @@ enum { TRANSPOSE_VERSIONS = 4, TILE = 32, BLOCK_ROWS = 8, SHARED_BANKS = 32, BAN
  * which lane k (0 <= k < lanes <= 32) touches the 4-byte word word_of_lane[k] (its byte offset
  * in shared memory divided by 4). 1 means no bank conflict. */
 int bank_conflict_ways(const int *word_of_lane, int lanes);
+/* The prediction: the shared-memory wavefronts one block spends moving a whole TILE x TILE tile
+ * of floats through a tile whose rows start row_words words apart, written by rows and read by
+ * columns, one warp-wide request per row and per column. -1 for row_words < TILE. */
+int predicted_tile_wavefronts(int row_words);
 /* out (cols x rows) = the transpose of in (rows x cols); both row-major device arrays.
  * version 1 naive, 2 shared tile, 3 padded tile, 4 swizzled tile. Returns the first CUDA error. */
 cudaError_t transpose(int version, const float *in, float *out, int rows, int cols);
@@ -47,6 +51,13 @@ transpose_run gpu_transpose(int version, const float *in, float *out, int rows, 
  * words word_of_lane[k] (each below PROBE_WORDS). On a real GPU: -1 (nothing is counted). */
 enum { PROBE_WORDS = 4096 };
 int counted_bank_conflict_ways(const int *word_of_lane, int lanes);
+
+/* On the simulator: the wavefronts it counts when one block of TILE x BLOCK_ROWS threads writes
+ * a TILE x TILE tile by rows into shared memory whose rows start row_words words apart, and reads
+ * it back by columns (the shared side of versions 2 and 3). -1 on a real GPU, or for row_words
+ * outside TILE .. PROBE_MAX_ROW_WORDS. */
+enum { PROBE_MAX_ROW_WORDS = 64 };
+int counted_tile_wavefronts(int row_words);
 
 /* On a real GPU: the median time in milliseconds of `repeats` transposes of a rows x cols matrix
  * (events, after a warm-up). On the simulator: -1, because its time is this CPU's. */

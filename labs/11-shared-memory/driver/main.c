@@ -6,6 +6,10 @@
  *   kind=stride   lane k of one warp reads shared word k * stride, for stride 0 .. 64:
  *                 the wavefronts your bank_conflict_ways predicts, and (on the simulator) the
  *                 wavefronts the simulator counts.
+ *   kind=tile     your predicted_tile_wavefronts for a tile whose rows are x words long
+ *                 (x = 32 .. 64), in predicted_ways, and (on the simulator) the wavefronts it
+ *                 counts moving one tile through such rows, in counted_ways: per tile, not
+ *                 per request.
  *   kind=version  each transpose of a 512 x 384 matrix, checked element by element first (a
  *                 version that is not right yet is left out); then, on the simulator, what
  *                 was counted: shared wavefronts per request for loads (the tile's columns)
@@ -46,6 +50,26 @@ static void sweep_strides(lab_results *out)
     if (disagreements)
         printf("Your model disagrees with the simulator at %d of %d strides: make check DAY=11 says where.\n",
                disagreements, MAX_STRIDE + 1);
+    printf("\n");
+}
+
+static void predict_tiles(lab_results *out)
+{
+    int disagreements = 0;
+    printf("Your prediction: shared wavefronts to move one %d x %d tile, written by rows and read by columns.\n"
+           "row words  predicted  counted (wavefronts per tile)\n", TILE, TILE);
+    for (int row_words = TILE; row_words <= PROBE_MAX_ROW_WORDS; row_words++) {
+        int predicted = predicted_tile_wavefronts(row_words), counted = counted_tile_wavefronts(row_words);
+        char counted_text[16] = "";
+        if (counted >= 0) snprintf(counted_text, sizeof counted_text, "%d", counted);
+        disagreements += counted >= 0 && predicted != counted;
+        if (row_words <= 36 || row_words % 8 == 0)
+            printf("%9d  %9d  %s\n", row_words, predicted, counted >= 0 ? counted_text : "(not counted on a GPU)");
+        lab_results_row_or_exit(out, "tile,%d,,%d,%s,,,,,,,", row_words, predicted, counted_text);
+    }
+    if (disagreements)
+        printf("Your prediction disagrees with the simulator for %d row lengths: make check DAY=11 says where.\n",
+               disagreements);
     printf("\n");
 }
 
@@ -104,6 +128,7 @@ int main(int argc, char **argv)
                                         "max_bank_conflict_ways,global_load_efficiency,global_store_efficiency,"
                                         "measured_gpu_us,measured_gpu_gb_per_s");
     sweep_strides(&out);
+    predict_tiles(&out);
     measure_versions(&out);
     lab_results_close_or_exit(&out);
     return 0;

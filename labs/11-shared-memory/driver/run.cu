@@ -1,6 +1,6 @@
 /* run.cu — Day 11 driver: runs your transposes on device memory, and on the simulator reads
  * what it counted while they ran; probes the simulator's bank counter with patterns of your
- * choosing. Do not edit.
+ * choosing, and with a tile whose rows are a given number of words long. Do not edit.
  *
  * The input is allocated with exactly rows x cols elements, so a thread that reads past its
  * end is stopped by the simulator. The output is poisoned (every byte 0xff, a NaN) and followed
@@ -109,6 +109,34 @@ extern "C" int counted_bank_conflict_ways(const int *word_of_lane, int lanes)
     }
     cudaFree(device_words), cudaFree(device_out);
     return ways;
+}
+
+/* One block moves one tile through shared memory with rows row_words apart: written by rows
+ * (threadIdx.x along a row), read back by columns, as versions 2 and 3 do. */
+__global__ void probe_tile_rows(int row_words, float *out)
+{
+    __shared__ float tile[TILE * PROBE_MAX_ROW_WORDS];
+    for (int j = 0; j < TILE; j += BLOCK_ROWS) tile[(threadIdx.y + j) * row_words + threadIdx.x] = (float)j;
+    __syncthreads();
+    for (int j = 0; j < TILE; j += BLOCK_ROWS)
+        out[(threadIdx.y + j) * TILE + threadIdx.x] = tile[threadIdx.x * row_words + threadIdx.y + j];
+}
+
+extern "C" int counted_tile_wavefronts(int row_words)
+{
+    if (!LAB_SIMULATED || row_words < TILE || row_words > PROBE_MAX_ROW_WORDS) return -1;
+    float *device_out = NULL;
+    int wavefronts = -1;
+    if (cudaMalloc(&device_out, TILE * TILE * sizeof(float)) == cudaSuccess) {
+        int first = lab_counts_begin();
+        probe_tile_rows<<<1, dim3(TILE, BLOCK_ROWS)>>>(row_words, device_out);
+        cudaError_t error = cudaDeviceSynchronize();
+        lab_counts counts = lab_counts_end(first);
+        if (error == cudaSuccess)
+            wavefronts = (int)(counts.total.shared_load_wavefronts + counts.total.shared_store_wavefronts);
+    }
+    cudaFree(device_out);
+    return wavefronts;
 }
 
 extern "C" double gpu_transpose_milliseconds(int version, int rows, int cols, int repeats)

@@ -16,6 +16,10 @@ extern "C" {
 /* Launches the tiled kernel with TILE = tile (8, 16 or 32; anything else: cudaErrorInvalidValue)
  * on device pointers. Returns the launch's error, or cudaSuccess. */
 cudaError_t matmul_tiled(int tile, const float *a, const float *b, float *c, int m, int n, int k);
+/* The prediction: the floats a tiled kernel with tiles of tile x tile loads from global memory
+ * for C (m x n) = A (m x k) B (k x n), exactly, for any sizes; tile 1 is the naive kernel (each
+ * thread its own 1 x 1 tile). -1 when tile or a size is below 1. */
+long long predicted_global_floats(int tile, int m, int n, int k);
 
 /* ---- blocked.c (yours): host pointers ---- */
 void matmul_loop_order(const float *a, const float *b, float *c, int m, int n, int k);
@@ -34,6 +38,7 @@ typedef struct matmul_run {
     double shared_floats_loaded;            /* shared load bytes / 4 */
     double shared_wavefronts_per_request;   /* loads and stores together; 1 = no bank conflicts */
     double barriers;                        /* __syncthreads() completed, summed over blocks */
+    unsigned grid[2], block[2];             /* the launch's blocks and threads per block, x and y */
     double h100_estimate_seconds;           /* roofline estimate for an H100 SXM from the counts */
 } matmul_run;
 

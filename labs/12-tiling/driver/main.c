@@ -6,7 +6,7 @@
  * GPU: multiplies two 128 x 128 matrices with the naive kernel (tile 1: no reuse) and your tiled
  * kernel with tiles of 8, 16 and 32, after checking each against a double-precision reference
  * (a kernel that is not right yet is left out). On the simulator it writes what was counted: the
- * floats loaded from global memory (next to the prediction 2 N^3 / T), the floats loaded from
+ * floats loaded from global memory (next to your predicted_global_floats), the floats loaded from
  * shared memory, the sectors per global request, and the roofline estimate for an H100 SXM
  * (a floor, not a measurement); on a real GPU the median time of 20 runs instead.
  * CPU: times the naive loop (up to N = 768: it takes seconds beyond), your loop order, your
@@ -70,7 +70,7 @@ static void gpu_part(lab_results *out)
     double n3 = (double)GPU_N * GPU_N * GPU_N;
     printf("GPU: C = A B for %d x %d matrices, %.0f multiply-adds. Per kernel, counted on the simulator:\n", GPU_N,
            GPU_N, n3);
-    printf("kernel     global floats loaded   2N^3/T predicted   shared floats loaded   sectors/request   H100 est. us\n");
+    printf("kernel     global floats loaded     your prediction   shared floats loaded   sectors/request   H100 est. us\n");
     for (int i = 0; i < KERNELS; i++) {
         int tile = kernels[i], right, reuse = tile == NAIVE_KERNEL ? 1 : tile;
         matmul_run run = checked_gpu_run(tile, GPU_N, &right);
@@ -78,7 +78,8 @@ static void gpu_part(lab_results *out)
         char name[16];
         if (tile == NAIVE_KERNEL) snprintf(name, sizeof name, "naive");
         else snprintf(name, sizeof name, "tile %d", tile);
-        double predicted = 2 * n3 / reuse, gpu_ms = gpu_matmul_milliseconds(tile, GPU_N, GPU_REPEATS);
+        double predicted = (double)predicted_global_floats(reuse, GPU_N, GPU_N, GPU_N);
+        double gpu_ms = gpu_matmul_milliseconds(tile, GPU_N, GPU_REPEATS);
         char measured[32] = "";
         if (gpu_ms >= 0) snprintf(measured, sizeof measured, "%.3f", gpu_ms * 1e3);
         if (run.counted) {

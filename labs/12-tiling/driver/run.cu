@@ -50,6 +50,8 @@ static void read_counts(matmul_run *run, const lab_counts *counted)
     run->shared_wavefronts_per_request =
         requests ? (double)(counts->shared_load_wavefronts + counts->shared_store_wavefronts) / (double)requests : 0;
     run->barriers = (double)counts->barriers;
+    run->grid[0] = counts->grid[0], run->grid[1] = counts->grid[1];
+    run->block[0] = counts->block[0], run->block[1] = counts->block[1];
     run->h100_estimate_seconds = lab_counts_roofline_seconds(counted, "h100-sxm");
 }
 
