@@ -1,11 +1,11 @@
 /* chase.c — Day 08: a pointer-chasing probe of the memory hierarchy.
  *
  * What you write today:
- *   1. make_random_cycle: one random cycle through all `count` lines (Sattolo's algorithm), so
- *      that no prefetcher can guess the next line and a pass visits every line once.
- *   2. chase: follow the chain — each load's address is the value the previous load returned.
- *   3. chase_latency_ns: time enough dependent loads that the clock's own cost does not count,
- *      and return the nanoseconds one load takes.
+ *   1. make_random_cycle: the order in which the chase visits the lines of a working set.
+ *   2. chase: the walk itself, one dependent load after another.
+ *   3. chase_latency_ns: the time one of those loads takes, in nanoseconds.
+ * The driver lays your cycle into 64-byte lines and calls chase_latency_ns once per working set,
+ * from 4 KiB to 256 MiB. The contracts are in driver/lab.h.
  *
  * Rules: plain C; random numbers only from chase_random_below, the clock only from
  * chase_cpu_seconds (both in lab.h). Write next[0 .. count-1] and nothing else.
@@ -43,7 +43,7 @@ double chase_latency_ns(const chase_line *lines, uint32_t count)
     double best = 1e30;
     for (int run = 0; run < CHASE_REPEATS; run++) {
         double start = chase_cpu_seconds();
-        at = chase(lines, at, CHASE_MIN_LOADS);
+        at = chase(lines, at, CHASE_MIN_LOADS);   /* on from where the last run ended: the whole cycle */
         double elapsed = chase_cpu_seconds() - start;
         if (elapsed < best) best = elapsed;
     }

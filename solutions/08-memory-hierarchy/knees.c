@@ -1,12 +1,13 @@
-/* knees.c — Day 08: reading the levels of the memory hierarchy off a latency curve.
+/* knees.c — Day 08: the levels of the memory hierarchy, read off a latency curve and predicted.
  *
- * What you write today: find_knees. Walk the curve step by step (point i to point i+1). A step is
- * steep when the latency rises by a factor of KNEE_MIN_RISE or more. Steep steps side by side are
- * one climb, from one level to the next: report one knee per climb, at the working set where its
- * steepest step starts (the largest working set that still fits the level below the climb).
+ * What you write today:
+ *   1. find_knees: where each plateau of a measured latency curve ends.
+ *   2. predict_knee_bytes: before measuring, where the plateau of a cache of a given size should
+ *      end on the sweep. The lab program and latency/knees_match_the_os set your prediction for
+ *      each cache the OS reports beside the knees find_knees reads off your curve.
  *
- * Rules: plain C. Compare ratios, not differences: a 2 ns rise is a new level at 1 ns and noise
- * at 100 ns. Write at most max_knees knees.
+ * Rules: plain C; read the arrays, write only knees[0 .. max_knees-1]. The contracts are in
+ * driver/lab.h.
  *
  * Check:  make check DAY=08        Stuck?  make hint DAY=08
  */
@@ -28,4 +29,12 @@ int find_knees(const double *working_set_bytes, const double *latency_ns, int po
     }
     if (steepest >= 0 && found < max_knees) knees[found++] = working_set_bytes[steepest];   /* a climb at the end */
     return found;
+}
+
+double predict_knee_bytes(size_t cache_bytes, const double *working_set_bytes, int points)
+{
+    int fitting = 0;            /* the working sets, from the smallest, that the cache holds whole */
+    while (fitting < points && working_set_bytes[fitting] <= (double)cache_bytes) fitting++;
+    /* The plateau ends at the last one that fits; the next one spills into the level below. */
+    return fitting == 0 || fitting == points ? 0 : working_set_bytes[fitting - 1];
 }
