@@ -1,8 +1,10 @@
 # 08-memory-hierarchy.gp — Day 08's picture: this CPU's memory mountain. Top: the latency of one
 # dependent load (the pointer chase, measured) against the working set, with the cache sizes the
 # OS reports (dashed), the knees predict_knee_bytes predicted from those sizes before measuring
-# (open squares) and the knees find_knees read off the measured curve (triangles). Bottom: one core
-# reading the same working sets in order (measured). Both axes log.
+# (open squares) and the knees find_knees read off the measured curve (triangles); in grey, the
+# same chase over one line on each 4 KiB page, against the span of the pages (the cost of the
+# pages alone, measured). Bottom: one core reading the same working sets in order (measured).
+# Both axes log.
 #   gnuplot -e "csv='build/08-memory-hierarchy/results.csv'; png='out.png'" plots/08-memory-hierarchy.gp
 # With png='' it draws a text plot of the latency in the terminal instead.
 set datafile separator ','
@@ -32,6 +34,8 @@ if (png ne '') {
     set key bottom right opaque box
     plot csv using (is('sweep') ? $3 : NaN):4 with linespoints pt 7 ps 0.8 lw 2 lc rgb '#1f77b4' \
              title 'pointer chase: ns per dependent load (measured, best of 7 runs)', \
+         '' using (is('translation') ? $3 : NaN):4 with linespoints pt 6 ps 0.6 lw 1 dt 3 lc rgb '#7f7f7f' \
+             title 'one line on each 4 KiB page, x = the span of the pages (measured)', \
          '' using (is('os_cache') ? $3 : NaN):(0.5):(0):(1999.5) with vectors nohead dt 2 lw 1.5 lc rgb '#d62728' \
              title 'cache size the OS reports (sysfs)', \
          '' using (is('os_cache') ? $3 : NaN):(1100):2 with labels rotate by 90 right offset -0.9,0 \

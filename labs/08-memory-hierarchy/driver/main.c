@@ -10,8 +10,11 @@
  *   kind,label,working_set_bytes,latency_ns,read_gb_per_s
  * kind is "sweep" (one row per working set, measured on this CPU), "os_cache" (a cache the OS
  * reports: its size, no measurement), "knee" (one found by your find_knees, with the latency
- * there), "predicted_knee" (yours for an OS cache, with the latency measured there) or
- * "machine" (the processor's name, for the plot's title).
+ * there), "predicted_knee" (yours for an OS cache, with the latency measured there),
+ * "translation" (a chase over one line on each 4 KiB page: label the pages, working_set_bytes
+ * the span of the pages, not the data) or "machine" (the processor's name, for the plot's title).
+ * The translation probe measures what a load costs when its data is small but its pages are many:
+ * the part of the curve the caches' sizes do not explain.
  * Then the same chase on the GPU side: on the simulator, what it counts per load; on a real GPU,
  * the latency per working set. Last, the H100's hierarchy from data/gpus.csv beside this CPU's. */
 #include "lab.h"
@@ -115,6 +118,42 @@ static void print_predictions(lab_results *out, const cache_level *levels, int l
         printf("%s\n", levels[i].cpus_sharing > 1 ? " (shared with other CPUs)" : "");
         lab_results_row_or_exit(out, "predicted_knee,%s,%.0f,%.4f,", name, predicted,
                                 latency[point_at(sizes, points, predicted)]);
+    }
+}
+
+/* Address translation alone: `pages` lines, one on each 4 KiB page, in your random cycle, timed
+ * by your chase_latency_ns. The data stays small (64 bytes a page) while the span of pages the
+ * TLB must translate grows; each line sits at its own offset in its page, so that the lines
+ * spread over the L1's sets instead of all falling into one. NaN when the cycle cannot be made. */
+static double translation_latency_ns(chase_line *lines, uint32_t pages)
+{
+    enum { LINES_PER_PAGE = 4096 / CHASE_LINE_BYTES };
+    uint32_t *next = malloc(sizeof(uint32_t) * pages);
+    if (!next) return NAN;
+    make_random_cycle(next, pages, SEED);
+    for (uint32_t page = 0; page < pages; page++) {
+        uint32_t line = page * LINES_PER_PAGE + page % LINES_PER_PAGE;
+        lines[line].next = next[page] * LINES_PER_PAGE + next[page] % LINES_PER_PAGE;
+    }
+    free(next);
+    return chase_latency_ns(lines, pages);
+}
+
+/* The probe from 16 pages to the sweep's largest span, beside the sweep's latency for the same
+ * amount of data packed into whole lines: the difference is what the pages alone cost. */
+static void print_translation(lab_results *out, chase_line *lines, const double *sizes, const double *latency,
+                              int points)
+{
+    enum { FEWEST_PAGES = 16 };
+    printf("\nThe pages alone: your chase over one line on each 4 KiB page, so that the data stays small\n"
+           "while the pages it spans grow, beside the sweep's latency for as much data packed together:\n"
+           "  %8s %10s %9s %10s %10s\n", "pages", "span", "data", "latency", "packed");
+    for (uint32_t pages = FEWEST_PAGES; (size_t)pages * 4096 <= LARGEST; pages *= 2) {
+        double spread = translation_latency_ns(lines, pages);
+        if (isnan(spread)) return;
+        double packed = latency[point_at(sizes, points, (double)pages * CHASE_LINE_BYTES)];
+        printf("  %8u %6zu KiB %5u KiB %7.2f ns %7.2f ns\n", pages, (size_t)pages * 4, pages / 16, spread, packed);
+        lab_results_row_or_exit(out, "translation,%u,%zu,%.4f,", pages, (size_t)pages * 4096, spread);
     }
 }
 
@@ -261,6 +300,7 @@ int main(int argc, char **argv)
         lab_results_row_or_exit(&out, "knee,%.0f KiB,%.0f,%.4f,", knees[k] / 1024, knees[k], latency[at]);
     }
     print_predictions(&out, levels, level_count, sizes, latency, points, knees, knee_count);
+    print_translation(&out, lines, sizes, latency, points);
     lab_results_close_or_exit(&out);
 
     chase_on_the_gpu(lines);
