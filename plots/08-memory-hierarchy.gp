@@ -28,15 +28,15 @@ if (png ne '') {
     set rmargin 4
     set title sprintf("Day 08: the memory mountain of one core of %s (measured on this CPU)\nlatency of one dependent load over a random cycle: each cache level is a plateau, each knee the end of one", cpu)
     set logscale y
-    set yrange [0.5:2000]
+    set yrange [0.15:2000]
     set ylabel 'latency of one load, ns (log scale)'
     set format x ''
-    set key bottom right opaque box
+    set key bottom right opaque box font ',10' spacing 0.9
     plot csv using (is('sweep') ? $3 : NaN):4 with linespoints pt 7 ps 0.8 lw 2 lc rgb '#1f77b4' \
              title 'pointer chase: ns per dependent load (measured, best of 7 runs)', \
          '' using (is('translation') ? $3 : NaN):4 with linespoints pt 6 ps 0.6 lw 1 dt 3 lc rgb '#7f7f7f' \
              title 'one line on each 4 KiB page, x = the span of the pages (measured)', \
-         '' using (is('os_cache') ? $3 : NaN):(0.5):(0):(1999.5) with vectors nohead dt 2 lw 1.5 lc rgb '#d62728' \
+         '' using (is('os_cache') ? $3 : NaN):(0.15):(0):(1999.85) with vectors nohead dt 2 lw 1.5 lc rgb '#d62728' \
              title 'cache size the OS reports (sysfs)', \
          '' using (is('os_cache') ? $3 : NaN):(1100):2 with labels rotate by 90 right offset -0.9,0 \
              textcolor rgb '#d62728' notitle, \

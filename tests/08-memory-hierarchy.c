@@ -343,8 +343,8 @@ Test(latency, agrees_with_a_stopwatch, .timeout = 90,
     count = 8 * CHASE_MIN_LOADS;
     jumps_then_in_order(lines, count, 13);
     ratio = timing_ratio(lines, count, &yours, &reference);
-    cr_assert(ratio >= AGREE_LOW && ratio <= AGREE_HIGH, "over a chain of %u lines the test built, whose first %d steps "
-              "from line 0 jump about the buffer at random and whose other steps walk the lines in order, "
+    cr_assert(ratio >= AGREE_LOW && ratio <= AGREE_HIGH, "over a chain of %u lines the test built, whose first %d "
+              "steps from line 0 jump about the buffer at random and whose other steps walk the lines in order, "
               "chase_latency_ns reports %.2f ns a load and the contract's timing %.2f ns: yours is %.2f times as long. "
               "After the untimed pass the fastest run is one that walks on into the ordered part. %s", count,
               CHASE_MIN_LOADS, yours, reference, ratio,
@@ -631,14 +631,16 @@ Test(knees, predicted_from_the_cache_size, .timeout = 5,
                     "plateau ends at the largest working set of the sweep that fits in it (one that fits exactly "
                     "still fits). Where none fits, or every one does, the sweep shows no end: 0.")
 {
-    double bytes[CURVE_POINTS];
+    double bytes[CURVE_POINTS + 1];
     curve_sizes(bytes);   /* 4 KiB, 5.66 KiB, 8 KiB, ... 45.25 MiB, 64 MiB */
+    bytes[CURVE_POINTS] = 1;   /* past the sweep: a working set every cache would hold, if it were read */
     const struct { size_t cache; double want; } cases[] = {
         {48 << 10, bytes[7]},                 /* between two points: the one below */
         {32 << 10, 32 << 10},                 /* exactly a point: it fits */
         {(32 << 10) - 1, bytes[5]},
         {1 << 20, 1 << 20},
         {(size_t)60 << 20, bytes[27]},
+        {4 << 10, 4 << 10},                   /* only the first working set fits */
         {(size_t)3 << 10, 0},                 /* smaller than every working set */
         {(size_t)64 << 20, 0},                /* every working set fits: the plateau goes on past the sweep */
         {(size_t)1 << 30, 0},
@@ -652,7 +654,9 @@ Test(knees, predicted_from_the_cache_size, .timeout = 5,
                   "doubling: predict_knee_bytes gives %s (%.0f bytes), want %s%s", size_text((double)cases[c].cache,
                   cache_text, sizeof cache_text), cases[c].cache, size_text(got, got_text, sizeof got_text), got,
                   cases[c].want ? size_text(cases[c].want, want_text, sizeof want_text) : "0",
-                  cases[c].want == 0 ? ": the sweep shows no end of this plateau"
+                  !on_the_sweep && got == bytes[CURVE_POINTS] ? ": that is past the sweep: read working_set_bytes[0 "
+                                                                ".. points-1] only"
+                  : cases[c].want == 0 ? ": the sweep shows no end of this plateau"
                   : !on_the_sweep ? ": the knee is where the measured curve shows it, one of the sweep's "
                                     "working sets, working_set_bytes[]"
                   : got == 0 ? ": the cache holds some of the sweep's working sets and not the rest, so its plateau "
