@@ -231,25 +231,26 @@ static double reference_latency_ns(const chase_line *lines, uint32_t count)
     return best / CHASE_MIN_LOADS * 1e9;
 }
 
-/* A chain of `count` lines (count >= 8 CHASE_MIN_LOADS) on which walking on and starting again differ by
- * far more than noise: from line 0 its first CHASE_MIN_LOADS steps jump at random among every eighth
- * line of the buffer, the rest walk the other lines in order, which the prefetcher serves. After the
- * untimed pass the first timed run pays for the jumps and the next ones walk in order; runs that
- * each start again at line 0 pay for the jumps every time. */
-static void jumps_then_in_order(chase_line *lines, uint32_t count, uint64_t seed)
+/* A chain on which walking on and starting again differ by far more than noise: from line 0 it
+ * jumps at random among the first (CHASE_REPEATS - 1) CHASE_MIN_LOADS lines, then walks the rest
+ * in order, which the prefetcher serves. After the untimed pass, runs that walk on pay for the
+ * jumps until the last of the CHASE_REPEATS runs, which walks in order and is the fastest; runs
+ * that each start again at line 0, or fewer runs, pay for the jumps every time. */
+enum { JUMPS = (CHASE_REPEATS - 1) * CHASE_MIN_LOADS, IN_ORDER = 2 * CHASE_MIN_LOADS };
+
+static void jumps_then_in_order(chase_line *lines, uint64_t seed)
 {
-    enum { SPREAD = 8 };
-    uint32_t jumps = CHASE_MIN_LOADS, placed = jumps, *order = malloc(sizeof(uint32_t) * count);
-    cr_assert(order != NULL && count >= SPREAD * jumps);
+    uint32_t *order = malloc(sizeof(uint32_t) * JUMPS);
+    cr_assert(order != NULL);
     uint64_t state = seed;
-    for (uint32_t k = 0; k < jumps; k++) order[k] = SPREAD * k;
-    for (uint32_t k = jumps - 1; k > 1; k--) {   /* shuffle all but the first, line 0 */
+    for (uint32_t k = 0; k < JUMPS; k++) order[k] = k;
+    for (uint32_t k = JUMPS - 1; k > 1; k--) {   /* shuffle all but the first, line 0 */
         uint32_t j = 1 + chase_random_below(&state, k), t = order[k];
         order[k] = order[j], order[j] = t;
     }
-    for (uint32_t i = 0; i < count; i++)
-        if (i % SPREAD != 0 || i / SPREAD >= jumps) order[placed++] = i;
-    for (uint32_t k = 0; k < count; k++) lines[order[k]].next = order[(k + 1) % count];
+    for (uint32_t k = 0; k + 1 < JUMPS; k++) lines[order[k]].next = order[k + 1];
+    lines[order[JUMPS - 1]].next = JUMPS;
+    for (uint32_t i = JUMPS; i < JUMPS + IN_ORDER; i++) lines[i].next = i + 1 < JUMPS + IN_ORDER ? i + 1 : 0;
     free(order);
 }
 
@@ -340,17 +341,18 @@ Test(latency, agrees_with_a_stopwatch, .timeout = 90,
               "divides by, and more the larger the working set: is the untimed pass over all %u lines inside a timed "
               "run?", far >> 20, yours, reference, ratio, (ratio - 1) * CHASE_MIN_LOADS, CHASE_MIN_LOADS, count);
 
-    count = 8 * CHASE_MIN_LOADS;
-    jumps_then_in_order(lines, count, 13);
+    count = JUMPS + IN_ORDER;
+    jumps_then_in_order(lines, 13);
     ratio = timing_ratio(lines, count, &yours, &reference);
     cr_assert(ratio >= AGREE_LOW && ratio <= AGREE_HIGH, "over a chain of %u lines the test built, whose first %d "
               "steps from line 0 jump about the buffer at random and whose other steps walk the lines in order, "
               "chase_latency_ns reports %.2f ns a load and the contract's timing %.2f ns: yours is %.2f times as long. "
-              "After the untimed pass the fastest run is one that walks on into the ordered part. %s", count,
-              CHASE_MIN_LOADS, yours, reference, ratio,
+              "After the untimed pass, the last of %d runs of %d loads that each go on from where the one before "
+              "ended walks the ordered part, and it is the fastest. %s", count, JUMPS, yours, reference, ratio,
+              CHASE_REPEATS, CHASE_MIN_LOADS,
               ratio > AGREE_HIGH ? "Does each run start again at line 0, so that every run repeats the jumps? Each "
-                                   "run must go on from the line where the last one ended. (Or is the fastest run "
-                                   "not the one kept?)"
+                                   "run must go on from the line where the last one ended. Are there CHASE_REPEATS "
+                                   "runs, and is the fastest kept?"
               : "Less time than the contract's runs take: are all CHASE_REPEATS runs of CHASE_MIN_LOADS loads timed?");
     chase_lines_free(lines);
 }
@@ -490,8 +492,14 @@ static void curve_sizes(double *bytes) { sweep_working_sets(bytes, CURVE_POINTS,
 /* find_knees with a poisoned output and GUARD poisoned slots after the max_knees it may write. */
 static int checked_knees(const double *bytes, const double *latency, int points, double *knees, int max_knees)
 {
+    /* The curve copied with one more point past its end, a steep one, that find_knees must not read. */
+    double bytes_read[CURVE_POINTS + 1], latency_read[CURVE_POINTS + 1];
+    cr_assert(points <= CURVE_POINTS);
+    memcpy(bytes_read, bytes, sizeof(double) * (size_t)points);
+    memcpy(latency_read, latency, sizeof(double) * (size_t)points);
+    bytes_read[points] = 2 * bytes_read[points > 0 ? points - 1 : 0], latency_read[points] = 1e30;
     lab_poison(knees, sizeof(double) * (size_t)(max_knees + GUARD));
-    int found = find_knees(bytes, latency, points, knees, max_knees);
+    int found = find_knees(bytes_read, latency_read, points, knees, max_knees);
     cr_assert(found >= 0 && found <= max_knees, "find_knees returned %d; it may write 0 .. max_knees = %d knees",
               found, max_knees);
     for (int g = 0; g < GUARD; g++) {
@@ -572,6 +580,11 @@ Test(knees, noise_is_not_a_knee, .timeout = 5,
     found = checked_knees(bytes, latency, CURVE_POINTS, knees, MAX_KNEES);
     assert_knees("10 ns rising to 12 ns (exactly KNEE_MIN_RISE: 'by KNEE_MIN_RISE or more') after 90.5 KiB", knees,
                  found, want, 1);
+
+    for (int i = 0; i < CURVE_POINTS; i++) latency[i] = i < 10 ? 10.0 : 11.9999999;   /* a hair under it */
+    found = checked_knees(bytes, latency, CURVE_POINTS, knees, MAX_KNEES);
+    assert_knees("10 ns rising to 11.9999999 ns (a hair under KNEE_MIN_RISE: compute the rise in double, as the "
+                 "latencies are)", knees, found, NULL, 0);
 }
 
 Test(knees, climbs_at_both_ends, .timeout = 5,
@@ -640,6 +653,7 @@ Test(knees, predicted_from_the_cache_size, .timeout = 5,
         {(32 << 10) - 1, bytes[5]},
         {1 << 20, 1 << 20},
         {(size_t)60 << 20, bytes[27]},
+        {((size_t)32 << 20) - 1, bytes[25]},   /* a byte short of 32 MiB: 32 MiB does not fit (compare exactly) */
         {4 << 10, 4 << 10},                   /* only the first working set fits */
         {(size_t)3 << 10, 0},                 /* smaller than every working set */
         {(size_t)64 << 20, 0},                /* every working set fits: the plateau goes on past the sweep */

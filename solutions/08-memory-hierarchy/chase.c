@@ -14,6 +14,8 @@
  */
 #include "lab.h"
 
+#include <math.h>
+
 static volatile uint32_t sink;   /* where the chase ends, stored so the compiler must do the loads */
 
 void make_random_cycle(uint32_t *next, uint32_t count, uint64_t seed)
@@ -40,12 +42,11 @@ uint32_t chase(const chase_line *lines, uint32_t start, uint64_t loads)
 double chase_latency_ns(const chase_line *lines, uint32_t count)
 {
     uint32_t at = chase(lines, 0, count);   /* untimed: brings into the caches what fits there */
-    double best = 1e30;
+    double best = INFINITY;
     for (int run = 0; run < CHASE_REPEATS; run++) {
         double start = chase_cpu_seconds();
         at = chase(lines, at, CHASE_MIN_LOADS);   /* on from where the last run ended: the whole cycle */
-        double elapsed = chase_cpu_seconds() - start;
-        if (elapsed < best) best = elapsed;
+        best = fmin(best, chase_cpu_seconds() - start);
     }
     sink = at;
     return best / CHASE_MIN_LOADS * 1e9;

@@ -13,21 +13,19 @@
  */
 #include "lab.h"
 
+/* How much latency rises over step i, from point i to point i + 1, as a factor. */
+static double rise(const double *latency_ns, int i) { return latency_ns[i + 1] / latency_ns[i]; }
+
 int find_knees(const double *working_set_bytes, const double *latency_ns, int points, double *knees, int max_knees)
 {
     int found = 0;
-    int steepest = -1;          /* the steepest step of the climb in progress; -1: not climbing */
-    double steepest_rise = 0;
     for (int i = 0; i + 1 < points; i++) {
-        double rise = latency_ns[i + 1] / latency_ns[i];
-        if (rise >= KNEE_MIN_RISE) {
-            if (steepest < 0 || rise > steepest_rise) steepest = i, steepest_rise = rise;
-            continue;
-        }
-        if (steepest >= 0 && found < max_knees) knees[found++] = working_set_bytes[steepest];
-        steepest = -1;          /* the climb is over */
+        if (rise(latency_ns, i) < KNEE_MIN_RISE) continue;
+        int steepest = i;   /* a climb starts at step i and goes on while the next step is steep too */
+        while (i + 2 < points && rise(latency_ns, i + 1) >= KNEE_MIN_RISE)
+            if (rise(latency_ns, ++i) > rise(latency_ns, steepest)) steepest = i;
+        if (found < max_knees) knees[found++] = working_set_bytes[steepest];
     }
-    if (steepest >= 0 && found < max_knees) knees[found++] = working_set_bytes[steepest];   /* a climb at the end */
     return found;
 }
 
