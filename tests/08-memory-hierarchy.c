@@ -352,7 +352,7 @@ Test(latency, agrees_with_a_stopwatch, .timeout = 90,
               CHASE_REPEATS, CHASE_MIN_LOADS,
               ratio > AGREE_HIGH ? "Does each run start again at line 0, so that every run repeats the jumps? Each "
                                    "run must go on from the line where the last one ended. Are there CHASE_REPEATS "
-                                   "runs, and is the fastest kept?"
+                                   "runs of CHASE_MIN_LOADS loads, and is the fastest kept?"
               : "Less time than the contract's runs take: are all CHASE_REPEATS runs of CHASE_MIN_LOADS loads timed?");
     chase_lines_free(lines);
 }
