@@ -1,7 +1,10 @@
 # 08-memory-hierarchy.gp — Day 08's picture: this CPU's memory mountain. Top: the latency of one
 # dependent load (the pointer chase, measured) against the working set, with the cache sizes the
-# OS reports (dashed) and the knees find_knees read off the curve (triangles). Bottom: one core
-# reading the same working sets in order (measured). Both axes log.
+# OS reports (dashed), the knees predict_knee_bytes predicted from those sizes before measuring
+# (open squares) and the knees find_knees read off the measured curve (triangles); in grey, the
+# same chase over one line on each 4 KiB page, against the span of the pages (the cost of the
+# pages alone, measured). Bottom: one core reading the same working sets in order (measured).
+# Both axes log.
 #   gnuplot -e "csv='build/08-memory-hierarchy/results.csv'; png='out.png'" plots/08-memory-hierarchy.gp
 # With png='' it draws a text plot of the latency in the terminal instead.
 set datafile separator ','
@@ -25,18 +28,22 @@ if (png ne '') {
     set rmargin 4
     set title sprintf("Day 08: the memory mountain of one core of %s (measured on this CPU)\nlatency of one dependent load over a random cycle: each cache level is a plateau, each knee the end of one", cpu)
     set logscale y
-    set yrange [0.5:2000]
+    set yrange [0.15:2000]
     set ylabel 'latency of one load, ns (log scale)'
     set format x ''
-    set key bottom right opaque box
+    set key bottom right opaque box font ',10' spacing 0.9
     plot csv using (is('sweep') ? $3 : NaN):4 with linespoints pt 7 ps 0.8 lw 2 lc rgb '#1f77b4' \
              title 'pointer chase: ns per dependent load (measured, best of 7 runs)', \
-         '' using (is('os_cache') ? $3 : NaN):(0.5):(0):(1999.5) with vectors nohead dt 2 lw 1.5 lc rgb '#d62728' \
+         '' using (is('translation') ? $3 : NaN):4 with linespoints pt 6 ps 0.6 lw 1 dt 3 lc rgb '#7f7f7f' \
+             title 'one line on each 4 KiB page, x = the span of the pages (measured)', \
+         '' using (is('os_cache') ? $3 : NaN):(0.15):(0):(1999.85) with vectors nohead dt 2 lw 1.5 lc rgb '#d62728' \
              title 'cache size the OS reports (sysfs)', \
          '' using (is('os_cache') ? $3 : NaN):(1100):2 with labels rotate by 90 right offset -0.9,0 \
              textcolor rgb '#d62728' notitle, \
+         '' using (is('predicted_knee') ? $3 : NaN):4 with points pt 4 ps 2.6 lw 2 lc rgb '#ff7f0e' \
+             title 'knee predicted from the OS size (predict_knee_bytes)', \
          '' using (is('knee') ? $3 : NaN):4 with points pt 9 ps 2.2 lc rgb '#2ca02c' \
-             title 'knee found by find_knees (end of a plateau)', \
+             title 'knee found by find_knees in the measured curve', \
          '' using (is('knee') ? $3 : NaN):4:2 with labels offset 0,-1.4 textcolor rgb '#2ca02c' notitle
     # ---- bandwidth
     set size 1, 0.38
@@ -57,12 +64,13 @@ if (png ne '') {
 } else {
     set terminal dumb size 110,30
     unset grid
-    set title sprintf('latency of one dependent load (ns, log) vs working set (log), %s.  * measured  | OS cache size  K knee', cpu)
+    set title sprintf('latency of one dependent load (ns, log) vs working set (log), %s.  * measured  | OS cache size  K knee  P predicted', cpu)
     set logscale y
     set yrange [0.5:1000]
     set key off
     set xtics ('4K' 4096, '64K' 65536, '1M' 1048576, '16M' 16777216, '256M' 268435456)
     plot csv using (is('sweep') ? $3 : NaN):4 with points pt '*', \
          '' using (is('os_cache') ? $3 : NaN):(0.5):(0):(999.5) with vectors nohead, \
+         '' using (is('predicted_knee') ? $3 : NaN):($4 * 1.6):('P') with labels, \
          '' using (is('knee') ? $3 : NaN):4:('K') with labels
 }

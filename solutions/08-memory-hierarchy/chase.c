@@ -1,11 +1,11 @@
 /* chase.c — Day 08: a pointer-chasing probe of the memory hierarchy.
  *
  * What you write today:
- *   1. make_random_cycle: one random cycle through all `count` lines (Sattolo's algorithm), so
- *      that no prefetcher can guess the next line and a pass visits every line once.
- *   2. chase: follow the chain — each load's address is the value the previous load returned.
- *   3. chase_latency_ns: time enough dependent loads that the clock's own cost does not count,
- *      and return the nanoseconds one load takes.
+ *   1. make_random_cycle: the order in which the chase visits the lines of a working set.
+ *   2. chase: the walk itself, one dependent load after another.
+ *   3. chase_latency_ns: the time one of those loads takes, in nanoseconds.
+ * The driver lays your cycle into 64-byte lines and calls chase_latency_ns once per working set,
+ * from 4 KiB to 256 MiB. The contracts are in driver/lab.h.
  *
  * Rules: plain C; random numbers only from chase_random_below, the clock only from
  * chase_cpu_seconds (both in lab.h). Write next[0 .. count-1] and nothing else.
@@ -13,6 +13,8 @@
  * Check:  make check DAY=08        Stuck?  make hint DAY=08
  */
 #include "lab.h"
+
+#include <math.h>
 
 static volatile uint32_t sink;   /* where the chase ends, stored so the compiler must do the loads */
 
@@ -40,12 +42,11 @@ uint32_t chase(const chase_line *lines, uint32_t start, uint64_t loads)
 double chase_latency_ns(const chase_line *lines, uint32_t count)
 {
     uint32_t at = chase(lines, 0, count);   /* untimed: brings into the caches what fits there */
-    double best = 1e30;
+    double best = INFINITY;
     for (int run = 0; run < CHASE_REPEATS; run++) {
         double start = chase_cpu_seconds();
-        at = chase(lines, at, CHASE_MIN_LOADS);
-        double elapsed = chase_cpu_seconds() - start;
-        if (elapsed < best) best = elapsed;
+        at = chase(lines, at, CHASE_MIN_LOADS);   /* on from where the last run ended: the whole cycle */
+        best = fmin(best, chase_cpu_seconds() - start);
     }
     sink = at;
     return best / CHASE_MIN_LOADS * 1e9;

@@ -2,9 +2,11 @@
  * latency measurement, and the working sets of a sweep. Do not edit.
  *
  * The buffer is allocated once at the largest size and reused: 2 MiB aligned, with huge pages
- * asked for, so that a random walk over 256 MiB needs 128 TLB entries instead of 65 536 and the
- * curve shows the caches rather than page walks. Every line is written before a chase starts,
- * so no page fault lands inside a timed run. */
+ * asked for. Where the OS grants them and nothing beneath it splits them again, a random walk
+ * over 256 MiB needs 128 TLB entries instead of 65 536 and the curve shows the caches rather than
+ * page walks; a virtual machine's host may back each huge page with small pages of its own, and
+ * then the TLB holds 4 KiB translations whatever the guest asked for. Every line is written
+ * before a chase starts, so no page fault lands inside a timed run. */
 #include "lab.h"
 
 #include <math.h>

@@ -31,7 +31,8 @@ typedef struct chase_line {
 
 enum {
     CHASE_LINE_BYTES = 64,
-    CHASE_MIN_LOADS = 1 << 17,   /* loads in one timed run: ~0.2 ms even in L1, where the clock costs ~1 us at worst */
+    CHASE_MIN_LOADS = 1 << 17,   /* loads in one timed run: enough that two readings of the clock are a small part
+                                    of a run even in L1 (the lab program prints both) */
     CHASE_REPEATS = 7,           /* timed runs; the fastest is the one other programs disturbed least */
 };
 
@@ -47,7 +48,7 @@ static inline double chase_cpu_seconds(void)
 }
 
 /* The rise in latency from one working set to the next (a factor of sqrt 2 larger) that counts
- * as steep: 20 %, well above the few per cent a best-of-3 measurement moves on a busy machine. */
+ * as steep: 20 %, well above what a best-of-CHASE_REPEATS measurement moves on a busy machine. */
 #define KNEE_MIN_RISE 1.2
 
 /* The book's random numbers (splitmix64): the same seed gives the same cycle on every machine. */
@@ -76,7 +77,9 @@ uint32_t chase(const chase_line *lines, uint32_t start, uint64_t loads);
 
 /* The latency of one dependent load over this chain of `count` lines, in nanoseconds: one
  * untimed pass over all the lines first, then CHASE_REPEATS timed runs of CHASE_MIN_LOADS loads
- * each, timed with chase_cpu_seconds; the fastest run's time divided by its loads. */
+ * each, timed with chase_cpu_seconds; the fastest run's time divided by its loads. Between its
+ * two readings the clock sees exactly the loads the time is divided by, at every working set,
+ * and the timed loads walk the whole working set, not the same stretch of the cycle again. */
 double chase_latency_ns(const chase_line *lines, uint32_t count);
 
 /* ---- knees.c (yours) ---- */
@@ -88,6 +91,12 @@ double chase_latency_ns(const chase_line *lines, uint32_t count);
  * equally steep steps, the first).
  * Writes at most max_knees knees, the first ones, into knees[] and returns how many it wrote. */
 int find_knees(const double *working_set_bytes, const double *latency_ns, int points, double *knees, int max_knees);
+
+/* Your prediction, made before the curve is measured: where on a sweep of working_set_bytes[]
+ * (ascending) the plateau of a cache of cache_bytes should end, that is the knee find_knees
+ * should find there. 0 when the curve shows no end of that plateau: no working set of the sweep
+ * fits the cache, or every one does. */
+double predict_knee_bytes(size_t cache_bytes, const double *working_set_bytes, int points);
 
 /* ---- os_caches.c (driver): what the operating system says the caches are ---- */
 
@@ -107,7 +116,8 @@ void cache_level_name(const cache_level *level, char *name, size_t size);
 /* ---- chain.c (driver): buffers, chains, sweeps ---- */
 
 /* Room for a chain of max_bytes, 2 MiB aligned and with huge pages asked for (fewer TLB misses,
- * so that the curve shows the caches). NULL when the memory is not there. */
+ * so that the curve shows the caches, where the pages are not split beneath the OS: chain.c).
+ * NULL when the memory is not there. */
 chase_line *chase_lines_new(size_t max_bytes);
 void chase_lines_free(chase_line *lines);
 /* Lays your make_random_cycle(seed) over the first `bytes` of lines; returns the line count, or

@@ -5,11 +5,16 @@
  * For working sets from 4 KiB to 256 MiB, two per doubling, it measures the latency of one
  * dependent load with your chase (chase_latency_ns over your make_random_cycle) and the
  * bandwidth of one core reading the same working set in order, then reads the knees off the
- * latency curve with your find_knees and sets them beside the caches the OS reports. Writes:
+ * latency curve with your find_knees and sets them beside the caches the OS reports and the
+ * knees your predict_knee_bytes predicted from those sizes. Writes:
  *   kind,label,working_set_bytes,latency_ns,read_gb_per_s
  * kind is "sweep" (one row per working set, measured on this CPU), "os_cache" (a cache the OS
  * reports: its size, no measurement), "knee" (one found by your find_knees, with the latency
- * there) or "machine" (the processor's name, for the plot's title).
+ * there), "predicted_knee" (yours for an OS cache, with the latency measured there),
+ * "translation" (a chase over one line on each 4 KiB page: label the pages, working_set_bytes
+ * the span of the pages, not the data) or "machine" (the processor's name, for the plot's title).
+ * The translation probe measures what a load costs when its data is small but its pages are many:
+ * the part of the curve the caches' sizes do not explain.
  * Then the same chase on the GPU side: on the simulator, what it counts per load; on a real GPU,
  * the latency per working set. Last, the H100's hierarchy from data/gpus.csv beside this CPU's. */
 #include "lab.h"
@@ -84,6 +89,74 @@ static const cache_level *nearest_level(const cache_level *levels, int count, do
     return best;
 }
 
+/* The sweep's point at `bytes` (or the first beyond it). */
+static int point_at(const double *sizes, int points, double bytes)
+{
+    int at = 0;
+    while (at + 1 < points && sizes[at] < bytes) at++;
+    return at;
+}
+
+/* Your prediction for each cache the OS reports, beside the nearest knee find_knees measured. */
+static void print_predictions(lab_results *out, const cache_level *levels, int level_count, const double *sizes,
+                              const double *latency, int points, const double *knees, int knee_count)
+{
+    char name[64];
+    printf("\nYour predict_knee_bytes, from the sizes the OS reports, beside the nearest knee measured:\n");
+    for (int i = 0; i < level_count; i++) {
+        cache_level_name(&levels[i], name, sizeof name);
+        double predicted = predict_knee_bytes(levels[i].bytes, sizes, points);
+        if (predicted <= 0) {
+            printf("  %-12s no end of its plateau on this sweep\n", name);
+            continue;
+        }
+        const double *nearest = NULL;
+        for (int k = 0; k < knee_count; k++)
+            if (!nearest || fabs(log(knees[k] / predicted)) < fabs(log(*nearest / predicted))) nearest = &knees[k];
+        printf("  %-12s predicted %8.0f KiB", name, predicted / 1024);
+        if (nearest) printf(", measured %8.0f KiB: %.2f x the prediction", *nearest / 1024, *nearest / predicted);
+        printf("%s\n", levels[i].cpus_sharing > 1 ? " (shared with other CPUs)" : "");
+        lab_results_row_or_exit(out, "predicted_knee,%s,%.0f,%.4f,", name, predicted,
+                                latency[point_at(sizes, points, predicted)]);
+    }
+}
+
+/* Address translation alone: `pages` lines, one on each 4 KiB page, in your random cycle, timed
+ * by your chase_latency_ns. The data stays small (64 bytes a page) while the span of pages the
+ * TLB must translate grows; each line sits at its own offset in its page, so that the lines
+ * spread over the L1's sets instead of all falling into one. NaN when the cycle cannot be made. */
+static double translation_latency_ns(chase_line *lines, uint32_t pages)
+{
+    enum { LINES_PER_PAGE = 4096 / CHASE_LINE_BYTES };
+    uint32_t *next = malloc(sizeof(uint32_t) * pages);
+    if (!next) return NAN;
+    make_random_cycle(next, pages, SEED);
+    for (uint32_t page = 0; page < pages; page++) {
+        uint32_t line = page * LINES_PER_PAGE + page % LINES_PER_PAGE;
+        lines[line].next = next[page] * LINES_PER_PAGE + next[page] % LINES_PER_PAGE;
+    }
+    free(next);
+    return chase_latency_ns(lines, pages);
+}
+
+/* The probe from 16 pages to the sweep's largest span, beside the sweep's latency for the same
+ * amount of data packed into whole lines: the difference is what the pages alone cost. */
+static void print_translation(lab_results *out, chase_line *lines, const double *sizes, const double *latency,
+                              int points)
+{
+    enum { FEWEST_PAGES = 16 };
+    printf("\nThe pages alone: your chase over one line on each 4 KiB page, so that the data stays small\n"
+           "while the pages it spans grow, beside the sweep's latency for as much data packed together:\n"
+           "  %8s %10s %9s %10s %10s\n", "pages", "span", "data", "latency", "packed");
+    for (uint32_t pages = FEWEST_PAGES; (size_t)pages * 4096 <= LARGEST; pages *= 2) {
+        double spread = translation_latency_ns(lines, pages);
+        if (isnan(spread)) return;
+        double packed = latency[point_at(sizes, points, (double)pages * CHASE_LINE_BYTES)];
+        printf("  %8u %6zu KiB %5u KiB %7.2f ns %7.2f ns\n", pages, (size_t)pages * 4, pages / 16, spread, packed);
+        lab_results_row_or_exit(out, "translation,%u,%zu,%.4f,", pages, (size_t)pages * 4096, spread);
+    }
+}
+
 /* The same chase on the GPU side. On the simulator: one small chain, and what was counted. On a
  * real GPU: the sweep, timed there. */
 static void chase_on_the_gpu(chase_line *lines)
@@ -141,7 +214,8 @@ static void print_h100_hierarchy(const cache_level *levels, int level_count)
            lab_table_text_or_exit(gpus, row, "name"));
     printf("  registers      %5.0f KiB per SM x %.0f SMs = %5.1f MiB   private to each thread\n", register_kib, sms,
            register_kib * sms / 1024);
-    printf("  shared memory  %5.0f KiB per SM x %.0f SMs = %5.1f MiB   (shared with L1) one block's, managed by hand\n",
+    printf("  shared memory  %5.0f KiB per SM x %.0f SMs = %5.1f MiB   at most, carved out of each SM's L1;\n"
+           "                                                      one block's, managed by hand\n",
            shared_kib, sms, shared_kib * sms / 1024);
     printf("  L2             %5.0f MiB                           shared by all SMs\n", l2_mib);
     printf("  HBM3           %5.0f GB at %.0f GB/s               %.1f ms to read it all once\n", hbm_gb, hbm_gb_per_s,
@@ -203,7 +277,8 @@ int main(int argc, char **argv)
     }
     double shortest_run_us = latency[0] * CHASE_MIN_LOADS / 1e3;
     printf("The shortest timed run (%d loads at %.2f ns) lasts %.0f us: two readings of the CPU-time clock are "
-           "%.2f%% of it.\n", CHASE_MIN_LOADS, latency[0], shortest_run_us, 100 * 2 * cpu_clock_ns / 1e3 / shortest_run_us);
+           "%.2f%% of it.\n", CHASE_MIN_LOADS, latency[0], shortest_run_us,
+           100 * 2 * cpu_clock_ns / 1e3 / shortest_run_us);
     for (int i = 0; i < level_count; i++) {
         cache_level_name(&levels[i], name, sizeof name);
         lab_results_row_or_exit(&out, "os_cache,%s,%zu,,", name, levels[i].bytes);
@@ -213,8 +288,7 @@ int main(int argc, char **argv)
     int knee_count = find_knees(sizes, latency, points, knees, MAX_KNEES);
     printf("\nYour find_knees: %d knee%s\n", knee_count, knee_count == 1 ? "" : "s");
     for (int k = 0; k < knee_count; k++) {
-        int at = 0;
-        while (at + 1 < points && sizes[at] < knees[k]) at++;
+        int at = point_at(sizes, points, knees[k]);
         const cache_level *near = nearest_level(levels, level_count, knees[k]);
         if (near) {
             cache_level_name(near, name, sizeof name);
@@ -225,6 +299,8 @@ int main(int argc, char **argv)
         }
         lab_results_row_or_exit(&out, "knee,%.0f KiB,%.0f,%.4f,", knees[k] / 1024, knees[k], latency[at]);
     }
+    print_predictions(&out, levels, level_count, sizes, latency, points, knees, knee_count);
+    print_translation(&out, lines, sizes, latency, points);
     lab_results_close_or_exit(&out);
 
     chase_on_the_gpu(lines);
