@@ -208,7 +208,7 @@ static void print_h100_hierarchy(const cache_level *levels, int level_count)
     double register_kib = lab_table_number_or_exit(gpus, row, "registers_per_sm") * 4 / 1024;
     double shared_kib = lab_table_number_or_exit(gpus, row, "shared_memory_per_sm_kib");
     double l2_mib = lab_table_number_or_exit(gpus, row, "l2_cache_mib");
-    double hbm_gb = lab_table_number_or_exit(gpus, row, "memory_gib") * 1.073741824;   /* GiB to GB */
+    double hbm_gib = lab_table_number_or_exit(gpus, row, "memory_gib"), hbm_gb = hbm_gib * 1.073741824;
     double hbm_gb_per_s = lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s");
     printf("\nThe %s's hierarchy (data/gpus.csv, row h100-sxm; capacities from the datasheet):\n",
            lab_table_text_or_exit(gpus, row, "name"));
@@ -218,8 +218,8 @@ static void print_h100_hierarchy(const cache_level *levels, int level_count)
            "                                                      one block's, managed by hand\n",
            shared_kib, sms, shared_kib * sms / 1024);
     printf("  L2             %5.0f MiB                           shared by all SMs\n", l2_mib);
-    printf("  HBM3           %5.0f GB at %.0f GB/s               %.1f ms to read it all once\n", hbm_gb, hbm_gb_per_s,
-           hbm_gb / hbm_gb_per_s * 1e3);
+    printf("  HBM3           %5.0f GiB (%.1f GB) at %.0f GB/s      %.1f ms to read it all once\n", hbm_gib, hbm_gb,
+           hbm_gb_per_s, hbm_gb / hbm_gb_per_s * 1e3);
     printf("This CPU's, as the OS reports it:");
     for (int i = 0; i < level_count; i++) {
         char name[64];
