@@ -469,6 +469,35 @@ Test(sequence, refused_copy_on_write_changes_nothing, .timeout = 10,
     paged_cache_free(&cache);
 }
 
+Test(sequence, refused_store_changes_nothing, .timeout = 10,
+     .description = "paged_store of a new token when the pool is empty: it returns -1 (the engine counts it as a "
+                    "store that found no room) and changes nothing; the stores before it, at every layer, landed.")
+{
+    enum { LAYERS = 2, KV_DIM = 3 };
+    paged_cache cache = books(1, 2, 1, 4, LAYERS, KV_DIM);
+    float key[KV_DIM], value[KV_DIM];
+    for (int position = 0; position < 2; position++)
+        for (int layer = 0; layer < LAYERS; layer++) {
+            for (int i = 0; i < KV_DIM; i++) key[i] = 100.0f * position + 10 * layer + i, value[i] = -key[i];
+            int status = paged_store(&cache, 0, layer, position, key, value);
+            cr_assert(status == 0, "paged_store(position %d, layer %d) into a pool with room returned %d, want 0",
+                      position, layer, status);
+            cr_assert(key_of(&cache, 0, layer, position)[KV_DIM - 1] == key[KV_DIM - 1] &&
+                      value_of(&cache, 0, layer, position)[0] == value[0], "paged_store(position %d, layer %d): the "
+                      "slot holds key %g and value %g, want %g and %g", position, layer,
+                      key_of(&cache, 0, layer, position)[KV_DIM - 1], value_of(&cache, 0, layer, position)[0],
+                      key[KV_DIM - 1], value[0]);
+        }
+    cr_assert(cache.sequence[0].length == 2, "2 tokens stored at %d layers each: length %d, want 2 (one append per "
+              "token, at layer 0)", LAYERS, cache.sequence[0].length);
+    cache_state before = state_of(&cache);
+    int status = paged_store(&cache, 0, 0, 2, key, value);
+    cr_assert(status == -1, "paged_store of a third token, with the only block full and none free, returned %d, want "
+              "-1", status);
+    expect_unchanged(before, &cache, "paged_store of a new token with no block free");
+    paged_cache_free(&cache);
+}
+
 Test(sequence, no_copy_at_a_block_boundary, .timeout = 10,
      .description = "A fork whose blocks are all full copies nothing when it appends: the new token starts a new block "
                     "and the full blocks stay shared.")
@@ -522,8 +551,10 @@ static const llama_config attend_config = {4 * ATTEND_HEAD_DIM, 8, 1, 4, 2, 8, A
 typedef struct attend_case {
     paged_cache *cache;
     int sequence;
-    float query[ATTEND_HEAD_DIM], out[ATTEND_HEAD_DIM], *scores;
+    float query[ATTEND_HEAD_DIM], out[ATTEND_HEAD_DIM + 1], *scores;   /* out[ATTEND_HEAD_DIM]: a guard */
 } attend_case;
+
+static const float ATTEND_GUARD = 12345.0f;
 
 /* Sequence `sequence`'s keys make query head 3's scores exactly `scores` (the query is 4 e_0, the scale 1/4,
  * each key of KV head 1 is score e_0); KV head 0 holds other numbers, values are a seeded pattern. The
@@ -547,7 +578,16 @@ static void fill_attend_case(attend_case *c, const float *scores, double *want)
 static void attend(void *raw)
 {
     attend_case *c = raw;
+    c->out[ATTEND_HEAD_DIM] = ATTEND_GUARD;
     paged_attend(c->cache, c->out, c->query, c->sequence, 0, ATTEND_QUERY_HEAD, ATTEND_LENGTH, c->scores);
+}
+
+/* out holds head_dim floats, and the next ones are another head's: paged_attend writes none of them. */
+static void expect_guard(const attend_case *c)
+{
+    cr_assert(c->out[ATTEND_HEAD_DIM] == ATTEND_GUARD, "paged_attend changed out[%d], past the head_dim = %d floats "
+              "of its query head's output (the next head's): a loop over i <= head_dim?", ATTEND_HEAD_DIM,
+              ATTEND_HEAD_DIM);
 }
 
 static paged_cache attend_cache(void)
@@ -574,6 +614,7 @@ Test(attend, large_scores_subtract_the_maximum, .timeout = 30,
         lab_fill_large_scores(scores, ATTEND_LENGTH, bases[b]);
         fill_attend_case(&c, scores, want);
         attend(&c);
+        expect_guard(&c);
         int where;
         double error_found = lab_max_abs_error(c.out, want, ATTEND_HEAD_DIM, &where);
         cr_assert(error_found < 1e-5, "scores from %g to %g over %d positions: out[%d] = %.7g, want %.7g%s", bases[b],
