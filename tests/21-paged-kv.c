@@ -1,24 +1,29 @@
 /* 21-paged-kv.c — the checks for day 21, smallest first: the KV head of each query head
- * (grouped, multi-head and multi-query attention); the pool (each free block handed out once,
- * a block freed only when its last holder lets it go); sequences on caches small enough to
- * follow by hand (a block taken only when the last is full, slots found through the block
- * table, a fork that shares without copying, copy-on-write that copies exactly when a shared
- * block with room left is written, a free that gives everything back); then a seeded trace of
- * 100 000 random operations (new sequence, append, fork, free) against a model of the test's
- * own, which after every operation knows who holds which block and which token each position
- * must hold, and catches a leak, a double free, two sequences writing one block, or more than
- * one block's worth of slots unused in a sequence; last, the toy Llama (lib/llama) run on your
- * cache: its logits equal the engine's own cache's (within rounding) for block sizes 1, 4 and
- * 16 and two threads; a grouped-query model equals the multi-head model that repeats its KV
- * heads; and forked sequences share the prompt's blocks yet each keeps its own tokens. Each
- * check takes well under a second with the reference. */
+ * (grouped, multi-head and multi-query attention); the prediction of parallel sampling's blocks
+ * and copies against what the cache counts; the pool (each free block handed out once, a block
+ * freed only when its last holder lets it go); sequences on caches small enough to follow by
+ * hand (a block taken only when the last is full, slots found through the block table with 64-bit
+ * offsets, a fork that shares without copying, copy-on-write that copies exactly when a shared
+ * block with room left is written, every refusal leaving every byte of the cache as it was, a
+ * free that gives everything back); paged_attend on scores that overflow or underflow expf
+ * unless the maximum is subtracted, and on two threads at once; then a seeded trace of 100 000
+ * random operations (new sequence, append, fork, free) against a model of the test's own, which
+ * after every operation knows who holds which block and which token each position must hold,
+ * and catches a leak, a double free, two sequences writing one block, or more than one block's
+ * worth of slots unused in a sequence; last, the toy Llama (lib/llama) run on your cache: its
+ * logits equal the engine's own cache's (within rounding) for block sizes 1, 4 and 16 and two
+ * threads; a grouped-query model equals the multi-head model that repeats its KV heads; and
+ * forked sequences share the prompt's blocks yet each keeps its own tokens. Each check takes
+ * well under a second with the reference. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lab.h"
+#include "robust.h"
 
 static char error[512];
 
@@ -74,11 +79,70 @@ Test(gqa, kv_head_of_each_query_head, .timeout = 10,
         for (int h = 0; h < cases[c].heads; h++) {
             int got = kv_head_of(&config, h), want = cases[c].want[h];
             const char *why = got == h % cases[c].kv_heads && got != want
-                                  ? " (head %% n_kv_heads deals the heads out in turn; the model groups neighbours)"
+                                  ? " (head % n_kv_heads deals the heads out in turn; the model groups neighbours)"
                                   : got == h && got != want ? " (the query head itself: that is MHA; GQA shares)" : "";
             cr_assert(got == want, "%s: kv_head_of(head %d) = %d, want %d%s", cases[c].name, h, got, want, why);
         }
     }
+}
+
+/* ---------------------------------------------------------------------------------
+ * The prediction: blocks and copies of parallel sampling, before the cache counts them */
+
+/* `samples` sequences forked from one prompt, appending `generated` tokens each in turn; returns the blocks in
+ * use and sets *copies to the copies made, as your cache counts them. */
+static int sampling_counted(int prompt, int generated, int samples, int block_size, long long *copies)
+{
+    int per_sample = (prompt + generated + block_size - 1) / block_size;
+    paged_cache cache = books(samples * per_sample, block_size, samples, prompt + generated, 1, 1);
+    append(&cache, 0, prompt);
+    for (int k = 1; k < samples; k++) sequence_fork(&cache, 0, k);
+    for (int step = 0; step < generated; step++)
+        for (int k = 0; k < samples; k++) append(&cache, k, 1);
+    int blocks = paged_blocks_in_use(&cache);
+    *copies = cache.copies;
+    paged_cache_free(&cache);
+    return blocks;
+}
+
+/* What a wrong prediction usually forgot, from where it went wrong. */
+static const char *sampling_mistake(int prompt, int generated, int samples, int block_size, int copies)
+{
+    if (generated == 0) return " (nothing is generated: the prompt's blocks, shared, and no copy)";
+    if (prompt % block_size == 0 && copies != 0)
+        return " (the prompt fills its last block: each sample's first token starts a new block, nothing is copied)";
+    if (prompt % block_size != 0 && copies == samples)
+        return " (the last sample to write holds the partial block alone by then: it writes in place, uncopied)";
+    if (generated < block_size - prompt % block_size)
+        return " (every generated token fits in the room left in the prompt's last block or its copies)";
+    return "";
+}
+
+Test(prediction, sampling_blocks_and_copies, .timeout = 30,
+     .description = "sampling_blocks_predicted: a prompt stored once and forked into samples that each append the "
+                    "same number of tokens; the blocks in use and the copy-on-write copies it predicts equal what your "
+                    "cache counts, for the chapter's example (22 tokens, block size 4, 4 samples of 16: 25 blocks, 3 "
+                    "copies) and for prompts of 1 to 34 tokens, block sizes 1 to 16, 1 to 4 samples.")
+{
+    int copies = -1, blocks = sampling_blocks_predicted(22, 16, 4, 4, &copies);
+    cr_assert(blocks == 25 && copies == 3, "the chapter's parallel sampling (a 22-token prompt, block size 4, 4 "
+              "samples of 16 tokens): you predict %d blocks and %d copies; the chapter counts 25 and 3 (5 full prompt "
+              "blocks shared, the half-full one copied by 3 samples, 4 blocks each for the last 14 tokens)%s", blocks,
+              copies, sampling_mistake(22, 16, 4, 4, copies));
+    const int block_sizes[] = {1, 2, 3, 4, 5, 16}, generated[] = {0, 1, 2, 3, 5, 13, 20};
+    for (int b = 0; b < 6; b++)
+        for (int prompt = 1; prompt <= 34; prompt++)
+            for (int g = 0; g < 7; g++)
+                for (int samples = 1; samples <= 4; samples++) {
+                    long long counted_copies;
+                    int counted = sampling_counted(prompt, generated[g], samples, block_sizes[b], &counted_copies);
+                    copies = -1;
+                    blocks = sampling_blocks_predicted(prompt, generated[g], samples, block_sizes[b], &copies);
+                    cr_assert(blocks == counted && copies == counted_copies, "a %d-token prompt, block size %d, %d "
+                              "sample(s) of %d tokens: you predict %d blocks and %d copies, your cache counts %d and "
+                              "%lld%s", prompt, block_sizes[b], samples, generated[g], blocks, copies, counted,
+                              counted_copies, sampling_mistake(prompt, generated[g], samples, block_sizes[b], copies));
+                }
 }
 
 /* ---------------------------------------------------------------------------------
@@ -133,6 +197,82 @@ Test(pool, release_frees_only_at_refcount_zero, .timeout = 10,
 }
 
 /* ---------------------------------------------------------------------------------
+ * "Refused with nothing changed": every byte of the cache's state, before and after a refusal */
+
+/* how many block tables hold `block`, counted by the test itself */
+static int holders_of(const paged_cache *cache, int block)
+{
+    int holders = 0;
+    for (int s = 0; s < cache->sequences; s++)
+        for (int i = 0; i < cache->sequence[s].block_count; i++) holders += cache->sequence[s].block_table[i] == block;
+    return holders;
+}
+
+enum { MAX_WATCHED_SEQUENCES = 8 };
+
+typedef struct cache_state {
+    lab_snapshot cache, sequences, tables[MAX_WATCHED_SEQUENCES], refcount, free_blocks, keys, values;
+} cache_state;
+
+static cache_state state_of(const paged_cache *cache)
+{
+    cr_assert(cache->sequences <= MAX_WATCHED_SEQUENCES, "the test watches at most %d sequences",
+              MAX_WATCHED_SEQUENCES);
+    const kv_pool *pool = &cache->pool;
+    size_t floats = (size_t)pool->blocks * pool->layers * pool->block_size * pool->kv_dim;
+    cache_state state = {
+        .cache = lab_snapshot_take(cache, sizeof *cache),
+        .sequences = lab_snapshot_take(cache->sequence, sizeof(kv_sequence) * (size_t)cache->sequences),
+        .refcount = lab_snapshot_take(pool->refcount, sizeof(int) * (size_t)pool->blocks),
+        .free_blocks = lab_snapshot_take(pool->free_blocks, sizeof(int) * (size_t)pool->blocks),
+        .keys = lab_snapshot_take(pool->keys, sizeof(float) * floats),
+        .values = lab_snapshot_take(pool->values, sizeof(float) * floats),
+    };
+    for (int s = 0; s < cache->sequences; s++)
+        state.tables[s] = lab_snapshot_take(cache->sequence[s].block_table, sizeof(int) * (size_t)cache->max_blocks);
+    return state;
+}
+
+/* What a change at byte `at` of the paged_cache struct is, in words. */
+static const char *cache_field_at(long at)
+{
+    long pool = (long)offsetof(paged_cache, pool);
+    if (at >= pool + (long)offsetof(kv_pool, free_count) && at < pool + (long)sizeof(kv_pool)) return "pool.free_count";
+    if (at >= (long)offsetof(paged_cache, copies) && at < (long)offsetof(paged_cache, failed_stores)) return "copies";
+    return "a field of the paged_cache";
+}
+
+/* Fails, naming the first thing that changed since state_of, if anything did. */
+static void expect_unchanged(cache_state state, const paged_cache *cache, const char *refusal)
+{
+    long at;
+    if ((at = lab_snapshot_first_change(state.cache)) >= 0)
+        cr_assert_fail("%s: refused, yet it changed %s", refusal, cache_field_at(at));
+    if ((at = lab_snapshot_first_change(state.sequences)) >= 0) {
+        int s = (int)(at / (long)sizeof(kv_sequence));
+        cr_assert_fail("%s: refused, yet sequence %d changed (now length %d, %d blocks): check everything before "
+                       "touching anything", refusal, s, cache->sequence[s].length, cache->sequence[s].block_count);
+    }
+    for (int s = 0; s < cache->sequences; s++)
+        if ((at = lab_snapshot_first_change(state.tables[s])) >= 0)
+            cr_assert_fail("%s: refused, yet sequence %d's block_table[%ld] changed (now %d)", refusal, s,
+                           at / (long)sizeof(int), cache->sequence[s].block_table[at / (long)sizeof(int)]);
+    if ((at = lab_snapshot_first_change(state.refcount)) >= 0) {
+        int b = (int)(at / (long)sizeof(int));
+        cr_assert_fail("%s: refused, yet block %d's refcount changed (now %d, while %d block tables hold it): a "
+                       "copy-on-write that releases the shared block before it has its copy lets it go without a "
+                       "copy to show for it, and the block is freed later while another sequence still holds it",
+                       refusal, b, cache->pool.refcount[b], holders_of(cache, b));
+    }
+    if ((at = lab_snapshot_first_change(state.free_blocks)) >= 0)
+        cr_assert_fail("%s: refused, yet free_blocks[%ld] changed (now %d)", refusal, at / (long)sizeof(int),
+                       cache->pool.free_blocks[at / (long)sizeof(int)]);
+    if ((at = lab_snapshot_first_change(state.keys)) >= 0 || (at = lab_snapshot_first_change(state.values)) >= 0)
+        cr_assert_fail("%s: refused, yet a key or value in the pool changed (float %ld)", refusal,
+                       at / (long)sizeof(float));
+}
+
+/* ---------------------------------------------------------------------------------
  * Sequences, followed by hand */
 
 Test(sequence, append_takes_a_block_only_when_the_last_is_full, .timeout = 10,
@@ -149,15 +289,13 @@ Test(sequence, append_takes_a_block_only_when_the_last_is_full, .timeout = 10,
                   cache.sequence[0].block_count, paged_blocks_in_use(&cache),
                   cache.sequence[0].block_count > want ? " (a block is taken only when the last is full)" : "");
     }
+    cache_state before = state_of(&cache);
     cr_assert(sequence_append(&cache, 0) == -1, "a sequence holding max_tokens (10) took an 11th token");
-    cr_assert(cache.sequence[0].length == 10 && paged_blocks_in_use(&cache) == 3,
-              "a refused append changed the sequence (length %d) or the pool (%d blocks in use)", cache.sequence[0].length,
-              paged_blocks_in_use(&cache));
+    expect_unchanged(before, &cache, "an append to a sequence holding max_tokens");
     append(&cache, 1, 8);   /* the last two blocks */
+    before = state_of(&cache);
     cr_assert(sequence_append(&cache, 1) == -1, "the pool is empty, yet a 9th token (a new block) was accepted");
-    cr_assert(cache.sequence[1].length == 8 && cache.sequence[1].block_count == 2 && cache.pool.free_count == 0,
-              "a refused append changed the sequence (length %d, %d blocks) or the pool (%d free)", cache.sequence[1].length,
-              cache.sequence[1].block_count, cache.pool.free_count);
+    expect_unchanged(before, &cache, "an append that needs a new block from an empty pool");
     paged_cache_free(&cache);
 }
 
@@ -185,6 +323,37 @@ Test(sequence, slots_are_found_through_the_block_table, .timeout = 10,
                       "want values + %zu", l, p, value - cache.pool.values, want);
         }
     paged_cache_free(&cache);
+}
+
+Test(sequence, slot_offsets_past_two_to_the_32_floats, .timeout = 10,
+     .description = "Llama-2-7B's pool in 66 GB has about 7 900 blocks of 2^21 floats (32 layers, kv_dim 4096, block "
+                    "size 16): 2^31 floats lie before its block 1024 and 2^32 before block 2048. slot_key and "
+                    "slot_value compute offsets in size_t. (The pool is only reserved, never touched: the test "
+                    "compares addresses.)")
+{
+    enum { BLOCKS = 2100, LAYERS = 32, BLOCK = 16, KV_DIM = 4096 };
+    size_t floats = (size_t)BLOCKS * LAYERS * BLOCK * KV_DIM, bytes = floats * sizeof(float);
+    void *reserved = mmap(NULL, 2 * bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (reserved == MAP_FAILED) cr_skip("could not reserve %zu bytes of address space", 2 * bytes);
+    int table[2] = {3, BLOCKS - 1};
+    kv_sequence sequence = {BLOCK + 2, 2, table};
+    paged_cache cache = {.pool = {BLOCKS, BLOCK, LAYERS, KV_DIM, (float *)reserved, (float *)reserved + floats, NULL,
+                                  NULL, 0},
+                         .sequences = 1, .max_tokens = 2 * BLOCK, .max_blocks = 2, .sequence = &sequence};
+    for (int layer = 0; layer < LAYERS; layer += LAYERS - 1) {
+        int position = BLOCK + 1;   /* slot 1 of block_table[1], the pool's last block */
+        size_t want = (((size_t)(BLOCKS - 1) * LAYERS + layer) * BLOCK + 1) * KV_DIM;
+        float *key_at = slot_key(&cache, 0, layer, position), *value_at = slot_value(&cache, 0, layer, position);
+        cr_assert(key_at && value_at, "slot_key or slot_value returned NULL: is it written yet?");
+        ptrdiff_t key = key_at - cache.pool.keys, value = value_at - cache.pool.values;
+        int wrapped = key < 0 || value < 0 || (size_t)key % ((size_t)1 << 32) == want % ((size_t)1 << 32);
+        cr_assert(key == (ptrdiff_t)want && value == (ptrdiff_t)want, "block %d, layer %d, slot 1 of a pool of %d "
+                  "blocks of %d layers x %d slots x %d floats: slot_key is keys + %td and slot_value values + "
+                  "%td, want + %zu (%.2f x 2^32)%s", BLOCKS - 1, layer, BLOCKS, LAYERS, BLOCK, KV_DIM, key, value,
+                  want, (double)want / 4294967296.0,
+                  wrapped ? ": an offset computed in 32 bits (int or unsigned) wrapped; compute it in size_t" : "");
+    }
+    munmap(reserved, 2 * bytes);
 }
 
 /* Fills every slot of every layer of the sequence's positions with distinct numbers. */
@@ -269,6 +438,66 @@ Test(sequence, copy_on_write_when_a_shared_block_has_room, .timeout = 10,
     paged_cache_free(&cache);
 }
 
+Test(sequence, refused_copy_on_write_changes_nothing, .timeout = 10,
+     .description = "Two sequences share a half-full last block and the pool is empty: an append to either needs a "
+                    "copy it cannot have, so it returns -1 and leaves every sequence, every refcount, the free stack "
+                    "and every key and value as they were; the shared block stays held by both.")
+{
+    paged_cache cache = books(3, 4, 3, 12, 2, 2);
+    append(&cache, 0, 6);   /* blocks: one full, one half full */
+    write_tokens(&cache, 0, 3000);
+    sequence_fork(&cache, 0, 1);
+    append(&cache, 2, 4);   /* the third and last block */
+    cr_assert(cache.pool.free_count == 0, "3 blocks, all held, yet free_count is %d", cache.pool.free_count);
+    for (int writer = 1; writer >= 0; writer--) {
+        cache_state before = state_of(&cache);
+        int status = sequence_append(&cache, writer);
+        cr_assert(status == -1, "sequence %d's last block is shared and half full, and no block is free for its copy, "
+                  "yet sequence_append returned %d, want -1%s", writer, status,
+                  cache.sequence[writer].length == 7 ? " (it wrote into the shared block without a copy?)" : "");
+        expect_unchanged(before, &cache, writer == 1 ? "the fork's append into a shared block, no block free"
+                                                     : "the parent's append into a shared block, no block free");
+    }
+    /* a block comes free: the copy can be made now, and the parent's tokens stay */
+    sequence_free(&cache, 2);
+    append(&cache, 1, 1);
+    cr_assert(cache.copies == 1, "with a block free again, the fork's append made %lld copies, want 1", cache.copies);
+    expect_tokens(&cache, 0, 6, 3000, "the parent's tokens after the fork's copy-on-write");
+    sequence_free(&cache, 0), sequence_free(&cache, 1);
+    cr_assert(cache.pool.free_count == 3, "every sequence freed: %d of 3 blocks free%s", cache.pool.free_count,
+              cache.pool.free_count > 3 ? " (a block went back twice)" : " (a block leaked)");
+    paged_cache_free(&cache);
+}
+
+Test(sequence, refused_store_changes_nothing, .timeout = 10,
+     .description = "paged_store of a new token when the pool is empty: it returns -1 (the engine counts it as a "
+                    "store that found no room) and changes nothing; the stores before it, at every layer, landed.")
+{
+    enum { LAYERS = 2, KV_DIM = 3 };
+    paged_cache cache = books(1, 2, 1, 4, LAYERS, KV_DIM);
+    float key[KV_DIM], value[KV_DIM];
+    for (int position = 0; position < 2; position++)
+        for (int layer = 0; layer < LAYERS; layer++) {
+            for (int i = 0; i < KV_DIM; i++) key[i] = 100.0f * position + 10 * layer + i, value[i] = -key[i];
+            int status = paged_store(&cache, 0, layer, position, key, value);
+            cr_assert(status == 0, "paged_store(position %d, layer %d) into a pool with room returned %d, want 0",
+                      position, layer, status);
+            cr_assert(key_of(&cache, 0, layer, position)[KV_DIM - 1] == key[KV_DIM - 1] &&
+                      value_of(&cache, 0, layer, position)[0] == value[0], "paged_store(position %d, layer %d): the "
+                      "slot holds key %g and value %g, want %g and %g", position, layer,
+                      key_of(&cache, 0, layer, position)[KV_DIM - 1], value_of(&cache, 0, layer, position)[0],
+                      key[KV_DIM - 1], value[0]);
+        }
+    cr_assert(cache.sequence[0].length == 2, "2 tokens stored at %d layers each: length %d, want 2 (one append per "
+              "token, at layer 0)", LAYERS, cache.sequence[0].length);
+    cache_state before = state_of(&cache);
+    int status = paged_store(&cache, 0, 0, 2, key, value);
+    cr_assert(status == -1, "paged_store of a third token, with the only block full and none free, returned %d, want "
+              "-1", status);
+    expect_unchanged(before, &cache, "paged_store of a new token with no block free");
+    paged_cache_free(&cache);
+}
+
 Test(sequence, no_copy_at_a_block_boundary, .timeout = 10,
      .description = "A fork whose blocks are all full copies nothing when it appends: the new token starts a new block "
                     "and the full blocks stay shared.")
@@ -312,6 +541,122 @@ Test(sequence, free_gives_back_every_block, .timeout = 10,
 }
 
 /* ---------------------------------------------------------------------------------
+ * paged_attend on scores a float softmax must survive, and on two threads at once */
+
+enum { ATTEND_HEAD_DIM = 16, ATTEND_QUERY_HEAD = 3, ATTEND_LENGTH = 16411, ATTEND_BLOCK = 16 };
+
+/* 4 query heads on 2 KV heads of 16 floats: query head 3 reads KV head 1, floats 16 .. 31 of a slot. */
+static const llama_config attend_config = {4 * ATTEND_HEAD_DIM, 8, 1, 4, 2, 8, ATTEND_LENGTH, 0};
+
+typedef struct attend_case {
+    paged_cache *cache;
+    int sequence;
+    float query[ATTEND_HEAD_DIM], out[ATTEND_HEAD_DIM + 1], *scores;   /* out[ATTEND_HEAD_DIM]: a guard */
+} attend_case;
+
+static const float ATTEND_GUARD = 12345.0f;
+
+/* Sequence `sequence`'s keys make query head 3's scores exactly `scores` (the query is 4 e_0, the scale 1/4,
+ * each key of KV head 1 is score e_0); KV head 0 holds other numbers, values are a seeded pattern. The
+ * softmax-weighted values, in double, go into want. */
+static void fill_attend_case(attend_case *c, const float *scores, double *want)
+{
+    double weights[ATTEND_LENGTH];
+    lab_softmax_reference(scores, ATTEND_LENGTH, weights);
+    for (int i = 0; i < ATTEND_HEAD_DIM; i++) want[i] = 0, c->query[i] = i == 0 ? 4.0f : 0.0f;
+    for (int p = 0; p < ATTEND_LENGTH; p++) {
+        float *key = slot_key(c->cache, c->sequence, 0, p), *value = slot_value(c->cache, c->sequence, 0, p);
+        for (int i = 0; i < 2 * ATTEND_HEAD_DIM; i++) {
+            int own = i >= ATTEND_HEAD_DIM, e = i - ATTEND_HEAD_DIM;
+            key[i] = own ? (e == 0 ? scores[p] : 0.0f) : 7.0f;
+            value[i] = own ? (float)((p * 37 + e * 11 + c->sequence * 5) % 41) / 20.0f - 1.0f : 99.0f;
+            if (own) want[e] += weights[p] * value[i];
+        }
+    }
+}
+
+static void attend(void *raw)
+{
+    attend_case *c = raw;
+    c->out[ATTEND_HEAD_DIM] = ATTEND_GUARD;
+    paged_attend(c->cache, c->out, c->query, c->sequence, 0, ATTEND_QUERY_HEAD, ATTEND_LENGTH, c->scores);
+}
+
+/* out holds head_dim floats, and the next ones are another head's: paged_attend writes none of them. */
+static void expect_guard(const attend_case *c)
+{
+    cr_assert(c->out[ATTEND_HEAD_DIM] == ATTEND_GUARD, "paged_attend changed out[%d], past the head_dim = %d floats "
+              "of its query head's output (the next head's): a loop over i <= head_dim?", ATTEND_HEAD_DIM,
+              ATTEND_HEAD_DIM);
+}
+
+static paged_cache attend_cache(void)
+{
+    paged_cache cache;
+    int blocks_each = (ATTEND_LENGTH + ATTEND_BLOCK - 1) / ATTEND_BLOCK;
+    cr_assert(paged_cache_build(&cache, 2 * blocks_each, ATTEND_BLOCK, 1, 2 * ATTEND_HEAD_DIM, 2, ATTEND_LENGTH,
+                                &attend_config, error, sizeof error) == 0, "%s", error);
+    for (int p = 0; p < ATTEND_LENGTH; p++) append(&cache, p % 3 == 0, 1), append(&cache, p % 3 != 0, 1);
+    return cache;
+}
+
+Test(attend, large_scores_subtract_the_maximum, .timeout = 30,
+     .description = "Scores base + p / n for bases 100 (every expf(score) overflows to inf) and -200 (every one "
+                    "underflows to 0), through the block table and GQA's KV head: paged_attend subtracts the largest "
+                    "score before expf, starting its maximum from -INFINITY, and matches a double softmax.")
+{
+    static float scores[ATTEND_LENGTH], scratch[ATTEND_LENGTH];
+    const float bases[] = {100.0f, -200.0f, 0.0f};
+    paged_cache cache = attend_cache();
+    for (int b = 0; b < 3; b++) {
+        double want[ATTEND_HEAD_DIM];
+        attend_case c = {&cache, b % 2, {0}, {0}, scratch};
+        lab_fill_large_scores(scores, ATTEND_LENGTH, bases[b]);
+        fill_attend_case(&c, scores, want);
+        attend(&c);
+        expect_guard(&c);
+        int where;
+        double error_found = lab_max_abs_error(c.out, want, ATTEND_HEAD_DIM, &where);
+        cr_assert(error_found < 1e-5, "scores from %g to %g over %d positions: out[%d] = %.7g, want %.7g%s", bases[b],
+                  bases[b] + 1, ATTEND_LENGTH, where, c.out[where], want[where],
+                  !isnan(c.out[where]) ? " (read the query head's KV head, every position, through the block table?)"
+                  : bases[b] > 88.7f ? ": expf of a score above 88.7 is inf, and inf / inf is NaN: subtract the "
+                                       "largest score first"
+                  : bases[b] < -103.9f ? ": expf of a score below -103.9 is 0 and 0 / 0 is NaN: subtract the largest "
+                                         "score, a maximum that starts at -INFINITY, not 0"
+                                       : "");
+    }
+    paged_cache_free(&cache);
+}
+
+Test(attend, two_threads_at_once, .timeout = 60,
+     .description = "The engine calls paged_attend from several threads at once (lib/llama/llama.h, llama_kv_hooks): "
+                    "two sequences attended on two threads together get the answers they get one at a time. Keep no "
+                    "state of your own: `scores` is the call's scratch.")
+{
+    static float scores[2][ATTEND_LENGTH], scratch[2][ATTEND_LENGTH];
+    paged_cache cache = attend_cache();
+    attend_case cases[2] = {{&cache, 0, {0}, {0}, scratch[0]}, {&cache, 1, {0}, {0}, scratch[1]}};
+    float alone[2][ATTEND_HEAD_DIM];
+    for (int s = 0; s < 2; s++) {
+        double want[ATTEND_HEAD_DIM];
+        lab_fill_large_scores(scores[s], ATTEND_LENGTH, s ? -3.0f : 2.0f);
+        fill_attend_case(&cases[s], scores[s], want);
+        attend(&cases[s]);
+        memcpy(alone[s], cases[s].out, sizeof alone[s]);
+    }
+    for (int round = 0; round < 200; round++) {
+        cr_assert(lab_run_on_two_threads(attend, &cases[0], &cases[1]) == 0, "could not start two threads");
+        for (int s = 0; s < 2; s++)
+            for (int i = 0; i < ATTEND_HEAD_DIM; i++)
+                cr_assert(cases[s].out[i] == alone[s][i], "round %d on two threads, sequence %d: out[%d] = %.9g, alone "
+                          "%.9g: does paged_attend keep state of its own (a static buffer) that the other thread "
+                          "overwrites?", round, s, i, cases[s].out[i], alone[s][i]);
+    }
+    paged_cache_free(&cache);
+}
+
+/* ---------------------------------------------------------------------------------
  * A randomised trace against a model of the test's own */
 
 enum { TRACE_SEQUENCES = 24, TRACE_MAX_TOKENS = 40, TRACE_BLOCK = 4, TRACE_BLOCKS = 120, TRACE_OPERATIONS = 100000,
@@ -326,14 +671,6 @@ typedef struct trace_model {
     int index;
 } trace_model;
 
-/* how many block tables (of active sequences) hold `block`, counted by the test itself */
-static int holders_of(const paged_cache *cache, int block)
-{
-    int holders = 0;
-    for (int s = 0; s < cache->sequences; s++)
-        for (int i = 0; i < cache->sequence[s].block_count; i++) holders += cache->sequence[s].block_table[i] == block;
-    return holders;
-}
 
 #define TRACE_FAIL(...)                                                                                                \
     cr_assert_fail("by operation %d of the trace (the last: %s): %s", model->index, model->operation,                 \

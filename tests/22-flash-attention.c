@@ -1,15 +1,19 @@
-/* 22-flash-attention.c — the checks for day 22. FlashAttention on the GPU, for tiles of 8, 16
- * and 32, and the tiled CPU version, for tiles of 1 to 32, agree with day 18's double-precision
- * reference (relative 1e-5, with 1e-6 absolute for outputs near 0), with and without the causal
- * mask, for head dimensions 64 and 128 and odd ones (1, 3, 17, 100), on sequence lengths that
- * are not multiples of the tile (so a missing rescale of the running sum, which only matters
- * from the second key tile on, is caught), and with logits up to about +-300. Nothing is left
- * unwritten or written past the end (the CPU's arrays end at a guard page). Counted on the
- * simulator: one launch that stores out and nothing else (4 n d bytes: no score matrix), global
- * bytes exactly as the loop structure predicts (flash_predicted_bytes, causal and not, n = 100),
- * falling by half in their K and V part each time the tile doubles, and at least 10x below
- * day 18's three kernels at n = 128. A missing __syncthreads() between tiles is a race the
- * simulator stops, and the checks print what it said. No check is timed; each has a .timeout. */
+/* 22-flash-attention.c — the checks for day 22. First the prediction: flash_predicted_bytes against
+ * the loop structure's bytes, in closed form, over many shapes. FlashAttention on the GPU, for
+ * tiles of 8, 16 and 32, and the tiled CPU version, for tiles of 1 to 32, agree with day 18's
+ * double-precision reference (relative 1e-5, with 1e-6 absolute for outputs near 0), with and
+ * without the causal mask, for head dimensions 64 and 128 and odd ones (1, 3, 17, 100), on sequence
+ * lengths that are not multiples of the tile (so a missing rescale of the running sum, which only
+ * matters from the second key tile on, is caught), with logits up to about +-300, and with every
+ * score from 100 to 101 or from -200 to -199 (tests/support/robust.h), which no softmax survives
+ * without its running max. Nothing is left unwritten or written past the end (the CPU's arrays end
+ * at a guard page). Counted on the simulator: one launch that stores out and nothing else (4 n d
+ * bytes: no score matrix), global bytes at most the loop structure's (causal and not, n = 100),
+ * falling by half in their K and V part each time the tile doubles, and under half of the score
+ * matrix's traffic. Counted on the CPU: copy_tile copies exactly what tiles of the given size
+ * need, so a version without tiles, or with another tile, fails though its answer is right. A
+ * missing __syncthreads() between tiles is a race the simulator stops, and the checks print what
+ * it said. No check is timed; each has a .timeout. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <math.h>
@@ -22,6 +26,7 @@
 #include "capture.h"
 #include "compare.h"
 #include "lab.h"
+#include "robust.h"
 
 static const double RELATIVE = 1e-5, ABSOLUTE = 1e-6, LARGE_LOGITS_RELATIVE = 1e-3;
 static const int gpu_tiles[] = {8, 16, 32};
@@ -91,6 +96,57 @@ static void free_problem(problem *p)
 static const char *kind(int causal) { return causal ? "causal" : "non-causal"; }
 
 /* ---------------------------------------------------------------------------------
+ * The loop structure's bytes, in closed form (the test's own): q and out once, 8 n d; k and v 8 d bytes for each
+ * key row a query tile visits: all n rows for each of the ceil(n / T) query tiles, or with the mask the rows of
+ * key tiles 0 .. b for query tile b, T (b + 1) of them but n for the last. */
+static double loop_structure_bytes(int n, int d, int causal, int tile)
+{
+    double tiles = (n + tile - 1) / tile;
+    double key_rows = causal ? (double)tile * (tiles - 1) * tiles / 2 + n : tiles * n;
+    return 8.0 * n * d + 8.0 * d * key_rows;
+}
+
+/* What a prediction that differs from the loop structure's bytes probably forgot. */
+static const char *prediction_mistake(double got, int n, int d, int causal, int tile)
+{
+    double want = loop_structure_bytes(n, d, causal, tile), tiles = (n + tile - 1) / tile;
+    double full_last = 8.0 * n * d + 8.0 * d * tile * (causal ? tiles * (tiles + 1) / 2 : tiles * tiles);
+    double floor_tiles = floor((double)n / tile);
+    if (got == want - 4.0 * n * d) return ": out's 4 n d bytes, stored once, are missing";
+    if (got == want - 8.0 * n * d) return ": q's and out's 8 n d bytes are missing";
+    if (got == want / 4) return ": that counts floats; 4 bytes each";
+    if (causal && got == loop_structure_bytes(n, d, 0, tile)) return ": with the mask, key tiles right of the "
+                                                                     "diagonal are not loaded";
+    if (got == full_last) return ": the last tile of n is partial; it loads n - (tiles - 1) T rows, not T";
+    if (!causal && got == 8.0 * n * d + 8.0 * d * n * floor_tiles) return ": ceil(n / T) query tiles, not n / T "
+                                                                        "rounded down";
+    return "";
+}
+
+Test(prediction, bytes_before_counting, .timeout = 10,
+     .description = "flash_predicted_bytes, from the loop structure alone: q loaded and out stored once (4 n d bytes "
+                    "each), and each key tile's rows of k and v (8 d bytes a row) once per query tile that visits it; "
+                    "with the mask only the tiles up to the diagonal. For n = 1 to 70, 100, 4097, d = 1, 64, 128, "
+                    "tiles 1, 5, 8, 16, 32, causal and not.")
+{
+    const int dims[] = {1, 64, 128}, tiles[] = {1, 5, 8, 16, 32};
+    int lengths[72];
+    for (int l = 0; l < 70; l++) lengths[l] = l + 1;
+    lengths[70] = 100, lengths[71] = 4097;
+    for (int l = 0; l < 72; l++)
+        for (int h = 0, n = lengths[l]; h < 3; h++)
+            for (int t = 0; t < 5; t++)
+                for (int causal = 0; causal <= 1; causal++) {
+                    double got = flash_predicted_bytes(n, dims[h], causal, tiles[t]);
+                    double want = loop_structure_bytes(n, dims[h], causal, tiles[t]);
+                    cr_assert(got == want, "%s, n = %d, d = %d, tile %d: you predict %.0f bytes; the loop structure "
+                              "requests %.0f (%.0f of q and out, %.0f of k and v)%s", kind(causal), n, dims[h],
+                              tiles[t], got, want, 8.0 * n * dims[h], want - 8.0 * n * dims[h],
+                              prediction_mistake(got, n, dims[h], causal, tiles[t]));
+                }
+}
+
+/* ---------------------------------------------------------------------------------
  * The GPU kernel. */
 
 #define FAILED_RUN "%s FlashAttention, tile %d, n = %d, d = %d: the run ended with the CUDA error \"%s\".%s%s"
@@ -126,6 +182,63 @@ static void check_flash_lengths(const int *lengths, int count, int d, int causal
 }
 
 static const int lengths_d64[] = {5, 8, 33, 100}, lengths_d128[] = {7, 45, 100};
+
+/* ---------------------------------------------------------------------------------
+ * Scores a softmax survives only with its running max subtracted (tests/support/robust.h). */
+
+enum { LARGE_N = 77, LARGE_D = 16 };
+
+typedef struct large_scores {
+    float *q, *k, *v, *out;
+    double want[LARGE_N * LARGE_D];
+    float base;
+    int causal;
+} large_scores;
+
+/* Every query row's scores are exactly base + j / n (q = 4 e_0, k_j = s_j e_0, scale 1/4); want is out in double. */
+static void make_large_scores(large_scores *x, float base, int causal)
+{
+    float scores[LARGE_N];
+    double weights[LARGE_N];
+    size_t count = (size_t)LARGE_N * LARGE_D;
+    x->q = guarded_floats(count), x->k = guarded_floats(count), x->v = guarded_floats(count);
+    x->out = guarded_floats(count), x->base = base, x->causal = causal;
+    lab_fill_large_scores(scores, LARGE_N, base);
+    for (int j = 0; j < LARGE_N; j++)
+        for (int c = 0; c < LARGE_D; c++) {
+            x->q[j * LARGE_D + c] = c == 0 ? 4.0f : 0.0f;
+            x->k[j * LARGE_D + c] = c == 0 ? scores[j] : 0.0f;
+            x->v[j * LARGE_D + c] = (float)((j * 29 + c * 13) % 37) / 18.0f - 1.0f;
+        }
+    lab_poison(x->out, sizeof(float) * count);
+    for (int i = 0; i < LARGE_N; i++) {
+        int keys = causal ? i + 1 : LARGE_N;
+        lab_softmax_reference(scores, keys, weights);
+        for (int c = 0; c < LARGE_D; c++) {
+            x->want[i * LARGE_D + c] = 0;
+            for (int j = 0; j < keys; j++) x->want[i * LARGE_D + c] += weights[j] * x->v[j * LARGE_D + c];
+        }
+    }
+}
+
+static void check_large_scores(large_scores *x, const char *who, int tile)
+{
+    size_t count = (size_t)LARGE_N * LARGE_D;
+    int where;
+    double worst = lab_max_abs_error(x->out, x->want, (int)count, &where);
+    unsigned bits;
+    memcpy(&bits, &x->out[where], sizeof bits);
+    const char *why = bits == 0xffffffffu ? ": never written (the poison it started with)"
+                      : !isnan(x->out[where]) ? ""
+                      : x->base > 88.7f ? ": expf of a score above 88.7 is inf, and inf / inf NaN: every expf must be "
+                                          "of a score minus the running max"
+                                        : ": expf of a score below -103.9 is 0, and 0 / 0 NaN: subtract the running "
+                                          "max, which starts at -INFINITY, not 0";
+    cr_assert(worst < 1e-5, "%s, %s, tile %d, n = %d, d = %d, every score from %g to %g: out[%d][%d] = %.7g, want "
+              "%.7g%s", who, kind(x->causal), tile, LARGE_N, LARGE_D, x->base, x->base + 1, where / LARGE_D,
+              where % LARGE_D, x->out[where], x->want[where], why);
+    free_guarded(x->q, count), free_guarded(x->k, count), free_guarded(x->v, count), free_guarded(x->out, count);
+}
 
 #define HINT_FLASH "One block per tile of TILE queries, one thread per query row. For each tile of keys: load the " \
                    "K and V tiles, __syncthreads(), each thread computes its row's scores into registers, then " \
@@ -186,6 +299,23 @@ Test(flash, large_logits, .timeout = 60,
 {
     for (int causal = 0; causal <= 1; causal++) check_flash(50, 64, causal, 16, 20, LARGE_LOGITS_RELATIVE);
 }
+Test(flash, large_scores_subtract_the_running_max, .timeout = 60,
+     .description = "Every score base + j / n, for bases 100 (every expf(score) overflows) and -200 (every one "
+                    "underflows): the online softmax subtracts the running max before each expf, the max starting at "
+                    "-INFINITY, and rescales what it kept as the max grows with every tile.")
+{
+    static large_scores x;
+    const float bases[] = {100.0f, -200.0f};
+    for (int b = 0; b < 2; b++)
+        for (int causal = 0; causal <= 1; causal++)
+            for (int t = 0; t < 3; t++) {
+                make_large_scores(&x, bases[b], causal);
+                attention_run run = gpu_attention(x.q, x.k, x.v, x.out, LARGE_N, LARGE_D, causal, gpu_tiles[t], 0);
+                cr_assert(run.error == NULL, "%s FlashAttention, tile %d, large scores: the run ended with \"%s\"",
+                          kind(causal), gpu_tiles[t], run.error);
+                check_large_scores(&x, "FlashAttention", gpu_tiles[t]);
+            }
+}
 Test(flash, other_arguments_refused, .timeout = 10,
      .description = "flash_attention_forward takes tiles of 8, 16 and 32, n >= 1 and 1 <= d <= 128; for anything "
                     "else it launches nothing and returns cudaErrorInvalidValue.")
@@ -229,19 +359,22 @@ Test(counted, one_launch_stores_only_out, .timeout = 60,
     }
 }
 Test(counted, bytes_follow_the_formula, .timeout = 60,
-     .description = "Counted: Q is loaded once (4 n d bytes), out stored once (4 n d), and each tile of K and V "
-                    "once per query tile that visits it: with the causal mask only the key tiles up to the "
-                    "diagonal are loaded at all. Read q from the Q tile in shared memory, never from global memory "
-                    "inside the loops; load each K and V tile once per key step, with load_tile.")
+     .description = "Counted: at most the loop structure's bytes (flash_predicted_bytes): Q loaded once (4 n d), "
+                    "out stored once (4 n d), and each tile of K and V once per query tile that visits it; with the "
+                    "causal mask only the key tiles up to the diagonal are loaded at all. Read q from the Q tile in "
+                    "shared memory, never from global memory inside the loops; load each K and V tile once per key "
+                    "step, with load_tile.")
 {
     int n = 100, d = 64;
     for (int causal = 0; causal <= 1; causal++)
         for (int t = 0; t < 3; t++) {
             attention_run run = counted(n, d, causal, gpu_tiles[t]);
-            double want = flash_predicted_bytes(n, d, causal, gpu_tiles[t]);
-            cr_assert(total(&run) == want, "%s, tile %d, n = %d, d = %d: %.0f global bytes, counted; the loop "
-                      "structure predicts exactly %.0f (%.2f times that now)", kind(causal), gpu_tiles[t], n, d,
-                      total(&run), want, total(&run) / want);
+            double want = loop_structure_bytes(n, d, causal, gpu_tiles[t]);
+            cr_assert(total(&run) <= want, "%s, tile %d, n = %d, d = %d: %.0f global bytes, counted, %.2f times the "
+                      "%.0f the loop structure requests (your flash_predicted_bytes: %.0f): q read from global memory "
+                      "inside the loop, a K or V tile loaded more than once per query tile, or key tiles right of "
+                      "the diagonal?", kind(causal), gpu_tiles[t], n, d, total(&run), total(&run) / want, want,
+                      flash_predicted_bytes(n, d, causal, gpu_tiles[t]));
         }
 }
 Test(counted, kv_bytes_halve_when_the_tile_doubles, .timeout = 60,
@@ -328,4 +461,59 @@ Test(cpu, large_logits, .timeout = 30,
      .description = "Scores up to about +-300 on the CPU: exp only of a score minus the running max.")
 {
     for (int causal = 0; causal <= 1; causal++) check_cpu(50, 64, causal, 16, 20, LARGE_LOGITS_RELATIVE);
+}
+Test(cpu, large_scores_subtract_the_running_max, .timeout = 30,
+     .description = "Every score base + j / n, for bases 100 and -200, on the CPU: every expf of a score minus the "
+                    "running max, the max starting at -INFINITY.")
+{
+    static large_scores x;
+    const float bases[] = {100.0f, -200.0f};
+    const int tiles[] = {1, 5, 32};
+    for (int b = 0; b < 2; b++)
+        for (int causal = 0; causal <= 1; causal++)
+            for (int t = 0; t < 3; t++) {
+                make_large_scores(&x, bases[b], causal);
+                attention_tiles *buffers = malloc(sizeof *buffers);
+                lab_poison(buffers, sizeof *buffers);
+                attention_tiled_cpu(x.q, x.k, x.v, x.out, LARGE_N, LARGE_D, causal, tiles[t], buffers);
+                free(buffers);
+                check_large_scores(&x, "attention_tiled_cpu", tiles[t]);
+            }
+}
+
+Test(cpu, copies_follow_the_tiles, .timeout = 60,
+     .description = "Counted: copy_tile is the CPU version's load from HBM, and it copies exactly what tiles of "
+                    "`tile` rows need: your flash_predicted_bytes less out's 4 n d. Fewer means q, k or v were read "
+                    "where they lie (no tiles) or with a tile other than the one asked for; more, a tile copied "
+                    "twice or one that no row needs.")
+{
+    const int tiles[] = {1, 5, 8, 32}, lengths[] = {1, 7, 33, 100}, dims[] = {3, 64};
+    attention_tiles *buffers = malloc(sizeof *buffers);
+    for (int t = 0; t < 4; t++)
+        for (int l = 0; l < 4; l++)
+            for (int h = 0; h < 2; h++)
+                for (int causal = 0; causal <= 1; causal++) {
+                    int n = lengths[l], d = dims[h], tile = tiles[t];
+                    problem p = make_problem(n, d, causal, 1);
+                    lab_poison(buffers, sizeof *buffers);
+                    long long before = copied_tile_bytes();
+                    attention_tiled_cpu(p.q, p.k, p.v, p.out, n, d, causal, tile, buffers);
+                    double copied = (double)(copied_tile_bytes() - before);
+                    double want = loop_structure_bytes(n, d, causal, tile) - 4.0 * n * d;
+                    lab_comparison result = lab_compare_floats("out", p.out, expected_output(&p), (size_t)n * d,
+                                                               RELATIVE, ABSOLUTE);
+                    cr_assert(result.mismatches == 0, "attention_tiled_cpu, %s, tile %d, n = %d, d = %d: %s",
+                              kind(causal), tile, n, d, result.message);
+                    cr_assert(copied == want, "attention_tiled_cpu, %s, tile %d, n = %d, d = %d: copy_tile copied "
+                              "%.0f bytes; with tile = %d the tiles copy exactly %.0f (q once, k and v once per "
+                              "query tile that visits their tile)%s", kind(causal), tile, n, d, copied, tile, want,
+                              copied == 0 ? ": nothing at all, so q, k and v were read where they lie: one pass "
+                                            "over every key is right, but it is not the tiled algorithm"
+                              : copied < want ? ": fewer, so some rows were read without copy_tile, or the tiles "
+                                                "are larger than `tile`"
+                                              : ": more: the Q tile copied for every key tile, a key tile right of "
+                                                "the diagonal, or one key row at a time for each query?");
+                    free_problem(&p);
+                }
+    free(buffers);
 }

@@ -2,18 +2,19 @@
  * blocks taken on demand, prefixes shared with reference counts and copy-on-write, and the
  * grouped-query attention that reads it, plugged into the book's toy Llama.
  *
- * What you write today, in the order of lab.h (whose comments fix every convention):
- *   1. kv_head_of: the KV head a query head reads (grouped-query attention).
- *   2. The pool: block_alloc, block_share, block_release (a free stack and reference counts).
- *   3. Sequences: slot_key and slot_value (through the block table), sequence_append (a new
- *      block only when the last is full; copy-on-write when the last block is shared),
- *      sequence_fork, sequence_free.
- *   4. The engine's hooks: paged_store and paged_attend.
+ * What you write today (lab.h fixes every convention and every contract):
+ *   1. sampling_blocks_predicted: before any of it runs, the blocks and copies parallel sampling
+ *      will take (the chapter's worked numbers, in general). The checks hold it to your cache's counts.
+ *   2. kv_head_of: the KV head a query head reads (grouped-query attention).
+ *   3. The pool: block_alloc, block_share, block_release (a free stack and reference counts).
+ *   4. Sequences: slot_key, slot_value, sequence_append, sequence_fork, sequence_free.
+ *   5. The engine's hooks: paged_store and paged_attend.
  *
  * Rules: plain C; no memory of your own (everything lives in the pool and the tables that
- * paged_cache_build allocated). The tests run a randomised trace of 100 000 operations against
- * a model of their own that knows who holds what, run the toy Llama on your cache against its
- * own, and compare a grouped-query model with the multi-head model that repeats its KV heads.
+ * paged_cache_build allocated), no state kept between calls. The tests follow small caches by
+ * hand, run 100 000 random operations against a model of their own that knows who holds what,
+ * run the toy Llama on your cache against its own, and compare a grouped-query model with the
+ * multi-head model that repeats its KV heads.
  *
  * Check:  make check DAY=21        Stuck?  make hint DAY=21
  */
@@ -24,12 +25,26 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------------------------
+ * The prediction */
+
+int sampling_blocks_predicted(int prompt, int generated, int samples, int block_size, int *copies)
+{
+    // TODO: a prompt stored once and forked into `samples` sequences, each then appending `generated`
+    //       tokens: the blocks in use afterwards (returned) and the copy-on-write copies (*copies).
+    //       Work it out from the chapter, not by running the cache: which blocks stay shared, which
+    //       writes find a shared block with room, and who is the last to write it.
+    (void)prompt, (void)generated, (void)samples, (void)block_size;
+    *copies = 0;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------
  * Grouped-query attention */
 
 int kv_head_of(const llama_config *config, int head)
 {
-    // TODO: n_heads / n_kv_heads query heads share each KV head, and they are neighbours:
-    //       with 6 query heads on 2 KV heads, heads 0-2 read KV head 0 and heads 3-5 KV head 1.
+    // TODO: the KV head query head `head` (0 .. n_heads-1) reads. n_kv_heads divides n_heads, and the
+    //       model was trained with each KV head shared by a group of neighbouring query heads.
     (void)config, (void)head;
     return 0;
 }
@@ -39,22 +54,21 @@ int kv_head_of(const llama_config *config, int head)
 
 int block_alloc(kv_pool *pool)
 {
-    // TODO: none free (free_count 0): -1, changing nothing. Else pop the top of free_blocks
-    //       and give the block refcount 1: one block table holds it.
+    // TODO: hand out one free block, now held by one table. With none free: -1, and nothing changes.
     (void)pool;
     return -1;
 }
 
 void block_share(kv_pool *pool, int block)
 {
-    // TODO: one more block table holds the block.
+    // TODO: one more block table holds `block`.
     (void)pool, (void)block;
 }
 
 void block_release(kv_pool *pool, int block)
 {
-    // TODO: one holder fewer; only when none is left does the block go back on free_blocks
-    //       (released too early, a block is handed out while another sequence still reads it).
+    // TODO: one block table fewer holds `block`. A block is free again only when nobody holds it:
+    //       freed any earlier, it is handed out while another sequence still reads it.
     (void)pool, (void)block;
 }
 
@@ -63,9 +77,9 @@ void block_release(kv_pool *pool, int block)
 
 float *slot_key(const paged_cache *cache, int sequence, int layer, int position)
 {
-    // TODO: the physical block is block_table[position / block_size], the slot position %
-    //       block_size; lab.h gives the layout of pool.keys: (blocks, layers, block_size, kv_dim).
-    //       Compute offsets in size_t: a large pool has more floats than an int counts.
+    // TODO: the address of the key of `position` (< length) of `sequence` at `layer`. The block
+    //       table says which physical block holds the position; lab.h gives the pool's layout.
+    //       A real pool has more than 2^31 floats: an offset computed in int wraps.
     (void)cache, (void)sequence, (void)layer, (void)position;
     return NULL;
 }
@@ -79,28 +93,25 @@ float *slot_value(const paged_cache *cache, int sequence, int layer, int positio
 
 int sequence_append(paged_cache *cache, int sequence)
 {
-    // TODO: refuse (-1) a sequence that holds max_tokens. Then, for the new position (the length):
-    //       - the last block is full, or there is none (length % block_size == 0): take a block
-    //         and add it to the table;
-    //       - else, if another table holds the last block too (refcount > 1): take a block, copy
-    //         the whole of the shared one into it (keys and values, every layer), release the
-    //         shared one, put the copy in its place in the table and count it in cache->copies;
-    //       - else the new position goes into the last block as it is.
-    //       If no block is free, return -1 with nothing changed. Last, length + 1.
+    // TODO: room for one more token at the end of `sequence`: a block is taken only when the new
+    //       position needs one, and the block the new position lands in must be this sequence's alone
+    //       (copy-on-write: copy a shared block before writing into it, count it in cache->copies).
+    //       Refused (-1) when the sequence is full or a block is needed and none is free, and then
+    //       nothing has changed: decide before you touch the pool or the table.
     (void)cache, (void)sequence;
     return -1;
 }
 
 void sequence_fork(paged_cache *cache, int parent, int child)
 {
-    // TODO: the child gets the parent's length, block_count and block table, and every block
-    //       one more holder. Nothing is copied: that waits until someone writes (sequence_append).
+    // TODO: the empty `child` becomes `parent`'s twin, sharing every block; no key or value moves
+    //       (copy-on-write does that later, for the one block someone writes).
     (void)cache, (void)parent, (void)child;
 }
 
 void sequence_free(paged_cache *cache, int sequence)
 {
-    // TODO: release each block of the table once, then empty the sequence (length and blocks 0).
+    // TODO: `sequence` gives back each of its blocks once and is empty afterwards.
     (void)cache, (void)sequence;
 }
 
@@ -109,9 +120,9 @@ void sequence_free(paged_cache *cache, int sequence)
 
 int paged_store(paged_cache *cache, int sequence, int layer, int position, const float *key, const float *value)
 {
-    // TODO: the engine stores a token layer by layer, layer 0 first: a position equal to the
-    //       sequence's length is a new token, to append first (-1 if that fails). Then copy
-    //       kv_dim floats of key and of value into the position's slots at this layer.
+    // TODO: the engine hands over the key and value (kv_dim floats each) of `position` at `layer`, for
+    //       each layer in turn from layer 0: a new token the first time (append it; -1 if refused), the
+    //       same token again at the later layers. Store both in the position's slot.
     (void)cache, (void)sequence, (void)layer, (void)position, (void)key, (void)value;
     return -1;
 }
@@ -119,10 +130,9 @@ int paged_store(paged_cache *cache, int sequence, int layer, int position, const
 void paged_attend(const paged_cache *cache, float *out, const float *query, int sequence, int layer, int head, int length,
                   float *scores)
 {
-    // TODO: day 18's attention for one query row, over the cached positions 0 .. length-1, each
-    //       key and value found with slot_key and slot_value. The query head reads its KV head's
-    //       head_dim floats, which start kv_head_of(head) x head_dim into a slot
-    //       (llama_head_dim_of(cache->config) is head_dim). Scores q.k / sqrt(head_dim), the
-    //       softmax with its maximum subtracted, then out = the weighted sum of the values.
+    // TODO: day 18's attention for one query row, over positions 0 .. length-1 of `sequence`, found
+    //       through the block table; query head `head` reads its KV head's head_dim floats
+    //       (llama_head_dim_of(cache->config)). Any scores a float holds, 100 or -200 alike, give a
+    //       softmax (day 17). `scores` is your scratch; other threads run this at the same time.
     (void)cache, (void)out, (void)query, (void)sequence, (void)layer, (void)head, (void)length, (void)scores;
 }

@@ -2,18 +2,19 @@
  * blocks taken on demand, prefixes shared with reference counts and copy-on-write, and the
  * grouped-query attention that reads it, plugged into the book's toy Llama.
  *
- * What you write today, in the order of lab.h (whose comments fix every convention):
- *   1. kv_head_of: the KV head a query head reads (grouped-query attention).
- *   2. The pool: block_alloc, block_share, block_release (a free stack and reference counts).
- *   3. Sequences: slot_key and slot_value (through the block table), sequence_append (a new
- *      block only when the last is full; copy-on-write when the last block is shared),
- *      sequence_fork, sequence_free.
- *   4. The engine's hooks: paged_store and paged_attend.
+ * What you write today (lab.h fixes every convention and every contract):
+ *   1. sampling_blocks_predicted: before any of it runs, the blocks and copies parallel sampling
+ *      will take (the chapter's worked numbers, in general). The checks hold it to your cache's counts.
+ *   2. kv_head_of: the KV head a query head reads (grouped-query attention).
+ *   3. The pool: block_alloc, block_share, block_release (a free stack and reference counts).
+ *   4. Sequences: slot_key, slot_value, sequence_append, sequence_fork, sequence_free.
+ *   5. The engine's hooks: paged_store and paged_attend.
  *
  * Rules: plain C; no memory of your own (everything lives in the pool and the tables that
- * paged_cache_build allocated). The tests run a randomised trace of 100 000 operations against
- * a model of their own that knows who holds what, run the toy Llama on your cache against its
- * own, and compare a grouped-query model with the multi-head model that repeats its KV heads.
+ * paged_cache_build allocated), no state kept between calls. The tests follow small caches by
+ * hand, run 100 000 random operations against a model of their own that knows who holds what,
+ * run the toy Llama on your cache against its own, and compare a grouped-query model with the
+ * multi-head model that repeats its KV heads.
  *
  * Check:  make check DAY=21        Stuck?  make hint DAY=21
  */
@@ -21,6 +22,21 @@
 
 #include <math.h>
 #include <string.h>
+
+/* ---------------------------------------------------------------------------------
+ * The prediction */
+
+int sampling_blocks_predicted(int prompt, int generated, int samples, int block_size, int *copies)
+{
+    int full_blocks = prompt / block_size, in_last_block = prompt % block_size;
+    *copies = 0;
+    if (generated == 0) return (prompt + block_size - 1) / block_size;   /* the prompt's blocks, shared */
+    if (in_last_block == 0) return full_blocks + samples * ((generated + block_size - 1) / block_size);
+    /* the partial block: copied by every sample that writes it while another still holds it, all but the last */
+    *copies = samples - 1;
+    int room = block_size - in_last_block, beyond = generated > room ? generated - room : 0;
+    return full_blocks + samples * (1 + (beyond + block_size - 1) / block_size);
+}
 
 /* ---------------------------------------------------------------------------------
  * Grouped-query attention */

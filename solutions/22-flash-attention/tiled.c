@@ -1,42 +1,43 @@
-/* tiled.c — Day 22: the same FlashAttention on the CPU, with the tiles in explicit buffers.
+/* tiled.c — Day 22: FlashAttention's bytes, predicted, and the same algorithm on the CPU.
  *
  *   out = softmax(Q K^T * scale) V,   scale = 1 / sqrt(d),   Q, K, V, out: [n][d] row-major, one head
  *
- * flash.cu's algorithm, written out step by step for one core, with `tiles` (driver/lab.h) in
- * the role of shared memory and registers: every copy into it is a "load from HBM", and nothing
- * else of n's size is ever written. For each tile of `tile` queries:
- *
- *   copy the Q tile into tiles->q; running_max = -inf, running_sum = 0, out tile = 0 for each row
- *   for each tile of keys the rows may see:
- *     copy the K tile and the V tile into tiles->k and tiles->v
- *     for each query row r of the tile:
- *       scores[r][j] = scale * (q_r . k_j) for the keys j it may see
- *       new_max = max(running_max[r], those scores)
- *       rescale = exp(running_max[r] - new_max): the sum and the output so far shrink by it
- *       running_sum[r] = running_sum[r] * rescale + sum_j exp(scores[r][j] - new_max)
- *       out[r][c]      = out[r][c]      * rescale + sum_j exp(scores[r][j] - new_max) * v_j[c]
- *       running_max[r] = new_max
- *   write out[r] / running_sum[r] into the rows of out
+ * What you write here:
+ *   1. flash_predicted_bytes: the global bytes FlashAttention requests, from its loop structure
+ *      alone, before the simulator counts them (the chapter's "What it moves"). The driver prints
+ *      it beside the count; the checks hold the kernel and the CPU version to it.
+ *   2. attention_tiled_cpu and fold_key_tile: flash.cu's algorithm for one core. `tiles`
+ *      (driver/lab.h) plays shared memory and registers, and copy_tile (driver/cpu.c) is your one
+ *      way to read q, k and v: what it copies is counted, as the simulator counts a kernel's loads.
  *
  * Rules: plain C, no malloc and no n x n (or n-sized) array: the buffers in `tiles` are all the
- * memory you have (they hold garbage when you get them). Any 1 <= tile <= MAX_TILE, n >= 1 (the
- * last tiles are partial: read no row at or past n), 1 <= d <= MAX_HEAD_DIM; with causal set,
- * query i sees keys j <= i only. Use expf.
+ * memory you have (they hold garbage when you get them). Tiles of exactly `tile` rows, any
+ * 1 <= tile <= MAX_TILE; n >= 1 (the last tiles are partial: read no row at or past n);
+ * 1 <= d <= MAX_HEAD_DIM; with causal set, query i sees keys j <= i only. Use expf.
  *
  * Check:  make check DAY=22        Stuck?  make hint DAY=22
  */
 #include "lab.h"
 
 #include <math.h>
-#include <string.h>
 
 static int min_int(int x, int y) { return x < y ? x : y; }
 
-// Rows first .. first + rows - 1 of a [n][d] matrix into the first rows of a tile buffer.
-static void copy_tile(float (*tile)[MAX_HEAD_DIM], const float *matrix, int first, int rows, int d)
+// ---------------------------------------------------------------------------------
+// The prediction
+
+double flash_predicted_bytes(int n, int d, int causal, int tile)
 {
-    for (int r = 0; r < rows; r++) memcpy(tile[r], matrix + (size_t)(first + r) * d, sizeof(float) * (size_t)d);
+    double row = 4.0 * d;   // one row of q, k, v or out
+    int query_tiles = (n + tile - 1) / tile;
+    double key_rows = 0;    // rows of k (and as many of v) loaded, over all query tiles
+    for (int b = 0; b < query_tiles; b++)
+        key_rows += causal ? min_int((b + 1) * tile, n) : n;   // causal: key tiles 0 .. b, the last maybe partial
+    return 2 * row * n + 2 * row * key_rows;                    // q and out once; k and v per visit
 }
+
+// ---------------------------------------------------------------------------------
+// The CPU version
 
 // One tile of keys, first_key .. first_key + keys - 1, folded into the running state of the
 // query rows first_query .. first_query + queries - 1.

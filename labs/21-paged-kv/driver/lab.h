@@ -64,9 +64,18 @@ typedef struct paged_cache {
     long long failed_stores;     /* stores the engine made that found no free block (paged_hooks counts them) */
 } paged_cache;
 
+/* ---- paged.c (yours): the prediction ---- */
+
+/* Parallel sampling, predicted before the cache counts it: a prompt of `prompt` tokens (>= 1) stored
+ * once, forked into `samples` sequences (>= 1, the prompt's own included), each of which then appends
+ * `generated` tokens (>= 0), one each per step. Returns the blocks of `block_size` slots in use
+ * afterwards, and sets *copies to the copy-on-write copies made on the way. */
+int sampling_blocks_predicted(int prompt, int generated, int samples, int block_size, int *copies);
+
 /* ---- paged.c (yours): grouped-query attention ---- */
 
-/* The KV head that query head `head` reads: head / (n_heads / n_kv_heads). */
+/* The KV head that query head `head` reads: each KV head serves a group of n_heads / n_kv_heads
+ * neighbouring query heads. */
 int kv_head_of(const llama_config *config, int head);
 
 /* ---- paged.c (yours): the pool ---- */
@@ -82,7 +91,8 @@ void block_release(kv_pool *pool, int block);
 /* ---- paged.c (yours): sequences ---- */
 
 /* Where the key (or the value) of `position` of `sequence` at `layer` lives: kv_dim floats in
- * the pool, found through the block table. position < the sequence's length. */
+ * the pool, found through the block table. position < the sequence's length. A real pool holds
+ * more than 2^31 floats: offsets are size_t. */
 float *slot_key(const paged_cache *cache, int sequence, int layer, int position);
 float *slot_value(const paged_cache *cache, int sequence, int layer, int position);
 
@@ -91,8 +101,9 @@ float *slot_value(const paged_cache *cache, int sequence, int layer, int positio
  * the last block has free slots but another table holds it too, it is first copied into a new
  * block of this sequence's own (copy-on-write: the whole block, every layer, keys and values),
  * which replaces it in the table and is counted in cache->copies. Afterwards the block holding
- * the new position is held by this sequence alone. Returns 0, or -1 with nothing changed when
- * the sequence already holds max_tokens or no block is free. */
+ * the new position is held by this sequence alone. Returns 0, or -1 with nothing changed (no
+ * length, table entry, refcount, free block or key) when the sequence already holds max_tokens
+ * or it needs a block and none is free. */
 int sequence_append(paged_cache *cache, int sequence);
 /* `child` (empty) becomes a copy of `parent` that shares every one of its blocks: the same
  * length, the same block table, every block held once more. No key or value is copied. */
@@ -110,7 +121,9 @@ int paged_store(paged_cache *cache, int sequence, int layer, int position, const
 /* One query head's attention over positions 0 .. length-1 of `sequence` at `layer`, read
  * through the block table, with the KV head that query head shares:
  *   out = sum_p softmax_p(q . k_p / sqrt(head_dim)) v_p       (head_dim floats)
- * `scores` is scratch for `length` floats. */
+ * for any scores a float can hold (a softmax of scores of 100 or -200 is still a softmax).
+ * `scores` is scratch for `length` floats. The engine calls it from several threads at once,
+ * for different heads and rows: it keeps no state of its own. */
 void paged_attend(const paged_cache *cache, float *out, const float *query, int sequence, int layer, int head, int length,
                   float *scores);
 

@@ -12,7 +12,8 @@
  *      engine's own cache and on yours, for several block sizes: the largest logit difference,
  *      whether the tokens agree, the blocks used;
  *   3. parallel sampling on the toy Llama: one prompt prefilled once and forked into 4 samples,
- *      the blocks held with sharing and without, the copies copy-on-write made;
+ *      the blocks held with sharing and without, the copies copy-on-write made, each beside your
+ *      sampling_blocks_predicted;
  *   4. the trace: Llama-2-7B in FP16 on an A100-80GB (data/gpus.csv, data/models.csv), the
  *      memory the weights leave for the KV cache, and requests drawn from a seeded trace (prompt
  *      and output lengths exponential with ShareGPT's means as Kwon et al. 2023 report them: 161
@@ -166,10 +167,13 @@ static void print_sampling(const llama_transformer *t)
         printf("   the engine refused a step: %s\n\n", error);
     } else {
         int separate = SAMPLES * per_sample;   /* each sample with its own copy of the prompt */
-        printf("   blocks after the prompt %d, after forking %d, after %d tokens each %d; without sharing %d\n"
-               "   (%.0f%% fewer); copy-on-write copies %lld (the prompt's last block is half full); stores refused %lld\n\n",
-               after_prompt, after_fork, GENERATED, paged_blocks_in_use(&cache), separate,
-               100.0 * (separate - paged_blocks_in_use(&cache)) / separate, cache.copies, cache.failed_stores);
+        int predicted_copies = 0, used = paged_blocks_in_use(&cache);
+        int predicted = sampling_blocks_predicted(PROMPT, GENERATED, SAMPLES, BLOCK, &predicted_copies);
+        printf("   blocks: after the prompt %d, after forking %d, after %d tokens each %d (counted; predicted by\n"
+               "   your sampling_blocks_predicted: %d); copy-on-write copies: %lld (counted; predicted: %d); stores\n"
+               "   refused: %lld. Without sharing %d blocks: sharing takes %.1f%% fewer (without it, %.0f%% more).\n\n",
+               after_prompt, after_fork, GENERATED, used, predicted, cache.copies, predicted_copies,
+               cache.failed_stores, separate, 100.0 * (separate - used) / separate, 100.0 * (separate - used) / used);
     }
     paged_cache_free(&cache);
     llama_free_session(&s);

@@ -1,4 +1,5 @@
-/* cpu.c — Day 22 driver: what FlashAttention is judged against, on the host. Do not edit.
+/* cpu.c — Day 22 driver: what FlashAttention is judged against, on the host, and the CPU
+ * version's one way to load a tile (copy_tile, which counts the bytes it copies). Do not edit.
  *
  * attention_reference is day 18's double-precision reference (labs/18-attention-naive/driver/
  * reference.c, copied here so that day 22 does not depend on your day 18): its own error, about
@@ -11,6 +12,18 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* One count per thread: the checks read it around one call, and the driver's timing runs alone. */
+static _Thread_local long long bytes_copied;
+
+void copy_tile(float (*tile)[MAX_HEAD_DIM], const float *matrix, int first, int rows, int d)
+{
+    for (int r = 0; r < rows; r++) memcpy(tile[r], matrix + (size_t)(first + r) * d, sizeof(float) * (size_t)d);
+    bytes_copied += (long long)rows * d * (long long)sizeof(float);
+}
+
+long long copied_tile_bytes(void) { return bytes_copied; }
 
 void attention_reference(const float *q, const float *k, const float *v, float *want, int n, int d, int causal)
 {
@@ -77,18 +90,4 @@ void fill_attention_inputs(float *q, float *k, float *v, int n, int d, float spr
 {
     for (size_t i = 0; i < (size_t)n * d; i++)
         q[i] = uniform(&seed, -spread, spread), k[i] = uniform(&seed, -spread, spread), v[i] = uniform(&seed, -1, 1);
-}
-
-double flash_predicted_bytes(int n, int d, int causal, int tile)
-{
-    double row = 4.0 * d, bytes = 2 * row * n;   /* q in, out back: once each */
-    int tiles = (n + tile - 1) / tile;
-    for (int query_tile = 0; query_tile < tiles; query_tile++) {
-        int key_tiles = causal ? query_tile + 1 : tiles;
-        for (int key_tile = 0; key_tile < key_tiles; key_tile++) {
-            int keys = n - key_tile * tile < tile ? n - key_tile * tile : tile;
-            bytes += 2 * row * keys;   /* that tile's rows of k and of v */
-        }
-    }
-    return bytes;
 }

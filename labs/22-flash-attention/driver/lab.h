@@ -23,6 +23,15 @@ enum { MAX_HEAD_DIM = 128, MAX_TILE = 32 };
 cudaError_t flash_attention_forward(const float *q, const float *k, const float *v, float *out, int n, int d,
                                     int causal, int tile);
 
+/* ---- tiled.c (yours): the prediction ---- */
+/* The global bytes FlashAttention requests for these shapes, predicted from its loop structure
+ * before the simulator counts them (4 bytes a float): q loaded and out stored once each, and
+ * each key tile's rows of k and v once for every query tile that visits it (all of them; with
+ * the causal mask, those up to and including the diagonal). n >= 1, d >= 1, 1 <= tile <= MAX_TILE;
+ * the last tile of n may be partial. Exact on the simulator when a row is a whole number of
+ * 32-byte sectors (d a multiple of 8), and for the CPU version's copies (less out's 4 n d). */
+double flash_predicted_bytes(int n, int d, int causal, int tile);
+
 /* ---- tiled.c (yours): the same algorithm on the CPU, host pointers ---- */
 /* The only working memory the CPU version may use: a tile of q, one of k and one of v as
  * copied in, a tile of scores, the running max and sum of each query row of the tile, and
@@ -35,11 +44,18 @@ typedef struct attention_tiles {
 } attention_tiles;
 
 /* The same out as flash_attention_forward, for 1 <= tile <= MAX_TILE, n >= 1 and
- * 1 <= d <= MAX_HEAD_DIM, working in `tiles` (whose contents on entry are garbage). */
+ * 1 <= d <= MAX_HEAD_DIM, working in `tiles` (whose contents on entry are garbage) with tiles of
+ * `tile` rows: q, k and v are read only through copy_tile, one tile at a time, so that what it
+ * copies is what the kernel would load. */
 void attention_tiled_cpu(const float *q, const float *k, const float *v, float *out, int n, int d, int causal,
                          int tile, attention_tiles *tiles);
 
-/* ---- cpu.c (driver): day 18's algorithm, on the host ---- */
+/* ---- cpu.c (driver): the CPU version's loads, day 18's algorithm, on the host ---- */
+/* Rows first .. first + rows - 1 of a [n][d] matrix into the first rows of a tile buffer: the
+ * CPU version's "load from HBM", counted as the simulator counts a kernel's loads. */
+void copy_tile(float (*tile)[MAX_HEAD_DIM], const float *matrix, int first, int rows, int d);
+/* The bytes copy_tile has copied on the calling thread since the program started. */
+long long copied_tile_bytes(void);
 /* Naive attention as day 18 runs it, in float: all n x n scores into `scores` (n * n floats),
  * a max-subtracted softmax of each row in place, then out = P v. */
 void attention_naive_cpu(const float *q, const float *k, const float *v, float *scores, float *out, int n, int d,
@@ -49,11 +65,6 @@ void attention_naive_cpu(const float *q, const float *k, const float *v, float *
 void attention_reference(const float *q, const float *k, const float *v, float *want, int n, int d, int causal);
 /* Fills q, k and v (n x d each) with a seeded uniform pattern in [-spread, spread] (v in [-1, 1]). */
 void fill_attention_inputs(float *q, float *k, float *v, int n, int d, float spread, unsigned seed);
-/* The global bytes FlashAttention must request for these shapes, from its loop structure: q and
- * out once (4 n d bytes each), and k and v once per query tile for each key tile it visits (all
- * ceil(n / tile) of them; with the causal mask, those at or left of the diagonal). Exact when a
- * row is a whole number of 32-byte sectors (d a multiple of 8). */
-double flash_predicted_bytes(int n, int d, int causal, int tile);
 
 /* ---- run.cu (driver): host arrays in and out ---- */
 typedef struct attention_run {
