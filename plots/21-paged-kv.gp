@@ -52,7 +52,7 @@ if (png ne '') {
     unset label 3
     unset arrow 1
     unset arrow 3
-    set title 'sequences held at once in the memory the weights leave' font ',12'
+    set title 'sequences held at once in the KV memory the budget leaves (weights, activations, reserve)' font ',12'
     set ylabel 'sequences held at once (counted)'
     set yrange [0:*]
     set ytics auto

@@ -326,7 +326,7 @@ Test(sequence, slots_are_found_through_the_block_table, .timeout = 10,
 }
 
 Test(sequence, slot_offsets_past_two_to_the_32_floats, .timeout = 10,
-     .description = "Llama-2-7B's pool in 66 GB has about 7 900 blocks of 2^21 floats (32 layers, kv_dim 4096, block "
+     .description = "Llama-2-7B's pool of 121 568 tokens has about 7 600 blocks of 2^21 floats (32 layers, kv_dim 4096, block "
                     "size 16): 2^31 floats lie before its block 1024 and 2^32 before block 2048. slot_key and "
                     "slot_value compute offsets in size_t. (The pool is only reserved, never touched: the test "
                     "compares addresses.)")

@@ -34,7 +34,10 @@ SIM_CU_FLAGS="-std=c++17 -O1 -fno-vectorize -fno-slp-vectorize -fstack-clash-pro
 -gline-tables-only -Wall -Wno-unused-function -Wno-unused-variable -Wno-unused-parameter"
 # A lab's edited .c files on the simulator (tools/build/build-lab): they are linked into a shared
 # library that only the test workers load, never the test runner, which reports the verdicts.
-LAB_CODE_CFLAGS="-fPIC"
+# -fwrapv: an int that overflows wraps, as it does on the machine, so a learner's 32-bit offset or
+# count past 2^31 gives the wrong answer the checks look for, instead of one the optimiser happened
+# to widen to 64 bits (undefined behaviour that passes by luck at -O2).
+LAB_CODE_CFLAGS="-fPIC -fwrapv"
 # A .cu file on a real GPU (NVCC_ARCH overrides the architecture).
 NVCC_FLAGS="-O2 -lineinfo"
 
