@@ -2,10 +2,12 @@
  *
  * What you write today:
  *   1. The roofline of a machine from its datasheet (TFLOP/s and GB/s, as data/gpus.csv has
- *      them), its ridge point, the attainable FLOP/s at an intensity, the least time a kernel
+ *      them): its ridge point, the attainable FLOP/s at an intensity, the least time a kernel
  *      can take, and whether it is memory-bound.
- *   2. fma_peak_run: enough independent chains of SIMD FMAs to keep both of this core's FMA
- *      pipes busy every cycle. The driver times it; one chain (given) reaches only a fraction.
+ *   2. fma_predicted_flop_per_s: the prediction, before anything is timed, of the rate of a
+ *      number of independent FMA chains on one core.
+ *   3. fma_peak_run: this core's FP32 peak. It ships as one chain, correct and slow; the
+ *      checks time it beside the driver's 12-chain reference and want it as fast.
  *
  * Rules: plain C and the SIMD type of lab.h (simd_floats, simd_broadcast, simd_sum_lanes); no
  * intrinsics, no threads, no libraries. Every lane of every chain starts at `start` and does
@@ -41,6 +43,13 @@ double roofline_predicted_seconds(roofline machine, double flops, double bytes)
 int roofline_is_memory_bound(roofline machine, double intensity)
 {
     return intensity < roofline_ridge_point(machine);
+}
+
+double fma_predicted_flop_per_s(int chains, int latency_cycles, int pipes, int lanes, double clock_ghz)
+{
+    double fmas_per_cycle = (double)chains / latency_cycles;   /* Little's law: in flight / latency */
+    if (fmas_per_cycle > pipes) fmas_per_cycle = pipes;        /* no more than the pipes can start */
+    return fmas_per_cycle * lanes * 2 * clock_ghz * 1e9;       /* an FMA is 2 FLOPs a lane */
 }
 
 /* Chains needed = FMA latency x FMA pipes: 4 cycles x 2 = 8 in flight on current cores; 12
