@@ -28,8 +28,8 @@ if (png ne '') {
     set format y '%g'
     set ytics ('0.5' 0.5, '1' 1, '2' 2, '5' 5, '10' 10, '20' 20, '50' 50, '100' 100, '200' 200, '500' 500, \
                '1000' 1000, '2000' 2000)
-    # Ten ridge lines, three clusters a few percent apart (139-164, 201-206, 378-419): four are
-    # drawn in colour and named on the line, the chapter's GPUs and the table's highest; the
+    # Ten ridge lines, bunched too close to tell apart by colour (139-164, 201-206, 378-419): four
+    # are drawn in colour and named on the line, the chapter's GPUs and the table's highest; the
     # others are thin grey lines, named in section 3 of the lab's output.
     stats csv skip 1 nooutput
     columns = STATS_columns
