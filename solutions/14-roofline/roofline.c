@@ -17,6 +17,8 @@
  */
 #include "lab.h"
 
+#include <math.h>
+
 roofline roofline_from_datasheet(double peak_tflop_per_s, double bandwidth_gb_per_s)
 {
     roofline machine = {peak_tflop_per_s * 1e12, bandwidth_gb_per_s * 1e9};
@@ -31,13 +33,13 @@ double roofline_ridge_point(roofline machine)
 double roofline_attainable(roofline machine, double intensity)
 {
     double memory_roof = intensity * machine.bandwidth_byte_per_s;   /* what the bytes can feed */
-    return memory_roof < machine.peak_flop_per_s ? memory_roof : machine.peak_flop_per_s;
+    return fmin(memory_roof, machine.peak_flop_per_s);
 }
 
 double roofline_predicted_seconds(roofline machine, double flops, double bytes)
 {
     double compute_seconds = flops / machine.peak_flop_per_s, memory_seconds = bytes / machine.bandwidth_byte_per_s;
-    return compute_seconds > memory_seconds ? compute_seconds : memory_seconds;   /* the two overlap */
+    return fmax(compute_seconds, memory_seconds);   /* the two overlap */
 }
 
 int roofline_is_memory_bound(roofline machine, double intensity)
@@ -47,9 +49,9 @@ int roofline_is_memory_bound(roofline machine, double intensity)
 
 double fma_predicted_flop_per_s(int chains, int latency_cycles, int pipes, int lanes, double clock_ghz)
 {
-    double fmas_per_cycle = (double)chains / latency_cycles;   /* Little's law: in flight / latency */
-    if (fmas_per_cycle > pipes) fmas_per_cycle = pipes;        /* no more than the pipes can start */
-    return fmas_per_cycle * lanes * 2 * clock_ghz * 1e9;       /* an FMA is 2 FLOPs a lane */
+    /* Little's law: in flight / latency, and no more than the pipes can start */
+    double fmas_per_cycle = fmin((double)chains / latency_cycles, pipes);
+    return fmas_per_cycle * lanes * 2 * clock_ghz * 1e9;   /* an FMA is 2 FLOPs a lane */
 }
 
 /* Chains needed = FMA latency x FMA pipes: 4 cycles x 2 = 8 in flight on current cores; 12
