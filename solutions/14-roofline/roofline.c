@@ -64,8 +64,8 @@ SIMD_TARGET double fma_peak_run(long iterations, float start, float multiplier, 
     for (int c = 0; c < FMA_CHAINS; c++) acc[c] = simd_broadcast(start);
     for (long i = 0; i < iterations; i++)
         for (int c = 0; c < FMA_CHAINS; c++) acc[c] = acc[c] * m + k;   /* independent of each other */
-    simd_floats total = acc[0];
-    for (int c = 1; c < FMA_CHAINS; c++) total += acc[c];
+    simd_floats total = simd_broadcast(0);
+    for (int c = 0; c < FMA_CHAINS; c++) total += acc[c];
     *lane_sum = simd_sum_lanes(total);
     return 2.0 * SIMD_FLOATS * FMA_CHAINS * (double)iterations;
 }
