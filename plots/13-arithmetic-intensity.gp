@@ -31,8 +31,7 @@ if (png ne '') {
     # Ten ridge lines, bunched too close to tell apart by colour (139-164, 201-206, 378-419): four
     # are drawn in colour and named on the line, the chapter's GPUs and the table's highest; the
     # others are thin grey lines, named in section 3 of the lab's output.
-    stats csv skip 1 nooutput
-    columns = STATS_columns
+    columns = int(system(sprintf("head -1 '%s' | tr -cd , | wc -c", csv))) + 1
     array ridge_name[columns]
     array ridge_value[columns]
     array ridge_colour[columns]
