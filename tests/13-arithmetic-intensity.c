@@ -2,8 +2,10 @@
  * type; then every cost function against counts made by hand (written out beside each case),
  * on shapes small enough to count on paper and shapes of data/models.csv: Llama-2-7B's decode
  * GEMV (M = 1, about 1 FLOP per byte in FP16) and prefill GEMM (M = 2048, about a thousand),
- * Llama-2-70B's grouped-query attention and its prefill MLP (counts past 2^31 and 2^32); and,
- * counted on the simulator, a vector add whose requested bytes equal your compulsory bytes.
+ * its prefill attention (queries = keys, every pair counted), Llama-2-70B's grouped-query
+ * attention and its prefill MLP; counts past 2^24, 2^31 and 2^32 in every operator; the
+ * prediction, least_m_reaching_ridge, against a search of M = 1, 2, ... done here; and, counted
+ * on the simulator, a vector add whose requested bytes equal your compulsory bytes.
  * Every count is an integer (or, in INT4, half of one) well below 2^53, so every comparison is
  * exact: a double computes each of them without rounding. */
 #include <criterion/criterion.h>
@@ -422,6 +424,47 @@ Test(attention, grouped_query_llama2_70b, .timeout = 10,
                 attention_values_cost(1, 4096, s.heads, s.kv_heads, s.head_dim, DTYPE_FP16), &flops, &v_bytes);
 }
 
+#define NO_MASK "every query scores every key (lab.h: no mask), also in a prefill, where queries = keys"
+
+Test(attention, prefill_every_query_against_every_key, .timeout = 10,
+     .description = "A prefill has as many queries as keys; lab.h counts every pair, no mask. A causal kernel may "
+                    "skip the masked half, but the count (and the chapter's table) is the unmasked one.")
+{
+    /* queries = keys = 4, 2 heads sharing 1 KV head, head_dim 3, FP32: 2 x 2 x 4 x 4 x 3 = 192 FLOPs;
+     * Q 2x4x3 = 24, K 1x4x3 = 12, S 2x4x4 = 32: 68 elements = 272 bytes (P V: P 32 + V 12 + O 24, the same).
+     * Causal (query i against keys 0..i, 10 pairs a head): 120 FLOPs, S 20: 224 bytes */
+    static const expected flops = {192, ATTENTION_FLOPS, {{120, "that is the causal count, query i against keys 0..i: "
+                                                               NO_MASK}, {96, "half of it: " NO_MASK}}};
+    static const expected s_bytes = {272, SCORES_BYTES, {{224, "S holds only the causal pairs: " NO_MASK}}};
+    static const expected p_bytes = {272, VALUES_BYTES, {{224, "P holds only the causal pairs: " NO_MASK}}};
+    expect_cost("attention_scores_cost(4, 4, 2, 1, 3, FP32)", attention_scores_cost(4, 4, 2, 1, 3, DTYPE_FP32), &flops,
+                &s_bytes);
+    expect_cost("attention_values_cost(4, 4, 2, 1, 3, FP32)", attention_values_cost(4, 4, 2, 1, 3, DTYPE_FP32), &flops,
+                &p_bytes);
+    /* Llama-2-7B's prefill, 2048 queries against 2048 keys, 32 heads of 128, FP16: 2 x 32 x 2048^2 x 128
+     * = 34359738368 FLOPs; Q 8388608 + K 8388608 + S 32 x 2048^2 = 134217728: 150994944 elements =
+     * 301989888 bytes, 113.78 FLOP/B (the chapter's table). Causal: 2 x 32 x (2048 x 2049 / 2) x 128 =
+     * 17188257792 FLOPs, S 67141632: 167837696 bytes */
+    shape s = model("Llama-2-7B");
+    static const expected big_flops = {34359738368.0, ATTENTION_FLOPS,
+                                       {{17188257792.0, "that is the causal count, query i against keys 0..i: "
+                                                        NO_MASK},
+                                        {17179869184.0, "half of it: " NO_MASK}}};
+    static const expected big_s_bytes = {301989888, SCORES_BYTES,
+                                         {{167837696, "S holds only the causal pairs: " NO_MASK},
+                                          {167772160, "S holds half the pairs: " NO_MASK}}};
+    static const expected big_p_bytes = {301989888, VALUES_BYTES,
+                                         {{167837696, "P holds only the causal pairs: " NO_MASK},
+                                          {167772160, "P holds half the pairs: " NO_MASK}}};
+    op_cost scores = attention_scores_cost(2048, 2048, s.heads, s.kv_heads, s.head_dim, DTYPE_FP16);
+    expect_cost("attention_scores_cost(2048, 2048, 32, 32, 128, FP16)", scores, &big_flops, &big_s_bytes);
+    expect_cost("attention_values_cost(2048, 2048, 32, 32, 128, FP16)",
+                attention_values_cost(2048, 2048, s.heads, s.kv_heads, s.head_dim, DTYPE_FP16), &big_flops,
+                &big_p_bytes);
+    expect_intensity("attention_scores_cost(2048, 2048, 32, 32, 128, FP16)", scores, 113, 114,
+                     "writing the 2048 x 2048 scores of every head costs more bytes than Q and K together");
+}
+
 /* ---------------------------------------------------------------------------------
  * Every size through a double: B = 2^24 + 1 is the first whole number a float cannot hold, so
  * a size or a count that passes through a float anywhere comes out one off. Each case puts B
@@ -466,6 +509,216 @@ Test(every_operator, sizes_past_what_a_float_holds, .timeout = 10,
                   cases[i].got.bytes, cases[i].flops, cases[i].bytes, cases[i].got.flops == 0 ? "Still 0: the "
                   "checks above, on small sizes, come first." : "Off by a little? A float (a variable, a cast or a "
                   "return type) rounds B; keep every count in double.");
+}
+
+/* Products of sizes past 2^31, each size an int's worth: a count held in an int (a variable, or a
+ * product of ints) wraps. Hand counts: E = 2^32 = 4294967296 elements. */
+Test(every_operator, counts_past_what_an_int_holds, .timeout = 10,
+     .description = "Every operator's counts pass 2^31 at prefill sizes (Llama-2-70B at 8192 tokens: 2^32 scores); "
+                    "count in double, never in an int, whose largest value is 2^31 - 1.")
+{
+    const long long big = 3LL << 30;   /* 3221225472 elements: n itself past 2^31 */
+    const struct {
+        const char *call;
+        op_cost got, small;   /* small: the same function on a small shape, to tell "not written" apart */
+        double flops, bytes;
+    } cases[] = {
+        /* n = 3 x 2^30: n FLOPs; 3n x 2 bytes */
+        {"elementwise_cost(3 x 2^30, 2, 1, FP16)", elementwise_cost(big, 2, 1, DTYPE_FP16),
+         elementwise_cost(8, 2, 1, DTYPE_FP16), 3221225472.0, 19327352832.0},
+        /* n - 1 additions; (n + 1) x 4 bytes */
+        {"reduction_cost(3 x 2^30, FP32)", reduction_cost(big, DTYPE_FP32), reduction_cost(8, DTYPE_FP32), 3221225471.0,
+         12884901892.0},
+        /* 524288 rows of 8192 = E: 5E FLOPs; 2E x 2 bytes */
+        {"softmax_cost(524288, 8192, FP16)", softmax_cost(524288, 8192, DTYPE_FP16), softmax_cost(2, 8, DTYPE_FP16),
+         21474836480.0, 17179869184.0},
+        /* 2^20 rows of 4096 = E: 4E + 3 x 2^20 FLOPs; (2E + 4096) x 2 bytes */
+        {"rmsnorm_cost(1048576, 4096, BF16)", rmsnorm_cost(1048576, 4096, DTYPE_BF16), rmsnorm_cost(2, 8, DTYPE_BF16),
+         17183014912.0, 17179877376.0},
+        /* 7E + 4 x 2^20 FLOPs; (2E + 2 x 4096) x 4 bytes */
+        {"layernorm_cost(1048576, 4096, FP32)", layernorm_cost(1048576, 4096, DTYPE_FP32),
+         layernorm_cost(2, 8, DTYPE_FP32), 30068965376.0, 34359771136.0},
+        /* 64 heads x 8192 x 8192 = E scores: 2E x 128 = 2^40 FLOPs; Q 2^26 + K 8 x 8192 x 128 + S E, x 2 bytes */
+        {"attention_scores_cost(8192, 8192, 64, 8, 128, FP16)",
+         attention_scores_cost(8192, 8192, 64, 8, 128, DTYPE_FP16), attention_scores_cost(2, 3, 2, 1, 4, DTYPE_FP16),
+         1099511627776.0, 8740929536.0},
+        {"attention_values_cost(8192, 8192, 64, 8, 128, FP16)",
+         attention_values_cost(8192, 8192, 64, 8, 128, DTYPE_FP16), attention_values_cost(2, 3, 2, 1, 4, DTYPE_FP16),
+         1099511627776.0, 8740929536.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_assert(cases[i].got.flops == cases[i].flops && cases[i].got.bytes == cases[i].bytes, "%s: {%.17g FLOPs, "
+                  "%.17g bytes}, want {%.17g, %.17g}. %s", cases[i].call, cases[i].got.flops, cases[i].got.bytes,
+                  cases[i].flops, cases[i].bytes, cases[i].small.flops == 0 ? "Still 0, on small sizes too: the "
+                  "checks above come first." : "A product of the sizes passes 2^31 here: held in an int (a variable, "
+                  "or a product of ints) it wraps, 2^32 to exactly 0. Count in double.");
+}
+
+/* ---------------------------------------------------------------------------------
+ * The prediction: least_m_reaching_ridge against a search done here. A GEMM M x n x k in a type
+ * of b bytes reaches the ridge r when 2 M n k >= r b (M k + k n + M n); the search checks that
+ * inequality in long double (exact for these sizes) from a first guess up and down to the least
+ * M that holds it, so it shares nothing with the double arithmetic of a closed form. */
+
+enum { ENDLESS = 1 << 30 };   /* a size standing for an endless one, in the diagnoses */
+static const double element_bytes[DTYPE_COUNT] = {4, 2, 2, 1, 1, 0.5};   /* lab.h's, in its order */
+
+static int reaches(long long m, long long n, long long k, double b, double ridge)
+{
+    long double mm = m, nn = n, kk = k;
+    return 2 * mm * nn * kk >= (long double)ridge * b * (mm * kk + kk * nn + mm * nn);
+}
+
+/* The least M that reaches the ridge; 0 when even an endless M stays below it. */
+static long long searched_m(double ridge, long long n, long long k, double b)
+{
+    long double rb = (long double)ridge * b, per_row = 2 * (long double)n * k - rb * ((long double)n + k);
+    if (per_row <= 0) return 0;
+    long long m = (long long)(rb * n * k / per_row);   /* a first guess, then the inequality decides */
+    if (m < 1) m = 1;
+    while (!reaches(m, n, k, b, ridge)) m++;
+    while (m > 1 && reaches(m - 1, n, k, b, ridge)) m--;
+    return m;
+}
+
+static double gemm_intensity(long long m, long long n, long long k, double b)
+{
+    return 2.0 * m * n * k / (b * ((double)m * k + (double)k * n + (double)m * n));
+}
+
+/* What a learner's answer usually means, worked out by the same search with one thing changed. */
+static void least_m_mistake(char *says, size_t size, long long got, long long want, double ridge, long long n,
+                            long long k, dtype type)
+{
+    double b = element_bytes[type];
+    *says = 0;
+    if (want == 0 && got != 0)
+        snprintf(says, size, "No M reaches this ridge: as M grows the intensity approaches 2 / (b (1/n + 1/k)) = "
+                 "%.6g without passing it, and the ridge is %.6g. Return 0", 2 / (b * (1.0 / n + 1.0 / k)), ridge);
+    else if (got == want + 1)
+        snprintf(says, size, "One too many: M = %lld already reaches it (intensity %.17g), and at a tie reaching "
+                 "counts; the least whole M at or above the bound is the bound rounded up", want,
+                 gemm_intensity(want, n, k, b));
+    else if (got == want - 1)
+        snprintf(says, size, "One short: that is below the ridge; round the bound up, not down or to the nearest");
+    else if (b != 2 && got == searched_m(ridge, n, k, 2))
+        snprintf(says, size, "That is FP16's answer: the bytes of one element come from the type");
+    else if (b != 1 && got == searched_m(ridge, n, k, 1))
+        snprintf(says, size, "That is the answer for 1-byte elements: the intensity is FLOPs per byte, not per "
+                 "element");
+    else if (n != k && (got == searched_m(ridge, n, n, b) || got == searched_m(ridge, k, k, b)))
+        snprintf(says, size, "That is the answer for a square matrix: n and k are two sizes, equal in the chapter's Q "
+                 "projection only");
+    else if (got == searched_m(ridge, ENDLESS, ENDLESS, b))
+        snprintf(says, size, "That is as if n and k were endless: is 1 / n an integer division, which gives 0?");
+    else if (got == 0)
+        snprintf(says, size, "0 means no M reaches it, but this ridge is reached");
+    else if (want > 1000000 && got > want * 0.999 && got < want * 1.001)
+        snprintf(says, size, "Close, not exact: near the limit 1/M's bound is a small difference of larger terms, "
+                 "and a float (a variable, a cast) keeps 7 digits of it. Keep it in double");
+}
+
+typedef struct least_m_case {
+    double ridge;
+    long long n, k;
+    dtype type;
+    const char *what;
+} least_m_case;
+
+static void expect_least_m(const least_m_case *c)
+{
+    double b = element_bytes[c->type];
+    long long want = searched_m(c->ridge, c->n, c->k, b);
+    long long got = least_m_reaching_ridge(c->ridge, c->n, c->k, c->type);
+    if (got == want) return;
+    char mistake[256], at_got[96] = "";
+    least_m_mistake(mistake, sizeof mistake, got, want, c->ridge, c->n, c->k, c->type);
+    if (got >= 1) snprintf(at_got, sizeof at_got, "; at M = %lld the intensity is %.17g", got,
+                           gemm_intensity(got, c->n, c->k, b));
+    cr_assert_fail("least_m_reaching_ridge(%.9g, %lld, %lld, %s) = %lld, want %lld (%s): the least M whose intensity "
+                   "reaches the ridge%s. %s", c->ridge, c->n, c->k, dtype_name(c->type), got, want, c->what, at_got,
+                   mistake);
+}
+
+static double gpu_ridge(const char *key)
+{
+    lab_table *gpus = lab_table_read_or_exit(lab_data_path("gpus.csv"));
+    int row = lab_table_find(gpus, "key", key);
+    cr_assert(row >= 0, "data/gpus.csv has no row %s", key);
+    double ridge = fp16_ridge_flop_per_byte(lab_table_number_or_exit(gpus, row, "fp16_tensor_tflops"),
+                                            lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s"));
+    lab_table_free(gpus);
+    return ridge;
+}
+
+#define HINT_LEAST_M "Write the intensity in its second form, 2 / (b (1/M + 1/n + 1/k)), set it at or above the " \
+                     "ridge and solve for 1/M: the least whole M follows, or no M at all."
+
+Test(prediction, least_m_on_the_chapter_gpus, .timeout = 10, .description = HINT_LEAST_M)
+{
+    /* H100 SXM, ridge 295.34: 1/M <= 1/295.34 - 2/4096, M >= 345.1: 346; the MLP (11008, 4096): 327.8: 328.
+     * A100 SXM 80GB, ridge 153.02: 165.4: 166 and 161.3: 162 (the chapter's numbers, section 3 of the lab) */
+    double h100 = gpu_ridge("h100-sxm"), a100 = gpu_ridge("a100-80gb");
+    const least_m_case cases[] = {
+        {h100, 4096, 4096, DTYPE_FP16, "Llama-2-7B's Q projection on an H100 SXM: 346"},
+        {h100, 11008, 4096, DTYPE_FP16, "its gate projection on an H100 SXM: 328"},
+        {h100, 4096, 11008, DTYPE_BF16, "its down projection in BF16 on an H100 SXM: 328"},
+        {a100, 4096, 4096, DTYPE_FP16, "the Q projection on an A100 SXM 80GB: 166"},
+        {a100, 11008, 4096, DTYPE_FP16, "the gate projection on an A100 SXM 80GB: 162"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect_least_m(&cases[i]);
+}
+
+Test(prediction, least_m_in_every_type, .timeout = 10,
+     .description = "Fewer bytes an element, fewer rows to reach the same ridge: the bytes come from the type. "
+                    HINT_LEAST_M)
+{
+    /* the H100's ridge, N = K = 4096: FP32 1/M <= 2/(4 x 295.34) - 2/4096: 830.1: 831;
+     * INT8 and FP8 159.1: 160; INT4 76.6: 77 */
+    double h100 = gpu_ridge("h100-sxm");
+    const least_m_case cases[] = {
+        {h100, 4096, 4096, DTYPE_FP32, "FP32, 4 bytes an element: 831"},
+        {h100, 4096, 4096, DTYPE_INT8, "INT8, 1 byte: 160"},
+        {h100, 4096, 4096, DTYPE_FP8, "FP8, 1 byte: 160"},
+        {h100, 4096, 4096, DTYPE_INT4, "INT4, half a byte: 77"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect_least_m(&cases[i]);
+}
+
+Test(prediction, least_m_of_shapes_not_square, .timeout = 10,
+     .description = "n and k are two sizes: the chapter's Q projection has n = k, most matrices do not. " HINT_LEAST_M)
+{
+    /* Llama-2-70B's down projection (n 8192, k 28672) on the H100: 309.7: 310;
+     * n 512, k 4096 on the A100 SXM 80GB: 1/M <= 1/153.02 - 1/512 - 1/4096: 230.5: 231 */
+    const least_m_case cases[] = {
+        {gpu_ridge("h100-sxm"), 8192, 28672, DTYPE_FP16, "Llama-2-70B's down projection on an H100 SXM: 310"},
+        {gpu_ridge("a100-80gb"), 512, 4096, DTYPE_FP16, "a 512 x 4096 weight on an A100 SXM 80GB: 231"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect_least_m(&cases[i]);
+}
+
+Test(prediction, least_m_at_the_edges, .timeout = 10,
+     .description = "Reaching the ridge includes meeting it exactly; one row may already reach it; and as M grows "
+                    "the intensity approaches 2 / (b (1/n + 1/k)) without passing it, so a ridge at or above that "
+                    "limit is never reached: 0. " HINT_LEAST_M)
+{
+    /* ridge 1024, N = K = 4096, FP16: 1/M <= 1/1024 - 2/4096 = 1/2048: M = 2048 exactly, where the
+     * intensity is exactly 1024 (the chapter's prefill). Ridge 0.5: M = 1 gives 0.9995 already.
+     * Llama-2-13B's MLP (5120, 13824), whose limit is 1 / (1/5120 + 1/13824) = 3736.216: a ridge
+     * 0.006 % under it needs M = 63209846 (the bound is 63209845.50004), and 1/M's bound, about
+     * 1.6e-8, is the difference of terms near 2.7e-4: seven digits (a float) miss it.
+     * N = K = 4096, FP16: the limit is 2048; ridges 2048 (a tie at the limit) and 3000: 0.
+     * One head's S = Q K^T, n = 2048 keys, k = 128: the limit is 1 / (1/2048 + 1/128) = 120.5, under the
+     * lowest ridge of data/gpus.csv (the V100's 138.9): 0 */
+    const least_m_case cases[] = {
+        {1024, 4096, 4096, DTYPE_FP16, "a tie: at M = 2048 the intensity is exactly 1024"},
+        {0.5, 4096, 4096, DTYPE_FP16, "one row is already at 0.9995 FLOP/B"},
+        {3735.9953884884508, 5120, 13824, DTYPE_FP16, "Llama-2-13B's MLP, a ridge just under its limit of 3736.2"},
+        {2048, 4096, 4096, DTYPE_FP16, "the limit is 2048 itself, approached and never reached"},
+        {3000, 4096, 4096, DTYPE_FP16, "above the limit of 2048"},
+        {gpu_ridge("v100"), 2048, 128, DTYPE_FP16, "one head's scores over 2048 keys: limit 120.5"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect_least_m(&cases[i]);
 }
 
 /* ---------------------------------------------------------------------------------

@@ -1,18 +1,21 @@
 /* intensity.c — Day 13: how many FLOPs each operator of a Transformer does for each byte it
  * must move. The ratio, arithmetic intensity, decides whether the operator waits for memory
- * or for arithmetic (day 14's roofline); today you count both sides of it.
+ * or for arithmetic (day 14's roofline); today you count both sides of it, then predict where
+ * a GEMM crosses a GPU's ridge point.
  *
- * What you write today, in the order of lab.h (whose comments fix every convention):
- *   1. dtype_bytes: the size of one element of each type (INT4 is half a byte).
- *   2. The cost of each operator: its FLOPs and its compulsory bytes (every input read once,
- *      every output written once): elementwise_cost, reduction_cost, gemv_cost, gemm_cost,
+ * What you write today, in the order of lab.h (whose comments fix every counting convention):
+ *   1. dtype_bytes: the size of one element of each type.
+ *   2. The cost of each operator, FLOPs and compulsory bytes (every input read once, every
+ *      output written once): elementwise_cost, reduction_cost, gemv_cost, gemm_cost,
  *      softmax_cost, rmsnorm_cost, layernorm_cost, attention_scores_cost and
  *      attention_values_cost.
+ *   3. least_m_reaching_ridge: the prediction. From the GEMM's intensity as the chapter
+ *      rewrites it, the least M that reaches a ridge point; the driver then searches your
+ *      gemm_cost for it and prints the two side by side.
  *
- * Rules: plain C, no libraries; count in double (the counts of a prefill reach 10^13, past
- * what an int holds); one element type per operator, inputs and outputs alike. The tests
- * compare each count exactly with one made by hand, Llama-2-7B's decode (M = 1) and prefill
- * (M = 2048) shapes among them, and the bytes of the vector add with what the simulator counts.
+ * Rules: plain C, no libraries. The tests compare each count exactly with one made by hand:
+ * small shapes, Llama-2-7B's decode (M = 1) and prefill (M = 2048), Llama-2-70B's grouped
+ * heads, and counts past 2^31 and 2^24.
  *
  * Check:  make check DAY=13        Stuck?  make hint DAY=13
  */
@@ -22,20 +25,21 @@
 
 double dtype_bytes(dtype type)
 {
-    // TODO: a switch over the six types of lab.h. Sizes are in bytes and INT4 packs two
-    //       elements into one, so the answer is not always a whole number: return a double.
-    //       Any other value of `type` has no size: return NAN.
+    // TODO: the bytes one element of `type` occupies in memory (lab.h lists them). Not every
+    //       size is a whole number of bytes; a value that is none of the six types has no
+    //       size at all: NAN.
     (void)type;
     return 0;
 }
 
 /* ---------------------------------------------------------------------------------
- * Each cost is two numbers: the FLOPs, and the elements that cross the memory bus times
- * dtype_bytes(type). Count in double: (double)m * n * k, not m * n * k in an int. */
+ * Each cost is two numbers, counted apart: the FLOPs of the operator's arithmetic, and the
+ * bytes of the tensors it reads and writes, each counted once. */
 
 op_cost elementwise_cost(long long n, int inputs, int flops_per_element, dtype type)
 {
-    // TODO: `inputs` tensors of n elements are read, one of n elements is written.
+    // TODO: the cost of out = f(in_1, ..., in_inputs) over n elements (lab.h). Idea: each
+    //       element is used once, so no n makes this anything but memory-bound.
     (void)n, (void)inputs, (void)flops_per_element, (void)type;
     op_cost cost = {0, 0};
     return cost;
@@ -43,7 +47,8 @@ op_cost elementwise_cost(long long n, int inputs, int flops_per_element, dtype t
 
 op_cost reduction_cost(long long n, dtype type)
 {
-    // TODO: n - 1 additions (but never fewer than none); n elements in, one out.
+    // TODO: the cost of summing n elements into one (lab.h), for every n >= 0: a count of
+    //       FLOPs is never negative.
     (void)n, (void)type;
     op_cost cost = {0, 0};
     return cost;
@@ -51,7 +56,7 @@ op_cost reduction_cost(long long n, dtype type)
 
 op_cost gemv_cost(long long n, long long k, dtype type)
 {
-    // TODO: y = W x, W is n x k. What does a GEMV have in common with a GEMM?
+    // TODO: the cost of y = W x (lab.h). Idea: decode is this product, each weight used once.
     (void)n, (void)k, (void)type;
     op_cost cost = {0, 0};
     return cost;
@@ -59,8 +64,8 @@ op_cost gemv_cost(long long n, long long k, dtype type)
 
 op_cost gemm_cost(long long m, long long n, long long k, dtype type)
 {
-    // TODO: m x n outputs, each a dot product of length k (a multiply and an add per step).
-    //       Bytes: all three matrices, A (m x k), B (k x n) and C (m x n), once each.
+    // TODO: the cost of C = A B (lab.h). Sizes reach tens of thousands, so their products
+    //       pass what an int holds. Idea: every weight fetched serves m rows: reuse.
     (void)m, (void)n, (void)k, (void)type;
     op_cost cost = {0, 0};
     return cost;
@@ -68,7 +73,8 @@ op_cost gemm_cost(long long m, long long n, long long k, dtype type)
 
 op_cost softmax_cost(long long rows, long long cols, dtype type)
 {
-    // TODO: lab.h counts 5 FLOPs per element; the input is read once, the output written once.
+    // TODO: the cost of a stable softmax over each row (lab.h's FLOPs per element). Idea: the
+    //       row's max and sum stay on the chip; only the row in and the row out are traffic.
     (void)rows, (void)cols, (void)type;
     op_cost cost = {0, 0};
     return cost;
@@ -76,8 +82,8 @@ op_cost softmax_cost(long long rows, long long cols, dtype type)
 
 op_cost rmsnorm_cost(long long rows, long long hidden, dtype type)
 {
-    // TODO: FLOPs per element and per row as lab.h lists them. Bytes: x in, y out, and the
-    //       weight vector, which every row shares.
+    // TODO: the cost of RMSNorm over `rows` rows (lab.h: FLOPs per element and per row). Idea:
+    //       the weight vector is one tensor that every row shares.
     (void)rows, (void)hidden, (void)type;
     op_cost cost = {0, 0};
     return cost;
@@ -85,7 +91,8 @@ op_cost rmsnorm_cost(long long rows, long long hidden, dtype type)
 
 op_cost layernorm_cost(long long rows, long long hidden, dtype type)
 {
-    // TODO: as RMSNorm, with lab.h's counts for LayerNorm and two shared vectors, gamma and beta.
+    // TODO: the cost of LayerNorm, as RMSNorm with lab.h's counts for it and its two shared
+    //       vectors.
     (void)rows, (void)hidden, (void)type;
     op_cost cost = {0, 0};
     return cost;
@@ -93,8 +100,9 @@ op_cost layernorm_cost(long long rows, long long hidden, dtype type)
 
 op_cost attention_scores_cost(long long queries, long long keys, int heads, int kv_heads, int head_dim, dtype type)
 {
-    // TODO: one GEMM per query head: (queries x head_dim) times (head_dim x keys). Count the
-    //       bytes of each tensor as it is stored: how many K heads are there?
+    // TODO: the cost of S = Q K^T for one sequence (lab.h): every query against every key, no
+    //       mask, also when queries = keys. Count each tensor as it is stored. Idea: with
+    //       grouped-query heads each key serves several queries.
     (void)queries, (void)keys, (void)heads, (void)kv_heads, (void)head_dim, (void)type;
     op_cost cost = {0, 0};
     return cost;
@@ -102,8 +110,20 @@ op_cost attention_scores_cost(long long queries, long long keys, int heads, int 
 
 op_cost attention_values_cost(long long queries, long long keys, int heads, int kv_heads, int head_dim, dtype type)
 {
-    // TODO: one GEMM per query head: (queries x keys) times (keys x head_dim).
+    // TODO: the cost of O = P V for one sequence (lab.h), counted as the scores are.
     (void)queries, (void)keys, (void)heads, (void)kv_heads, (void)head_dim, (void)type;
     op_cost cost = {0, 0};
     return cost;
+}
+
+/* ---------------------------------------------------------------------------------
+ * The prediction */
+
+long long least_m_reaching_ridge(double ridge_flop_per_byte, long long n, long long k, dtype type)
+{
+    // TODO: the least whole M whose GEMM (M x k by k x n, in `type`) has an intensity at or
+    //       above the ridge, derived from the chapter's second form of the intensity, not by
+    //       trying M after M. 0 when no M reaches it. Idea: the smallest size decides.
+    (void)ridge_flop_per_byte, (void)n, (void)k, (void)type;
+    return 0;
 }

@@ -1,18 +1,21 @@
 /* intensity.c — Day 13: how many FLOPs each operator of a Transformer does for each byte it
  * must move. The ratio, arithmetic intensity, decides whether the operator waits for memory
- * or for arithmetic (day 14's roofline); today you count both sides of it.
+ * or for arithmetic (day 14's roofline); today you count both sides of it, then predict where
+ * a GEMM crosses a GPU's ridge point.
  *
- * What you write today, in the order of lab.h (whose comments fix every convention):
- *   1. dtype_bytes: the size of one element of each type (INT4 is half a byte).
- *   2. The cost of each operator: its FLOPs and its compulsory bytes (every input read once,
- *      every output written once): elementwise_cost, reduction_cost, gemv_cost, gemm_cost,
+ * What you write today, in the order of lab.h (whose comments fix every counting convention):
+ *   1. dtype_bytes: the size of one element of each type.
+ *   2. The cost of each operator, FLOPs and compulsory bytes (every input read once, every
+ *      output written once): elementwise_cost, reduction_cost, gemv_cost, gemm_cost,
  *      softmax_cost, rmsnorm_cost, layernorm_cost, attention_scores_cost and
  *      attention_values_cost.
+ *   3. least_m_reaching_ridge: the prediction. From the GEMM's intensity as the chapter
+ *      rewrites it, the least M that reaches a ridge point; the driver then searches your
+ *      gemm_cost for it and prints the two side by side.
  *
- * Rules: plain C, no libraries; count in double (the counts of a prefill reach 10^13, past
- * what an int holds); one element type per operator, inputs and outputs alike. The tests
- * compare each count exactly with one made by hand, Llama-2-7B's decode (M = 1) and prefill
- * (M = 2048) shapes among them, and the bytes of the vector add with what the simulator counts.
+ * Rules: plain C, no libraries. The tests compare each count exactly with one made by hand:
+ * small shapes, Llama-2-7B's decode (M = 1) and prefill (M = 2048), Llama-2-70B's grouped
+ * heads, and counts past 2^31 and 2^24.
  *
  * Check:  make check DAY=13        Stuck?  make hint DAY=13
  */
@@ -94,4 +97,13 @@ op_cost attention_values_cost(long long queries, long long keys, int heads, int 
     double probabilities = (double)heads * (double)queries * (double)keys;
     double v = (double)kv_heads * (double)keys * head_dim, out = (double)heads * (double)queries * head_dim;
     return cost_of(2 * probabilities * head_dim, probabilities + v + out, type);
+}
+
+/* The intensity is 2 / (b (1/M + 1/n + 1/k)): it reaches the ridge r once 1/M is at most
+ * 2 / (b r) - 1/n - 1/k, what the ridge leaves for the 1/M term. */
+long long least_m_reaching_ridge(double ridge_flop_per_byte, long long n, long long k, dtype type)
+{
+    double room = 2 / (dtype_bytes(type) * ridge_flop_per_byte) - 1 / (double)n - 1 / (double)k;
+    if (!(room > 0)) return 0;   /* even an endless M leaves the intensity below the ridge */
+    return (long long)ceil(1 / room);   /* the least whole M with 1/M <= room; room > 0 makes it >= 1 */
 }

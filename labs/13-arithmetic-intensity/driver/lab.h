@@ -72,7 +72,8 @@ op_cost layernorm_cost(long long rows, long long hidden, dtype type);
  * tokens (keys = the context, cache included); `heads` query heads of head_dim elements
  * share kv_heads key/value heads (heads = kv_heads: multi-head attention; fewer kv_heads:
  * grouped-query attention, each K and V head serving heads / kv_heads query heads). No mask:
- * every query scores every key.
+ * every query scores every key, in a prefill (queries = keys) as in a decode step (queries =
+ * 1). A causal kernel may skip the pairs it masks; the count here is the unmasked one.
  *   scores  S = Q K^T per query head: reads Q (heads x queries x head_dim) and K (kv_heads x
  *           keys x head_dim), writes S (heads x queries x keys). The 1/sqrt(head_dim) scale is
  *           folded into Q beforehand and not counted.
@@ -80,6 +81,12 @@ op_cost layernorm_cost(long long rows, long long hidden, dtype type);
  *           (kv_heads x keys x head_dim), writes O (heads x queries x head_dim). */
 op_cost attention_scores_cost(long long queries, long long keys, int heads, int kv_heads, int head_dim, dtype type);
 op_cost attention_values_cost(long long queries, long long keys, int heads, int kv_heads, int head_dim, dtype type);
+
+/* The prediction, derived before anything is searched: the least number of rows M at which
+ * the GEMM (M x k) times (k x n) in `type` reaches `ridge_flop_per_byte`, its intensity
+ * (gemm_cost's FLOPs over its bytes) at or above the ridge. 1 when M = 1 already reaches it;
+ * 0 when no M does: as M grows the intensity only approaches a limit set by n, k and `type`. */
+long long least_m_reaching_ridge(double ridge_flop_per_byte, long long n, long long k, dtype type);
 
 /* ---- helpers (driver) ---- */
 

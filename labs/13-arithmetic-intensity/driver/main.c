@@ -10,9 +10,13 @@
  *      intensity for one decode step (M = 1 token, 2048 in the context) and for a prefill of
  *      M = 2048 tokens;
  *   3. each GPU's FP16 ridge point (fp16_tensor_tflops / memory_bandwidth_gb_per_s of
- *      data/gpus.csv) and the least M at which the layer's GEMMs reach it;
+ *      data/gpus.csv) and the least M at which the layer's GEMMs reach it: predicted by your
+ *      least_m_reaching_ridge, and found by trying M = 1, 2, ... with your gemm_cost;
  *   4. counted on the simulator: the bytes a vector add and a naive GEMM request, beside the
- *      compulsory bytes your functions give.
+ *      compulsory bytes your functions give;
+ *   5. one whole decode step of Llama-2-7B (every layer and the output head) for a batch of
+ *      1 to 64 sequences of CONTEXT tokens each: the weights' bytes, read once for the batch,
+ *      and the KV cache's, read once per sequence, and the least time on an H100 SXM.
  * Writes one row per M from 1 to 16384 (about four per octave):
  *   m,attention_projection_flop_per_byte,mlp_projection_flop_per_byte,lowest_ridge_flop_per_byte,<a column per GPU>
  * the intensity of the FP16 GEMMs of Llama-2-7B with M rows — the attention projections
@@ -32,7 +36,7 @@
 enum { DECODE_TOKENS = 1, PREFILL_TOKENS = 2048, CONTEXT = 2048, LARGEST_M = 16384 };
 
 typedef struct model_shape {
-    int hidden, intermediate, heads, kv_heads, head_dim;
+    int layers, hidden, intermediate, heads, kv_heads, head_dim, vocab;
 } model_shape;
 
 static model_shape load_llama2_7b(void)
@@ -43,10 +47,13 @@ static model_shape load_llama2_7b(void)
         fprintf(stderr, "data/models.csv has no row named Llama-2-7B\n");
         exit(EXIT_FAILURE);
     }
-    model_shape shape = {(int)lab_table_number_or_exit(models, row, "hidden_size"),
+    model_shape shape = {(int)lab_table_number_or_exit(models, row, "layers"),
+                         (int)lab_table_number_or_exit(models, row, "hidden_size"),
                          (int)lab_table_number_or_exit(models, row, "intermediate_size"),
                          (int)lab_table_number_or_exit(models, row, "attention_heads"),
-                         (int)lab_table_number_or_exit(models, row, "kv_heads"), (int)lab_table_number_or_exit(models, row, "head_dim")};
+                         (int)lab_table_number_or_exit(models, row, "kv_heads"),
+                         (int)lab_table_number_or_exit(models, row, "head_dim"),
+                         (int)lab_table_number_or_exit(models, row, "vocab_size")};
     lab_table_free(models);
     return shape;
 }
@@ -127,29 +134,40 @@ static void print_layer(const model_shape *s, double h100_ridge)
 /* ---------------------------------------------------------------------------------
  * 3. Ridge points, and the M that reaches each */
 
-/* The least M whose GEMM (M x n x k, FP16) reaches `ridge`, or -1 if none up to LARGEST_M. */
-static long long m_reaching(double ridge, long long n, long long k)
+/* The least M whose GEMM (M x n x k, FP16) reaches `ridge`, found by trying each M with your
+ * gemm_cost; 0 if none up to LARGEST_M. */
+static long long m_searched(double ridge, long long n, long long k)
 {
     for (long long m = 1; m <= LARGEST_M; m++)
         if (arithmetic_intensity(gemm_cost(m, n, k, DTYPE_FP16)) >= ridge) return m;
-    return -1;
+    return 0;
 }
 
 static void print_ridges(const lab_table *gpus, const model_shape *s)
 {
     printf("3. FP16 ridge points (data/gpus.csv: fp16_tensor_tflops / memory_bandwidth_gb_per_s), and the least\n"
-           "   number of tokens M whose FP16 GEMM reaches it (your gemm_cost), for Llama-2-7B's projections:\n");
-    printf("   %-18s %10s %10s %12s %16s %16s\n", "GPU", "TFLOP/s", "GB/s", "ridge FLOP/B", "M: attn (N=K=h)",
-           "M: MLP (N=i,K=h)");
+           "   number of tokens M whose FP16 GEMM reaches it, for Llama-2-7B's projections: predicted by your\n"
+           "   least_m_reaching_ridge, then searched, M = 1, 2, ..., with your gemm_cost:\n");
+    printf("   %-18s %8s %7s %12s %16s %9s %16s %9s\n", "GPU", "TFLOP/s", "GB/s", "ridge FLOP/B", "M: attn, N=K=h",
+           "searched", "M: MLP, N=i,K=h", "searched");
+    int disagreements = 0;
     for (int row = 0; row < gpus->rows; row++) {
         double tflops = lab_table_number_or_exit(gpus, row, "fp16_tensor_tflops");
         double bandwidth = lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s");
         double ridge = fp16_ridge_flop_per_byte(tflops, bandwidth);
-        printf("   %-18s %10.1f %10.0f %12.1f %16lld %16lld\n", lab_table_text_or_exit(gpus, row, "name"), tflops, bandwidth,
-               ridge, m_reaching(ridge, s->hidden, s->hidden), m_reaching(ridge, s->intermediate, s->hidden));
+        long long attention[2] = {least_m_reaching_ridge(ridge, s->hidden, s->hidden, DTYPE_FP16),
+                                  m_searched(ridge, s->hidden, s->hidden)};
+        long long mlp[2] = {least_m_reaching_ridge(ridge, s->intermediate, s->hidden, DTYPE_FP16),
+                            m_searched(ridge, s->intermediate, s->hidden)};
+        disagreements += (attention[0] != attention[1]) + (mlp[0] != mlp[1]);
+        printf("   %-18s %8.1f %7.0f %12.1f %16lld %9lld %16lld %9lld\n",
+               lab_table_text_or_exit(gpus, row, "name"), tflops, bandwidth, ridge, attention[0], attention[1], mlp[0],
+               mlp[1]);
     }
-    printf("   (-1: not reached by M = %d; an intensity that never reaches the ridge never keeps the GPU busy)\n\n",
-           LARGEST_M);
+    printf("   (0: no M up to %d reaches the ridge. ", LARGEST_M);
+    if (disagreements) printf("%d predictions differ from the search: make check says which is wrong.)\n\n",
+                              disagreements);
+    else printf("Every prediction is what the search finds.)\n\n");
 }
 
 /* ---------------------------------------------------------------------------------
@@ -191,6 +209,68 @@ static void print_counted(void)
 }
 
 /* ---------------------------------------------------------------------------------
+ * 5. A decode step for a batch: the weights are shared, the KV cache is not */
+
+static void add_cost(op_cost *total, op_cost part, double copies)
+{
+    total->flops += copies * part.flops, total->bytes += copies * part.bytes;
+}
+
+/* One decode step for `batch` sequences, each with CONTEXT tokens in its KV cache: every
+ * layer's operators with M = batch rows, except attention, which each sequence does alone
+ * against its own cache; then the last norm and the output head. (The embedding lookup reads
+ * `batch` rows of the table: not counted.) */
+static op_cost decode_step(const model_shape *s, long long batch, op_cost *kv_cache)
+{
+    const dtype t = DTYPE_FP16;
+    long long hidden = s->hidden, inter = s->intermediate, q_width = (long long)s->heads * s->head_dim;
+    long long kv_width = (long long)s->kv_heads * s->head_dim;
+    op_cost step = {0, 0}, attention = {0, 0};
+    add_cost(&attention, attention_scores_cost(1, CONTEXT, s->heads, s->kv_heads, s->head_dim, t), 1);
+    add_cost(&attention, softmax_cost(s->heads, CONTEXT, t), 1);
+    add_cost(&attention, attention_values_cost(1, CONTEXT, s->heads, s->kv_heads, s->head_dim, t), 1);
+    *kv_cache = (op_cost){0, 0};
+    add_cost(kv_cache, attention, (double)batch * s->layers);
+    for (int layer = 0; layer < s->layers; layer++) {
+        add_cost(&step, rmsnorm_cost(batch, hidden, t), 2);
+        add_cost(&step, gemm_cost(batch, q_width, hidden, t), 1);    /* Q */
+        add_cost(&step, gemm_cost(batch, kv_width, hidden, t), 2);   /* K, V */
+        add_cost(&step, gemm_cost(batch, hidden, q_width, t), 1);    /* O */
+        add_cost(&step, elementwise_cost(batch * hidden, 2, 1, t), 2);
+        add_cost(&step, gemm_cost(batch, inter, hidden, t), 2);      /* gate, up */
+        add_cost(&step, elementwise_cost(batch * inter, 2, 4, t), 1);
+        add_cost(&step, gemm_cost(batch, hidden, inter, t), 1);      /* down */
+    }
+    add_cost(&step, rmsnorm_cost(batch, hidden, t), 1);
+    add_cost(&step, gemm_cost(batch, s->vocab, hidden, t), 1);       /* the output head */
+    add_cost(&step, *kv_cache, 1);
+    return step;
+}
+
+static void print_batching(const model_shape *s, double h100_tflops, double h100_gb_per_s)
+{
+    printf("5. One decode step of Llama-2-7B in FP16 (%d layers and the output head), each sequence with %d\n"
+           "   tokens in its KV cache, from your cost functions; least time on an H100 SXM (%.1f TFLOP/s,\n"
+           "   %.0f GB/s), predicted: max(FLOPs / peak, bytes / bandwidth).\n", s->layers, CONTEXT, h100_tflops,
+           h100_gb_per_s);
+    printf("   %5s %12s %14s %14s %10s %10s %11s %10s\n", "batch", "FLOPs", "bytes: shared", "KV caches",
+           "FLOP/B", "ms", "x batch 1", "tokens/s");
+    const long long batches[] = {1, 2, 8, 32, 64};
+    double first_seconds = 0;
+    for (int i = 0; i < 5; i++) {
+        op_cost kv_cache, step = decode_step(s, batches[i], &kv_cache);
+        double seconds = fmax(step.flops / (h100_tflops * 1e12), step.bytes / (h100_gb_per_s * 1e9));
+        if (i == 0) first_seconds = seconds;
+        printf("   %5lld %12.4g %14.4g %14.4g %10.4g %10.3f %11.2f %10.0f\n", batches[i], step.flops,
+               step.bytes - kv_cache.bytes, kv_cache.bytes, arithmetic_intensity(step), seconds * 1e3,
+               seconds / first_seconds, (double)batches[i] / seconds);
+    }
+    printf("   (shared: the weights, read once for the whole batch, and the activations; KV caches: each\n"
+           "   sequence's K and V (and its small S and P) in every layer, which that sequence reads alone.\n"
+           "   A batch shares the weights' bytes, not the cache's: batching is cheap, not free.)\n\n");
+}
+
+/* ---------------------------------------------------------------------------------
  * The plot: intensity against M */
 
 int main(int argc, char **argv)
@@ -213,6 +293,8 @@ int main(int argc, char **argv)
     print_layer(&shape, h100_ridge);
     print_ridges(gpus, &shape);
     print_counted();
+    print_batching(&shape, lab_table_number_or_exit(gpus, h100, "fp16_tensor_tflops"),
+                   lab_table_number_or_exit(gpus, h100, "memory_bandwidth_gb_per_s"));
 
     /* the header: one ridge column per GPU, named after it and its ridge point */
     char header[2048] = "m,attention_projection_flop_per_byte,mlp_projection_flop_per_byte,lowest_ridge_flop_per_byte";

@@ -55,9 +55,19 @@ int roofline_is_memory_bound(roofline machine, double intensity);
  * (an FMA is 2 FLOPs a lane). */
 SIMD_TARGET double fma_peak_run(long iterations, float start, float multiplier, float addend, float *lane_sum);
 
+/* The prediction, made before anything is timed: the FLOP/s of `chains` independent chains of
+ * FMAs on one core whose FMA gives its result `latency_cycles` after it starts and which can
+ * start `pipes` FMAs a cycle, each FMA `lanes` floats wide, at `clock_ghz`. Every argument is
+ * positive; the chains need not be a multiple of anything. */
+double fma_predicted_flop_per_s(int chains, int latency_cycles, int pipes, int lanes, double clock_ghz);
+
 /* ---- fma_probe.c (driver) ---- */
-/* The same FMAs in one dependent chain: each waits for the one before. */
-SIMD_TARGET double fma_one_chain_run(long iterations, float start, float multiplier, float addend, float *lane_sum);
+/* The same FMAs in `chains` independent chains, for chains = 1, 2, 4, 8 and REFERENCE_CHAINS:
+ * the probe of that many chains, or NULL for any other number. The reference, 12 chains, covers
+ * latency x pipes on every current x86 core and fits in its 16 vector registers. */
+enum { REFERENCE_CHAINS = 12 };
+typedef double (*fma_probe)(long iterations, float start, float multiplier, float addend, float *lane_sum);
+fma_probe fma_chains_probe(int chains);
 /* 1 when this CPU runs code compiled for SIMD_TARGET (x86-64: AVX2 and FMA). */
 int simd_target_supported(void);
 /* The SIMD lanes of one FMA instruction as compiled: 8 with AVX2, 4 elsewhere (128-bit). */
@@ -69,8 +79,11 @@ double os_clock_ghz(void);
 double derived_peak_flop_per_s(void);
 /* Best FLOP rate of `repeats` runs of `probe`, each with enough iterations to take about
  * `seconds`. */
-typedef double (*fma_probe)(long iterations, float start, float multiplier, float addend, float *lane_sum);
 double best_fma_rate(fma_probe probe, double seconds, int repeats);
+/* The best rates of two probes timed side by side: `rounds` rounds, each timing a, then b, so
+ * that a busy moment of the machine slows both alike. */
+void best_fma_rates_side_by_side(fma_probe a, fma_probe b, double seconds, int rounds, double *rate_a,
+                                 double *rate_b);
 #endif
 
 /* ---- kernels.c and run.cu (driver): the week's kernels, their FLOPs and bytes ---- */

@@ -3,10 +3,12 @@
  *
  *   build/14-roofline/labs-sim/lab RESULTS.csv     (make check DAY=14 runs it)
  *
- * Measured here, on one core: the FP32 peak with your fma_peak_run (best of 15 runs of 5 ms: short
- * runs, so that some of them escape whatever else the machine is doing)
- * and the bandwidth with STREAM's triad over 192 MiB, more than the last-level cache (the
- * book's probe, lib/perfmodel/cpu_probes.c). The GPUs' ceilings are datasheet figures; every
+ * Measured here, on one core: the FP32 peak with your fma_peak_run, beside the driver's 12
+ * independent chains (best of 15 runs of 2 ms each, side by side: short runs, so that some of
+ * them escape whatever else the machine is doing); the driver's 1, 2, 4 and 8 chains beside
+ * the rates your fma_predicted_flop_per_s predicts for them; and the bandwidth with STREAM's
+ * triad over 192 MiB, more than the last-level cache (the book's probe,
+ * lib/perfmodel/cpu_probes.c). The GPUs' ceilings are datasheet figures; every
  * time given for a GPU is a roofline bound, predicted, never measured.
  * Writes two kinds of rows:
  *   roof    three points of one ceiling's roofline: far left, the ridge point, far right
@@ -35,15 +37,20 @@ typedef struct ceiling {
     roofline line;
 } ceiling;
 
+/* Within 12 digits: any order of the same arithmetic. */
+static int close_to(double got, double want) { return fabs(got - want) <= 1e-12 * fabs(want); }
+
 /* Your roofline functions against the definitions, at a few points: a plot of wrong
  * rooflines teaches nothing. */
 static int roofline_is_right(void)
 {
     const double tflops = 66.9, gb_per_s = 3350, peak = tflops * 1e12, bandwidth = gb_per_s * 1e9;
     roofline machine = roofline_from_datasheet(tflops, gb_per_s);
-    int right = machine.peak_flop_per_s == peak && machine.bandwidth_byte_per_s == bandwidth &&
-                roofline_ridge_point(machine) == peak / bandwidth && roofline_attainable(machine, 1.0) == bandwidth &&
-                roofline_attainable(machine, 1e3) == peak && roofline_predicted_seconds(machine, peak, 1.0) == 1.0 &&
+    int right = close_to(machine.peak_flop_per_s, peak) && close_to(machine.bandwidth_byte_per_s, bandwidth) &&
+                close_to(roofline_ridge_point(machine), peak / bandwidth) &&
+                close_to(roofline_attainable(machine, 1.0), bandwidth) &&
+                close_to(roofline_attainable(machine, 1e3), peak) &&
+                close_to(roofline_predicted_seconds(machine, peak, 1.0), 1.0) &&
                 roofline_is_memory_bound(machine, 1.0) && !roofline_is_memory_bound(machine, 1e3);
     if (!right)
         fprintf(stderr, "Your roofline functions are not right yet, so there is nothing to plot: make check DAY=14 "
@@ -75,6 +82,28 @@ static void place_kernels(lab_results *out, int series, const ceiling *c, const 
     }
 }
 
+/* The driver's chains beside your prediction for them: at the OS clock (which a core may
+ * exceed), and as a share of the 12 chains, which the clock does not change. */
+static void print_chains_predicted_and_measured(double reference)
+{
+    const int lanes = simd_hardware_lanes(), chains[] = {1, 2, 4, 8};
+    const double ghz = os_clock_ghz();
+    const double reference_predicted = fma_predicted_flop_per_s(REFERENCE_CHAINS, 4, 2, lanes, ghz);
+    printf("  independent chains: your fma_predicted_flop_per_s (FMA latency 4 cycles, 2 pipes, %.3f GHz)\n"
+           "  beside the driver's chains, each measured side by side with its %d:\n", ghz, REFERENCE_CHAINS);
+    printf("  %8s %18s %18s %18s %18s\n", "chains", "predicted GFLOP/s", "measured GFLOP/s", "predicted / 12",
+           "measured / 12");
+    for (int i = 0; i < 4; i++) {
+        double predicted = fma_predicted_flop_per_s(chains[i], 4, 2, lanes, ghz), measured, measured_reference;
+        best_fma_rates_side_by_side(fma_chains_probe(chains[i]), fma_chains_probe(REFERENCE_CHAINS), 0.002, REPEATS,
+                                    &measured, &measured_reference);
+        printf("  %8d %18.1f %18.1f %18.3f %18.3f\n", chains[i], predicted / 1e9, measured / 1e9,
+               predicted / reference_predicted, measured / measured_reference);
+    }
+    printf("  %8d %18.1f %18.1f %18.3f %18.3f\n", REFERENCE_CHAINS, reference_predicted / 1e9, reference / 1e9, 1.0,
+           1.0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -88,7 +117,8 @@ int main(int argc, char **argv)
     }
 
     /* ---- this core, measured ---- */
-    double peak = best_fma_rate(fma_peak_run, 0.005, REPEATS), one_chain = best_fma_rate(fma_one_chain_run, 0.005, REPEATS);
+    double peak, reference;
+    best_fma_rates_side_by_side(fma_peak_run, fma_chains_probe(REFERENCE_CHAINS), 0.002, REPEATS, &peak, &reference);
     double derived = derived_peak_flop_per_s(), book_probe = perfmodel_fma_flops(perfmodel_peak_chains(), 0.005, REPEATS);
     double bandwidth = perfmodel_stream_bandwidth(STREAM_TRIAD, (size_t)192 << 20, 5);
     if (bandwidth <= 0) {
@@ -96,11 +126,11 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("This core (measured, best of %d):\n", REPEATS);
-    printf("  FP32 peak, your fma_peak_run      %8.1f GFLOP/s\n", peak / 1e9);
-    printf("  one dependent chain               %8.1f GFLOP/s   (%.1fx slower: each FMA waits for the last)\n",
-           one_chain / 1e9, peak / one_chain);
+    printf("  FP32 peak, your fma_peak_run      %8.1f GFLOP/s   (%.2fx the driver's %d chains beside it, %.1f)\n",
+           peak / 1e9, peak / reference, REFERENCE_CHAINS, reference / 1e9);
     printf("  derived: %.3f GHz x %d lanes x 2 FLOPs x 2 FMA pipes = %.1f GFLOP/s (measured / derived = %.2f)\n",
            os_clock_ghz(), simd_hardware_lanes(), derived / 1e9, peak / derived);
+    print_chains_predicted_and_measured(reference);
     printf("  the book's probe, %d lanes, %d chains, -march=native   %8.1f GFLOP/s\n", perfmodel_simd_float_lanes(),
            perfmodel_peak_chains(), book_probe / 1e9);
     printf("  STREAM triad over 192 MiB         %8.2f GB/s\n", bandwidth / 1e9);
