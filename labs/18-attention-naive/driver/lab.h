@@ -43,6 +43,7 @@ typedef struct attention_run {
     double global_store_bytes;           /* 32 x the global sectors stored, all launches */
     double kernel_load_bytes[ATTENTION_KERNELS];    /* the same, launch by launch (the first three) */
     double kernel_store_bytes[ATTENTION_KERNELS];
+    double kernel_blocks[ATTENTION_KERNELS];        /* blocks each of the first three launched */
 } attention_run;
 
 /* Copies q, k, v ([n][d] each) to the device, poisons scores and out (each followed by a guard),
