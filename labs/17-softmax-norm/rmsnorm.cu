@@ -2,10 +2,9 @@
  *
  *   y_i = x_i / sqrt(mean(x^2) + eps) * weight_i,   mean(x^2) = (1/n) sum_j x_j^2
  *
- * One block of ROW_THREADS threads per row: each thread sums the squares of its elements
- * (t, t + ROW_THREADS, ...), block_sum combines the threads, and every thread then writes its
- * elements scaled by the same factor. eps (1e-5 in Llama 2, 1e-6 in some others) keeps a row of
- * zeros finite: 0 / sqrt(0 + eps) = 0, where 0 / sqrt(0) would be NaN.
+ * Softmax-shaped: one reduction per row (block_sum, given), then an elementwise pass. eps keeps
+ * a row of zeros finite: 0 / sqrt(0 + eps) = 0, where 0 / sqrt(0) would be NaN. Models choose
+ * it (1e-5 in Llama 2, 1e-6 in others): it is an argument, and the checks pass several.
  *
  * Rules: one block per row (the launch is given); rows of any length n >= 1; the sum of squares
  * in float is fine for these rows (|x| up to 1e4, n up to a few thousand: far from float's 3e38).
@@ -40,11 +39,10 @@ static __device__ float block_sum(float value, float *partial)
 // Block r normalises row r.
 __global__ void rmsnorm(const float *x, const float *weight, float *y, int n, float eps)
 {
-    // TODO: block r normalises row r (x + r * n, into y + r * n). Each thread sums the squares of
-    //       its elements (threadIdx.x, + blockDim.x, ..., below n); block_sum, with a
-    //       `__shared__ float partial[32];`, gives every thread the row's sum of squares. The
-    //       mean divides it by n; the scale is 1 / sqrtf(mean + eps). Then each thread writes
-    //       x_i * scale * weight[i] for its elements.
+    // TODO: block r writes row r of x, normalised and weighted, to row r of y.
+    //       Contract: any n >= 1; the eps given, whatever it is; a row of zeros comes out zeros.
+    //       Idea: one reduction gives every thread the row's mean square; one scale serves the row.
+    (void)x, (void)weight, (void)y, (void)n, (void)eps;
 }
 
 extern "C" cudaError_t rmsnorm_rows(const float *x, const float *weight, float *y, int rows, int n, float eps)

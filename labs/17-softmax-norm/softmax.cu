@@ -4,20 +4,18 @@
  * ROW_THREADS threads; thread t handles elements t, t + ROW_THREADS, t + 2 ROW_THREADS, ... of
  * its row, so a warp's 32 lanes always read 32 neighbouring floats (day 09).
  *
- *   version 0  naive: exp(x_i) / sum exp(x_j) as written. Two reads of the row, and exp(89)
- *              is already infinite in float: rows of large logits give inf / inf = NaN.    (given)
- *   version 1  three passes: the row's max m, then sum exp(x_j - m), then exp(x_i - m) / sum.
- *              Every exp is at most exp(0) = 1: nothing overflows. Three reads, one write.   (TODO)
- *   version 2  two passes: the max and the sum together, online — a running max and a running
- *              sum, rescaled whenever the max grows — then the write pass. Two reads.        (TODO)
- *   version 3  one pass: version 2, keeping the row in shared memory as it is read, so the
- *              write pass reads it from there. One read, one write: the least traffic there
- *              can be.                                                                       (TODO)
+ *   version 0  naive: exp(x_i) / sum exp(x_j) as written. exp(89) is already infinite in
+ *              float: rows of large logits give inf / inf = NaN.                          (given)
+ *   version 1  three passes over the row: its max, the sum of exp(x - max), the outputs.  (TODO)
+ *   version 2  two passes: the max and the sum together, online, then the outputs.        (TODO)
+ *   version 3  one pass: version 2, with the row kept on chip for the outputs.            (TODO)
  *
  * The online state: softmax_merge (TODO) combines two running_softmax pairs (lab.h says what a
  * pair means). The reductions: warp_max and warp_sum (given) combine the 32 lanes of a warp with
  * shuffles, block_max and block_sum (given) the warps of a block through shared memory, and
  * every thread gets the answer. warp_merge and block_merge (TODO) do the same for pairs.
+ * Your prediction: softmax_predicted_bytes_per_row (TODO), the bytes each version moves, which
+ * the checks hold against the simulator's count.
  *
  * Rules: one block per row, ROW_THREADS threads (the launches at the bottom are given). Rows of
  * any length n >= 1, which need not be a multiple of 32, and may be shorter than the block: a
@@ -78,10 +76,11 @@ __device__ float block_sum(float value, float *partial)
 
 __host__ __device__ running_softmax softmax_merge(running_softmax a, running_softmax b)
 {
-    // TODO: the state of a and b together. The new max is the larger of the two (fmaxf); each
-    //       sum is rescaled to it, a.sum * expf(a.max - max) + b.sum * expf(b.max - max), which
-    //       multiplies by at most exp(0) = 1. When the new max is -INFINITY both states are empty
-    //       (no elements, or only masked ones): return a as it is, because -inf - (-inf) is NaN.
+    // TODO: the state of a's elements and b's together (lab.h says what a state is).
+    //       Contract: either or both may be the empty state {-INFINITY, 0}; two empty states
+    //       give the empty state back, never NaN; maxima anywhere in float's range.
+    //       Idea: bring both sums to the same reference point, the larger max, so that no
+    //       factor exceeds 1.
     return a;
 }
 
@@ -89,19 +88,20 @@ extern "C" running_softmax softmax_merge_on_host(running_softmax a, running_soft
 
 __device__ running_softmax warp_merge(running_softmax state)
 {
-    // TODO: warp_sum's butterfly, for pairs: for offset = 16, 8, 4, 2, 1, take the max and the sum
-    //       of lane (lane ^ offset) with two __shfl_xor_sync calls, and merge them into state.
-    //       After five steps every lane holds the warp's state.
+    // TODO: every lane returns the state of all 32 lanes' elements.
+    //       Contract: all 32 lanes call it (its shuffles name the full warp), a lane with
+    //       nothing passing the empty state.
+    //       Idea: warp_sum's butterfly, for a pair instead of a float.
     return state;
 }
 
 // partial: 32 running_softmax of shared memory. Every thread returns the block's state.
 __device__ running_softmax block_merge(running_softmax state, running_softmax *partial)
 {
-    // TODO: block_sum's shape, for pairs: warp_merge; lane 0 of each warp stores its warp's state
-    //       in partial[warp]; __syncthreads(); every warp merges partial[lane] for lane < warps
-    //       (the empty state {-INFINITY, 0} for the other lanes); __syncthreads() again before
-    //       returning, so that partial may be reused.
+    // TODO: every thread returns the state of the whole block's elements.
+    //       Contract: every thread of the block calls it; partial may be used again as soon
+    //       as it returns.
+    //       Idea: block_sum's two levels (warps, then the warps' results), for pairs.
     (void)partial;
     return state;
 }
@@ -129,31 +129,49 @@ __global__ void softmax_naive(const float *x, float *y, int n)
 // Version 1: three passes over the row in global memory.
 __global__ void softmax_three_pass(const float *x, float *y, int n)
 {
-    // TODO: block r works on row r, which starts at x + r * n (and its output at y + r * n).
-    //       Pass 1: each thread takes the max of its elements (threadIdx.x, + blockDim.x, ...,
-    //       below n), starting from -INFINITY; block_max gives the row's max to every thread.
-    //       Pass 2: the sum of expf(x_i - max) the same way, and block_sum. (A row of -INFINITY
-    //       has max -INFINITY: skip its exps, which would be NaN, and leave the sum 0.)
-    //       Pass 3: each output through softmax_output(x_i, {max, sum}).
-    //       Both reductions need a `__shared__ float partial[32];`.
+    // TODO: block r writes the softmax of row r of x to row r of y, reading the row three times
+    //       from global memory.
+    //       Contract: the Rules at the top (any n >= 1, -INFINITY entries, all-masked rows
+    //       out as zeros); every thread takes part in every reduction, with or without elements.
+    //       Idea: the softmax ignores a shift; subtract the row's max and no exp exceeds 1.
+    (void)x, (void)y, (void)n;
 }
 
 // Version 2: the max and the sum in one pass (online), then the write pass.
 __global__ void softmax_two_pass(const float *x, float *y, int n)
 {
-    // TODO: pass 1 is online: each thread starts from the empty state {-INFINITY, 0} and merges
-    //       each of its elements in as the state {x_i, 1} (one element: its own max, exp(0) = 1).
-    //       block_merge (with a `__shared__ running_softmax partial[32];`) gives every thread the
-    //       row's state. Pass 2: each output through softmax_output(x_i, row's state).
+    // TODO: version 1's result, reading the row twice: the max and the sum in the same pass.
+    //       Contract: as version 1.
+    //       Idea: keep a running (max, sum) state; one element is a state of its own.
+    (void)x, (void)y, (void)n;
 }
 
 // Version 3: one read of the row: version 2, with the row kept in shared memory.
 __global__ void softmax_one_pass(const float *x, float *y, int n)
 {
-    // TODO: version 2, with the row kept on chip: declare `extern __shared__ float kept[];` (the
-    //       launch below gives it n floats), store each element in kept[i] as pass 1 reads it, and
-    //       let the output pass read kept[i] instead of x. Each thread reads back only the slots it
-    //       wrote itself, so kept needs no barrier of its own.
+    // TODO: version 2's result, reading the row from global memory once.
+    //       Contract: as version 1; the launch gives the block n floats of dynamic shared
+    //       memory (`extern __shared__ float kept[];`), n <= ONE_PASS_MAX_LENGTH.
+    //       Idea: what the first pass reads, keep on chip for the output pass.
+    (void)x, (void)y, (void)n;
+}
+
+// ----------------------------------------------------------------------------
+// Your prediction, before the simulator counts: prediction/bytes_per_row holds it against the
+// count of each version, at several lengths.
+
+// The global bytes, loaded plus stored, that softmax version `version` (0 .. 3, as written above)
+// moves for one row of n floats, n a multiple of 8: every row then starts on a 32-byte sector and
+// no sector holds floats of two rows. -1 for a version that does not exist.
+extern "C" double softmax_predicted_bytes_per_row(int version, int n)
+{
+    // TODO: your prediction of what the simulator will count for `version`.
+    //       Contract: versions 0 .. 3 as the header describes them, n a multiple of 8; -1 for any
+    //       other version.
+    //       Idea: the memory moves whole 32-byte sectors; with these rows no sector is shared, so
+    //       count how many times the row crosses between the SM and global memory.
+    (void)version, (void)n;
+    return 0;
 }
 
 // ----------------------------------------------------------------------------

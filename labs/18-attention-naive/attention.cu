@@ -3,17 +3,19 @@
  *
  *   out = softmax(Q K^T * scale) V,   scale = 1 / sqrt(d),   Q, K, V, out: [n][d] row-major, one head
  *
- *   kernel 1  attention_scores: scores[i][j] = scale * (Q[i] . K[j]), one thread per (i, j), in
- *             16 x 16 blocks; with the causal mask, -INFINITY wherever j > i (query i may not look
- *             at later keys). It writes all n x n scores to global memory.                  (TODO)
+ *   kernel 1  attention_scores: one thread per score (query i, key j), in 16 x 16 blocks; with
+ *             the causal mask, query i may not look at later keys. It writes all n x n scores
+ *             to global memory.                                                          (TODO)
  *   kernel 2  softmax_rows: each row of scores becomes its softmax, in place, one block of
- *             ROW_THREADS threads per row, three passes (day 17's version 1): the row's max, the
- *             sum of exp(s - max), then exp(s - max) / sum. Masked entries come out 0.       (TODO)
- *   kernel 3  attention_output: out[i][c] = sum over j of P[i][j] * V[j][c], one thread per
- *             (i, c), in 16 x 16 blocks. It reads the whole n x n matrix back.               (TODO)
+ *             ROW_THREADS threads per row (day 17's stable softmax).                      (TODO)
+ *   kernel 3  attention_output: one thread per output (query i, column c), in 16 x 16 blocks,
+ *             the weighted sum of the rows of V. It reads the n x n matrix back.         (TODO)
  *
- * The reductions block_max and block_sum (given) are day 17's: every thread of the block
- * calls them and every thread gets the block's answer. The launches (given) are at the bottom.
+ * row_major_offset (TODO) is where element (row, column) of a row-major matrix lies: every
+ * kernel finds its floats through it. The reductions block_max and block_sum (given) are day
+ * 17's: every thread of the block calls them and every thread gets the block's answer. The
+ * launches (given) are at the bottom. Your prediction: attention_predicted_kernel_bytes (TODO),
+ * what each kernel moves, which the checks hold against the simulator's count.
  *
  * Rules: any n >= 1 and d >= 1, which need not be multiples of 16: a thread outside the matrix
  * does nothing (but a softmax thread with no element still takes part in the reductions). The
@@ -67,6 +69,26 @@ __device__ float block_sum(float value, float *partial)
 }
 
 // ----------------------------------------------------------------------------
+// Where an element lies.
+
+// The offset, in elements, of element (row, column) of a row-major matrix with `columns` columns.
+__host__ __device__ size_t row_major_offset(int row, int column, int columns)
+{
+    // TODO: where element (row, column) lies, counted in elements from the matrix's start.
+    //       Contract: rows of `columns` elements, one after another; right for every row, column
+    //       and columns an int can hold, including products past 2^31 (n x n scores pass it at
+    //       n = 46 341), which indices.offsets_past_2_to_the_31 asks for on the host.
+    //       Idea: the arithmetic happens in the type of its operands, not of the result.
+    (void)row, (void)column, (void)columns;
+    return 0;
+}
+
+extern "C" size_t row_major_offset_on_host(int row, int column, int columns)
+{
+    return row_major_offset(row, column, columns);
+}
+
+// ----------------------------------------------------------------------------
 // The three kernels.
 
 // Kernel 1: thread (threadIdx.x, threadIdx.y) of block (blockIdx.x, blockIdx.y) computes the
@@ -75,21 +97,24 @@ __device__ float block_sum(float value, float *partial)
 __global__ void attention_scores(const float *q, const float *k, float *scores, int n, int d, float scale,
                                  int causal)
 {
-    // TODO: i and j as above; a thread with i >= n or j >= n returns (n need not be a multiple of 16).
-    //       The score is the dot product of row i of q and row j of k (both d floats, row r at r * d),
-    //       times scale; with causal set and j > i it is -INFINITY instead (no dot product needed).
-    //       Store it in scores[i * n + j] (use size_t for the index: n * n passes 2^31 at n = 46341).
+    // TODO: thread (x, y) of block (bx, by) writes the score of query i against key j (the
+    //       mapping above), into scores row i, column j.
+    //       Contract: a thread outside the n x n matrix does nothing (n need not be a multiple of
+    //       16); with causal set, a key after its query (j > i) is masked, -INFINITY; every float
+    //       found through row_major_offset.
+    //       Idea: a score is a dot product of two rows of d floats, scaled. A masked score is
+    //       known without one.
     (void)q, (void)k, (void)scores, (void)n, (void)d, (void)scale, (void)causal;
 }
 
 // Kernel 2: block r turns row r of scores into its softmax, in place.
 __global__ void softmax_rows(float *scores, int n)
 {
-    // TODO: day 17's version 1 on the row at scores + blockIdx.x * n, with a
-    //       `__shared__ float partial[32];` for the reductions. Thread t handles entries t, t + blockDim.x, ...
-    //       Pass 1: the max of its entries, from -INFINITY; block_max. Pass 2: the sum of expf(s - max)
-    //       (none when max is -INFINITY: -inf - -inf is NaN); block_sum. Pass 3: each entry becomes
-    //       expf(s - max) / sum (0 when sum is 0). Every thread calls both reductions, even one with no entry.
+    // TODO: block r turns row r of scores into its softmax, in place.
+    //       Contract: rows of any n >= 1, -INFINITY entries out as exactly 0 (a row that is all
+    //       -INFINITY out as zeros); every thread calls every reduction, whether it holds entries
+    //       or not; a thread rewrites only its own entries, after the reductions.
+    //       Idea: day 17's stable softmax: no exp of anything above 0.
     (void)scores, (void)n;
 }
 
@@ -97,10 +122,30 @@ __global__ void softmax_rows(float *scores, int n)
 // threadIdx.y, c = blockIdx.x * SCORE_TILE + threadIdx.x.
 __global__ void attention_output(const float *probabilities, const float *v, float *out, int n, int d)
 {
-    // TODO: i and c as above; return when i >= n or c >= d. out[i * d + c] is the sum over every key j
-    //       (0 .. n-1) of probabilities[i * n + j] * v[j * d + c]. A masked weight is already 0: the
-    //       causal mask needs nothing here.
+    // TODO: thread (x, y) writes out[i][c] (the mapping above): query i's weighted average of
+    //       column c of V.
+    //       Contract: a thread outside the n x d output does nothing; the weights are rows of
+    //       probabilities, already 0 where masked.
+    //       Idea: out = P V, one dot product of length n per output.
     (void)probabilities, (void)v, (void)out, (void)n, (void)d;
+}
+
+// ----------------------------------------------------------------------------
+// Your prediction, before the simulator counts: prediction/bytes_per_kernel holds it against
+// the count of each kernel, at several shapes.
+
+// The global bytes, loaded plus stored, that kernel `kernel` (1, 2 or 3, as numbered above) moves
+// for one head without the causal mask, n and d multiples of 16: every tile is whole, and every
+// row of Q, K, V, the scores and out starts on a 32-byte sector. -1 for any other kernel.
+extern "C" double attention_predicted_kernel_bytes(int kernel, int n, int d)
+{
+    // TODO: your prediction of what the simulator will count for kernel 1, 2 or 3.
+    //       Contract: no causal mask; n and d multiples of 16; -1 for any other kernel number.
+    //       Idea: the memory moves 32-byte sectors, and the lanes of a warp that read the same
+    //       sector share it. Follow one warp (two rows of a 16 x 16 block) through one step of
+    //       its loop, count its sectors, then count warps and steps.
+    (void)kernel, (void)n, (void)d;
+    return 0;
 }
 
 // ----------------------------------------------------------------------------

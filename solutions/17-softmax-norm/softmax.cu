@@ -4,20 +4,18 @@
  * ROW_THREADS threads; thread t handles elements t, t + ROW_THREADS, t + 2 ROW_THREADS, ... of
  * its row, so a warp's 32 lanes always read 32 neighbouring floats (day 09).
  *
- *   version 0  naive: exp(x_i) / sum exp(x_j) as written. Two reads of the row, and exp(89)
- *              is already infinite in float: rows of large logits give inf / inf = NaN.    (given)
- *   version 1  three passes: the row's max m, then sum exp(x_j - m), then exp(x_i - m) / sum.
- *              Every exp is at most exp(0) = 1: nothing overflows. Three reads, one write.   (TODO)
- *   version 2  two passes: the max and the sum together, online — a running max and a running
- *              sum, rescaled whenever the max grows — then the write pass. Two reads.        (TODO)
- *   version 3  one pass: version 2, keeping the row in shared memory as it is read, so the
- *              write pass reads it from there. One read, one write: the least traffic there
- *              can be.                                                                       (TODO)
+ *   version 0  naive: exp(x_i) / sum exp(x_j) as written. exp(89) is already infinite in
+ *              float: rows of large logits give inf / inf = NaN.                          (given)
+ *   version 1  three passes over the row: its max, the sum of exp(x - max), the outputs.  (TODO)
+ *   version 2  two passes: the max and the sum together, online, then the outputs.        (TODO)
+ *   version 3  one pass: version 2, with the row kept on chip for the outputs.            (TODO)
  *
  * The online state: softmax_merge (TODO) combines two running_softmax pairs (lab.h says what a
  * pair means). The reductions: warp_max and warp_sum (given) combine the 32 lanes of a warp with
  * shuffles, block_max and block_sum (given) the warps of a block through shared memory, and
  * every thread gets the answer. warp_merge and block_merge (TODO) do the same for pairs.
+ * Your prediction: softmax_predicted_bytes_per_row (TODO), the bytes each version moves, which
+ * the checks hold against the simulator's count.
  *
  * Rules: one block per row, ROW_THREADS threads (the launches at the bottom are given). Rows of
  * any length n >= 1, which need not be a multiple of 32, and may be shorter than the block: a
@@ -177,6 +175,20 @@ __global__ void softmax_one_pass(const float *x, float *y, int n)
     }
     running_softmax whole = block_merge(state, partial);
     for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = softmax_output(kept[i], whole);
+}
+
+// ----------------------------------------------------------------------------
+// Your prediction, before the simulator counts: prediction/bytes_per_row holds it against the
+// count of each version, at several lengths.
+
+// The global bytes, loaded plus stored, that softmax version `version` (0 .. 3, as written above)
+// moves for one row of n floats, n a multiple of 8: every row then starts on a 32-byte sector and
+// no sector holds floats of two rows. -1 for a version that does not exist.
+extern "C" double softmax_predicted_bytes_per_row(int version, int n)
+{
+    static const int row_transfers[SOFTMAX_VERSIONS] = {3, 4, 3, 2};   // the row's reads, and its one write
+    if (version < 0 || version >= SOFTMAX_VERSIONS) return -1;
+    return row_transfers[version] * 4.0 * n;
 }
 
 // ----------------------------------------------------------------------------

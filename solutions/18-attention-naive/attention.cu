@@ -3,17 +3,19 @@
  *
  *   out = softmax(Q K^T * scale) V,   scale = 1 / sqrt(d),   Q, K, V, out: [n][d] row-major, one head
  *
- *   kernel 1  attention_scores: scores[i][j] = scale * (Q[i] . K[j]), one thread per (i, j), in
- *             16 x 16 blocks; with the causal mask, -INFINITY wherever j > i (query i may not look
- *             at later keys). It writes all n x n scores to global memory.                  (TODO)
+ *   kernel 1  attention_scores: one thread per score (query i, key j), in 16 x 16 blocks; with
+ *             the causal mask, query i may not look at later keys. It writes all n x n scores
+ *             to global memory.                                                          (TODO)
  *   kernel 2  softmax_rows: each row of scores becomes its softmax, in place, one block of
- *             ROW_THREADS threads per row, three passes (day 17's version 1): the row's max, the
- *             sum of exp(s - max), then exp(s - max) / sum. Masked entries come out 0.       (TODO)
- *   kernel 3  attention_output: out[i][c] = sum over j of P[i][j] * V[j][c], one thread per
- *             (i, c), in 16 x 16 blocks. It reads the whole n x n matrix back.               (TODO)
+ *             ROW_THREADS threads per row (day 17's stable softmax).                      (TODO)
+ *   kernel 3  attention_output: one thread per output (query i, column c), in 16 x 16 blocks,
+ *             the weighted sum of the rows of V. It reads the n x n matrix back.         (TODO)
  *
- * The reductions block_max and block_sum (given) are day 17's: every thread of the block
- * calls them and every thread gets the block's answer. The launches (given) are at the bottom.
+ * row_major_offset (TODO) is where element (row, column) of a row-major matrix lies: every
+ * kernel finds its floats through it. The reductions block_max and block_sum (given) are day
+ * 17's: every thread of the block calls them and every thread gets the block's answer. The
+ * launches (given) are at the bottom. Your prediction: attention_predicted_kernel_bytes (TODO),
+ * what each kernel moves, which the checks hold against the simulator's count.
  *
  * Rules: any n >= 1 and d >= 1, which need not be multiples of 16: a thread outside the matrix
  * does nothing (but a softmax thread with no element still takes part in the reductions). The
@@ -67,6 +69,20 @@ __device__ float block_sum(float value, float *partial)
 }
 
 // ----------------------------------------------------------------------------
+// Where an element lies.
+
+// The offset, in elements, of element (row, column) of a row-major matrix with `columns` columns.
+__host__ __device__ size_t row_major_offset(int row, int column, int columns)
+{
+    return (size_t)row * (size_t)columns + (size_t)column;   // widened before the product: n * n passes 2^31
+}
+
+extern "C" size_t row_major_offset_on_host(int row, int column, int columns)
+{
+    return row_major_offset(row, column, columns);
+}
+
+// ----------------------------------------------------------------------------
 // The three kernels.
 
 // Kernel 1: thread (threadIdx.x, threadIdx.y) of block (blockIdx.x, blockIdx.y) computes the
@@ -80,17 +96,17 @@ __global__ void attention_scores(const float *q, const float *k, float *scores, 
     float score = -INFINITY;
     if (!causal || j <= i) {
         float dot = 0;
-        for (int c = 0; c < d; c++) dot += q[(size_t)i * d + c] * k[(size_t)j * d + c];
+        for (int c = 0; c < d; c++) dot += q[row_major_offset(i, c, d)] * k[row_major_offset(j, c, d)];
         score = dot * scale;
     }
-    scores[(size_t)i * n + j] = score;
+    scores[row_major_offset(i, j, n)] = score;
 }
 
 // Kernel 2: block r turns row r of scores into its softmax, in place.
 __global__ void softmax_rows(float *scores, int n)
 {
     __shared__ float partial[32];
-    float *row = scores + (size_t)blockIdx.x * n;
+    float *row = scores + row_major_offset(blockIdx.x, 0, n);
     float max = -INFINITY;
     for (int j = threadIdx.x; j < n; j += blockDim.x) max = fmaxf(max, row[j]);
     max = block_max(max, partial);
@@ -108,8 +124,26 @@ __global__ void attention_output(const float *probabilities, const float *v, flo
     int i = blockIdx.y * SCORE_TILE + threadIdx.y, c = blockIdx.x * SCORE_TILE + threadIdx.x;
     if (i >= n || c >= d) return;
     float sum = 0;
-    for (int j = 0; j < n; j++) sum += probabilities[(size_t)i * n + j] * v[(size_t)j * d + c];
-    out[(size_t)i * d + c] = sum;
+    for (int j = 0; j < n; j++) sum += probabilities[row_major_offset(i, j, n)] * v[row_major_offset(j, c, d)];
+    out[row_major_offset(i, c, d)] = sum;
+}
+
+// ----------------------------------------------------------------------------
+// Your prediction, before the simulator counts: prediction/bytes_per_kernel holds it against
+// the count of each kernel, at several shapes.
+
+// The global bytes, loaded plus stored, that kernel `kernel` (1, 2 or 3, as numbered above) moves
+// for one head without the causal mask, n and d multiples of 16: every tile is whole, and every
+// row of Q, K, V, the scores and out starts on a 32-byte sector. -1 for any other kernel.
+extern "C" double attention_predicted_kernel_bytes(int kernel, int n, int d)
+{
+    double scores = (double)n * n;
+    switch (kernel) {
+    case 1: return 18.0 * scores * d + 4 * scores;   // a warp per step: 2 sectors of Q, 16 of K; one store per score
+    case 2: return 16 * scores;                      // three reads of each row and one write
+    case 3: return 4.0 * scores * d + 4.0 * n * d;   // a warp per key: 2 sectors of P, 2 of V; out once
+    default: return -1;
+    }
 }
 
 // ----------------------------------------------------------------------------

@@ -34,6 +34,11 @@ running_softmax softmax_merge_on_host(running_softmax a, running_softmax b);
  * a version that does not exist, n < 1, or a one-pass row longer than ONE_PASS_MAX_LENGTH). */
 cudaError_t softmax_rows(int version, const float *x, float *y, int rows, int n);
 
+/* Your prediction: the global bytes, loads plus stores, that softmax `version` (SOFTMAX_NAIVE ..
+ * SOFTMAX_ONE_PASS) moves for one row of n floats, n a multiple of 8 (each row starts on a 32-byte
+ * sector); -1 for a version that does not exist. */
+double softmax_predicted_bytes_per_row(int version, int n);
+
 /* ---- rmsnorm.cu (yours) ---- */
 /* y[r][i] = x[r][i] / sqrt(mean over i of x[r][i]^2 + eps) * weight[i], on device pointers.
  * Returns the launch's error (cudaErrorInvalidValue for n < 1). */

@@ -9,7 +9,8 @@
  * row; for RMSNorm, values near +-1e4 and a row of zeros). Each output is compared with a
  * double-precision reference. A version that is wrong on ordinary rows is left out; version 0,
  * given, is kept even though it overflows, to show that it does. On the simulator it writes the
- * global bytes counted per row; on a real GPU the median time of 20 runs over TIMED_ROWS rows
+ * global bytes counted per row, printed beside your prediction of them
+ * (softmax_predicted_bytes_per_row); on a real GPU the median time of 20 runs over TIMED_ROWS rows
  * instead (enough rows to fill every SM many times over; 256 MiB in, 256 MiB out). One row per
  * variant:
  *   variant,name,bytes_per_row,row_transfers,max_error_ordinary,max_error_hard,nonfinite_hard,
@@ -141,8 +142,8 @@ int main(int argc, char **argv)
            "error against a double-precision reference (float rounds to 6e-8); hard rows: logits near +-1e4,\n"
            "all-equal rows, -inf masks.\n\n",
            ROWS, LENGTH, LENGTH * 4 / 1024, ROW_THREADS);
-    printf("variant        bytes/row   row transfers   error, ordinary rows   error, hard rows\n"
-           "               (counted)   (reads+writes)\n");
+    printf("variant        bytes/row   your prediction   row transfers   error, ordinary rows   error, hard rows\n"
+           "               (counted)   (bytes/row)       (reads+writes)\n");
     lab_results out = lab_results_open_or_exit(argv[1], "variant,name,bytes_per_row,row_transfers,max_error_ordinary,"
                                             "max_error_hard,nonfinite_hard,measured_gpu_us");
     int written = 0;
@@ -156,7 +157,8 @@ int main(int argc, char **argv)
                    run.error ? run.error : run.written_past_end ? "writes past the end of y" : "wrong outputs");
             continue;
         }
-        char hard_text[32] = "", bytes_text[32] = "", transfers_text[32] = "", measured[32] = "";
+        char hard_text[32] = "", bytes_text[32] = "", transfers_text[32] = "", measured[32] = "", predicted[32] = "-";
+        if (v != RMSNORM) snprintf(predicted, sizeof predicted, "%.0f", softmax_predicted_bytes_per_row(v, LENGTH));
         if (!hard_run.error && !nonfinite_hard) snprintf(hard_text, sizeof hard_text, "%.3g", hard);
         double bytes_per_row = (run.global_load_bytes + run.global_store_bytes) / ROWS;
         if (run.counted) {
@@ -165,7 +167,7 @@ int main(int argc, char **argv)
         }
         double gpu_us = gpu_row_kernel_microseconds(v == RMSNORM ? -1 : v, TIMED_ROWS, LENGTH, REPEATS);
         if (gpu_us >= 0) snprintf(measured, sizeof measured, "%.3f", gpu_us);
-        printf("%-13s  %9s   %13s   %20.3g   %s\n", names[v], run.counted ? bytes_text : "-",
+        printf("%-13s  %9s   %15s   %13s   %20.3g   %s\n", names[v], run.counted ? bytes_text : "-", predicted,
                run.counted ? transfers_text : "-", ordinary,
                hard_run.error ? hard_run.error : nonfinite_hard ? "NaN or inf" : hard_text);
         if (nonfinite_hard) printf("               %d of %d outputs on the hard rows are NaN or infinite\n",

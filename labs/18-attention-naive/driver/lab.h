@@ -5,6 +5,7 @@
 #define DAY18_LAB_H
 
 #include <cuda_runtime_api.h>   /* cudaError_t; usable from C as well as CUDA */
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,6 +22,16 @@ enum { SCORE_TILE = 16, ROW_THREADS = 256, ATTENTION_KERNELS = 3 };
 cudaError_t attention_forward(const float *q, const float *k, const float *v, float *scores, float *out, int n,
                               int d, int causal);
 
+/* Where element (row, column) of a row-major matrix of `columns` columns lies, in elements: the
+ * same function the kernels use, on the host. Right for every row, column and columns an int can
+ * hold (an n x n matrix passes 2^31 elements at n = 46 341). */
+size_t row_major_offset_on_host(int row, int column, int columns);
+
+/* Your prediction: the global bytes, loads plus stores, that kernel 1, 2 or 3 (scores, softmax,
+ * weighted sum) moves for one head without the causal mask, n and d multiples of 16; -1 for any
+ * other kernel number. */
+double attention_predicted_kernel_bytes(int kernel, int n, int d);
+
 /* ---- run.cu (driver): host arrays in and out ---- */
 typedef struct attention_run {
     const char *error;                   /* NULL, or the CUDA error the run ended with */
@@ -32,6 +43,7 @@ typedef struct attention_run {
     double global_store_bytes;           /* 32 x the global sectors stored, all launches */
     double kernel_load_bytes[ATTENTION_KERNELS];    /* the same, launch by launch (the first three) */
     double kernel_store_bytes[ATTENTION_KERNELS];
+    double kernel_blocks[ATTENTION_KERNELS];        /* blocks each of the first three launched */
 } attention_run;
 
 /* Copies q, k, v ([n][d] each) to the device, poisons scores and out (each followed by a guard),

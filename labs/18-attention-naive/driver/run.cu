@@ -18,7 +18,7 @@
 static size_t guard_bytes(int row_floats) { return ((size_t)row_floats + 1024) * sizeof(float); }
 
 /* Copies what the simulator counted over the run's launches into run, and each of the first
- * three's bytes. */
+ * three's bytes and blocks. */
 static void add_counts(attention_run *run, const lab_counts *counts)
 {
     run->counted = counts->counted;
@@ -29,6 +29,7 @@ static void add_counts(attention_run *run, const lab_counts *counts)
         const sim_launch_metrics *m = sim_metrics_get(counts->first + k);
         run->kernel_load_bytes[k] = 32.0 * (double)m->global_load_sectors;
         run->kernel_store_bytes[k] = 32.0 * (double)m->global_store_sectors;
+        run->kernel_blocks[k] = (double)m->grid[0] * m->grid[1] * m->grid[2];
     }
 }
 
