@@ -113,7 +113,7 @@ checklist_row checklist(symptom s)
 
 unsigned predicted_symptoms(const plan *p, const perfmodel_workload *w)
 {
-    // TODO: lab.h lists the five rows a prediction can show, and when. The KV bytes a decode
+    // TODO: lab.h lists the five rows a prediction can show (two never show), and when. The KV bytes a decode
     //       step reads and writes: batch x (decode_context + 1) x KV bytes per token.
     (void)p, (void)w;
     return 0;
