@@ -253,16 +253,17 @@ Test(phases, decode_equals_lib_perfmodel, .timeout = 10,
 }
 
 Test(phases, prefill_equals_lib_perfmodel, .timeout = 10,
-     .description = "The prefill's FLOPs are lib/perfmodel's for every model and prompt; its bytes too while the batch's "
-                    "prompts fit one forward step (batch x prompt <= 512 rows: the library reads the weights again in "
-                    "every further step).")
+     .description = "The prefill's FLOPs and bytes are lib/perfmodel's for every model and prompt on a GPU, past "
+                    "512 rows too: one GEMM per matrix reads each weight once (only the book's CPU engine reads them "
+                    "again every 512 rows).")
 {
     perfmodel_hardware h = made_up_gpu();
     for (int i = 0; i <= DENSE; i++) {
         perfmodel_shape m = i < DENSE ? model(dense_models[i]) : toy_shape();
         perfmodel_workload shapes[] = {{DTYPE_FP16, DTYPE_FP16, 1, 1, 1}, {DTYPE_BF16, DTYPE_FP8, 4, 100, 10},
-                             {DTYPE_FP32, DTYPE_FP32, 1, 255, 1}, {DTYPE_FP16, DTYPE_FP16, 3, 170, 8}};
-        for (int s = 0; s < 4; s++) {
+                             {DTYPE_FP32, DTYPE_FP32, 1, 255, 1}, {DTYPE_FP16, DTYPE_FP16, 3, 170, 8},
+                             {DTYPE_FP16, DTYPE_FP16, 5, 120, 8}};
+        for (int s = 0; s < 5; s++) {
             perfmodel_workload w = shapes[s];
             perfmodel_prediction e = book(&m, &h, w);
             phase_cost c = prefill_cost(&m, &w);

@@ -68,8 +68,8 @@ typedef struct phase_cost {
  * attends prompt + i positions (and its own). With gen = 1 there is no step: the next one,
  * prompt + 1, is shown. */
 double mean_decode_context(int prompt, int gen);
-/* The prefill of the whole batch's prompts as one forward step (batch x prompt rows, at most
- * LLAMA_MAX_STEP_ROWS): FLOPs, and bytes = the step's weights (one embedding row per token)
+/* The prefill of the whole batch's prompts as one forward step on a GPU (batch x prompt rows,
+ * one GEMM per matrix): FLOPs, and bytes = the step's weights (one embedding row per token)
  * + each token's KV, written and read back (2 x batch x prompt x kv_bytes_per_token). */
 phase_cost prefill_cost(const perfmodel_shape *m, const perfmodel_workload *w);
 /* One decode step of the batch at the mean context: one row per sequence; each sequence
