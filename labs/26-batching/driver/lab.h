@@ -145,7 +145,8 @@ int load_trace(const char *file_name, request **out, char *error, unsigned long 
 void scale_arrivals(const request *in, int count, double speedup, request *out);
 
 /* Llama-2-7B in FP16 on an H100 SXM (data/models.csv, data/gpus.csv, lib/perfmodel), and the KV
- * budget it leaves: 90 % of the memory (vLLM's default) less the weights, in tokens. The
+ * budget it leaves: the book's one budget, PERFMODEL_MEMORY_UTILIZATION (0.9, vLLM's default) of
+ * the memory, less the weights, in tokens. The
  * batch limit is vLLM's default max_num_seqs. Returns 0, or -1 with the reason. */
 enum { SERVING_MAX_BATCH = 256 };
 int serving_setup(cost_model *model, serving_limits *limits, char *error, unsigned long error_size);
