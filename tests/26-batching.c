@@ -255,6 +255,29 @@ static void random_trace(unsigned seed, int count, int longest, double gap_s, re
 }
 
 /* ---------------------------------------------------------------------------------
+ * What a user sees: TPOT per request, ITL per token */
+
+Test(metrics, itl_shows_the_stall_that_tpot_averages_away, .timeout = 5,
+     .description = "measure_simulation (the simulator's, given) on a log made by hand: A's decodes wait 10 s for B's "
+                    "prefill once. TPOT, a mean per request, gives A 4 s; ITL, every gap between a request's tokens "
+                    "pooled, gives p50 1 s and p99 10 s: the stall itself.")
+{
+    /* A (4 tokens) and B (3 tokens) arrive at 0. Steps end at 1, 2, 12, 13, 14 s:
+     * step 0 A prefill; 1 A decode; 2 A decode + B's long prefill; 3 A and B decode; 4 B decode */
+    request trace[2] = {{0, 8, 4}, {0, 900, 3}};
+    token_event events[] = {{0, 0, 0, 1}, {1, 0, 1, 0}, {2, 0, 2, 0}, {2, 1, 0, 1},
+                            {3, 0, 3, 0}, {3, 1, 1, 0}, {4, 1, 2, 0}};
+    step_record steps[] = {{0, 1, 0, 1}, {1, 2, 1, 1}, {2, 12, 2, 2}, {12, 13, 4, 2}, {13, 14, 6, 1}};
+    double first[] = {1, 12}, finish[] = {13, 14};
+    simulation run = {events, 7, steps, 5, first, finish, NULL, ""};
+    serving_metrics m = measure_simulation(trace, 2, &run);
+    cr_assert(m.tpot_p99_s == 4 && m.tpot_p50_s == 1, "TPOT p50 %g s and p99 %g s, want 1 (B: 2 s over 2 tokens) and 4 "
+              "(A: 12 s over 3 tokens)", m.tpot_p50_s, m.tpot_p99_s);
+    cr_assert(m.itl_p50_s == 1 && m.itl_p99_s == 10, "ITL p50 %g s and p99 %g s, want 1 and 10: the gaps are A's 1, "
+              "10, 1 and B's 1, 1", m.itl_p50_s, m.itl_p99_s);
+}
+
+/* ---------------------------------------------------------------------------------
  * Small traces, by hand */
 
 Test(schedule, three_requests_exactly, .timeout = 10, .description = HINT_ORDER " " HINT_EAGER)

@@ -5,13 +5,17 @@
  * rising from 64 to 256 on an A100); the knee in closed form, against perfmodel's verdict on
  * either side of it, against the FLOPs-alone knee within the chapter's epsilon, and none at
  * long contexts; your batched decode against the engine's counters and against each sequence
- * decoded alone; and, measured in one run on this CPU, throughput that rises with the batch
+ * decoded alone; timed by the thread's CPU time (a sleep in the middle of the steps that a
+ * wall clock would count); and, measured in one run on this CPU, throughput that rises with the batch
  * up to this CPU's knee and TPOT that rises after it. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 
 #include "lab.h"
 
@@ -373,7 +377,54 @@ Test(run, a_batch_of_one_and_one_step, .timeout = 30,
 }
 
 /* ---------------------------------------------------------------------------------
- * 5. Timed on this CPU: ratios in one run */
+ * 5. Timed on this CPU: by the thread's CPU time, and ratios in one run */
+
+/* A pause that the wall clock sees and the thread's CPU time does not: a signal handler that
+ * sleeps, fired by a CPU-time timer while decode_steps runs. */
+enum { PAUSE_MS = 100 };
+static volatile sig_atomic_t paused;
+static void pause_in_handler(int signal_number)
+{
+    (void)signal_number;
+    struct timespec pause = {0, PAUSE_MS * 1000000L};
+    nanosleep(&pause, NULL);
+    paused = 1;
+}
+
+Test(timing, timed_by_the_threads_cpu_time, .timeout = 60,
+     .description = "decode_steps times by this thread's CPU time (lab_thread_seconds): the thread is made to sleep "
+                    "100 ms in the middle of the steps, and seconds_per_step x steps must stay within the thread's CPU "
+                    "time around the call, which the sleep does not add to. A wall clock counts the sleep.")
+{
+    enum { PROMPT = 5, BATCH = 4 };
+    llama_config c = named("15M");
+    llama_transformer t;
+    cr_assert(llama_build_transformer_generated(&t, &c, 27, error, sizeof error) == 0, "%s", error);
+    for (int steps = 4; !paused && steps <= 64; steps *= 2) {
+        llama_session s;
+        prefilled(&s, &t, BATCH, PROMPT, PROMPT + steps + 1);
+        int tokens[BATCH];
+        for (int i = 0; i < BATCH; i++) tokens[i] = (i * 5 + 2) % c.vocab_size;
+        signal(SIGPROF, pause_in_handler);
+        struct itimerval once = {{0, 0}, {0, 1000}};   /* after 1 ms of CPU time, once */
+        double start = lab_thread_seconds();
+        setitimer(ITIMER_PROF, &once, NULL);
+        decode_run run = decode_steps(&s, BATCH, steps, tokens);
+        setitimer(ITIMER_PROF, &(struct itimerval){{0, 0}, {0, 0}}, NULL);
+        double cpu_seconds = lab_thread_seconds() - start;
+        signal(SIGPROF, SIG_DFL);
+        cr_assert(run.error == NULL, "%s", run.error);
+        if (paused)
+            cr_assert(run.seconds_per_step * steps <= cpu_seconds + 1e-6,
+                      "%d steps timed at %.1f ms in all, but the thread ran them in %.1f ms of CPU time: it slept "
+                      "%d ms in between, and your clock counted the sleep. Time by lab_thread_seconds() (this thread's "
+                      "CPU time), not by a wall clock (CLOCK_MONOTONIC, CLOCK_REALTIME, gettimeofday)", steps,
+                      1e3 * run.seconds_per_step * steps, 1e3 * cpu_seconds, PAUSE_MS);
+        llama_free_session(&s);
+    }
+    cr_assert(paused, "the test's CPU-time timer never fired during decode_steps (64 steps took under 1 ms?)");
+    llama_free_transformer(&t);
+}
 
 Test(timing, throughput_rises_until_this_cpus_knee, .timeout = 180,
      .description = "The 15M model in FP32 on one thread, best of 3: batch 8 gives more than 1.5 times the tokens/s of "

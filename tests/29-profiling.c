@@ -160,6 +160,29 @@ Test(hooks, too_deep_and_too_many, .timeout = 10,
     tracer_free(&t);
 }
 
+Test(hooks, a_dropped_span_still_closes_its_range, .timeout = 10,
+     .description = "A span that finds the array full is dropped, but its range is closed all the same: the stack of "
+                    "open ranges is popped, so the ranges around it and every later begin and end still match.")
+{
+    tracer t;
+    make_tracer(&t, 1);
+    tracer_begin(&t, "step", 1);
+    tracer_begin(&t, "layer", 1);
+    at_us(1), tracer_end(&t, "layer", 1);   /* fills the array */
+    at_us(2), tracer_begin(&t, "attention", 1);
+    at_us(3), tracer_end(&t, "attention", 1);   /* dropped */
+    cr_expect_eq(t.dropped, 1, "a span beyond capacity 1: dropped %d, expected 1", t.dropped);
+    cr_expect_eq(t.depth, 1, "after a dropped span depth is %d, expected 1 (\"step\" alone open): a dropped span's "
+                 "range must still be popped from t->open, or every later end closes the wrong range", t.depth);
+    at_us(4), tracer_end(&t, "step", 1);
+    cr_expect_eq(t.depth, 0, "after the last end depth is %d, expected 0", t.depth);
+    cr_expect_eq(t.errors, 0, "%d errors after a dropped span (first: %s): the end of \"step\" found the dropped range "
+                 "still open", t.errors, t.first_error);
+    cr_expect_eq(t.dropped, 2, "two spans beyond capacity 1: dropped %d, expected 2", t.dropped);
+    cr_expect_eq(t.count, 1, "count %d with capacity 1", t.count);
+    tracer_free(&t);
+}
+
 Test(hooks, timestamps_far_from_the_origin, .timeout = 10,
      .description = "A range 20 s into the run (begun 20 000 000.25 us after the origin, 3.5 us long) keeps its quarter "
                     "microsecond: a float holds 24 bits, 2 us steps at 20 s. Keep times in double.")

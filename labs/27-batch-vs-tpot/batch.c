@@ -69,11 +69,11 @@ double knee_batch(const decode_model *m, const machine *hw, double context)
 
 decode_run decode_steps(llama_session *s, int batch, int steps, int *tokens)
 {
-    // TODO: sequences 0 .. batch-1 in one llama_decode_batch call per step (an int array of
-    //       their numbers); after each step tokens[i] = llama_argmax of row i of the logits
-    //       (vocab_size floats a row). Time all the steps with lab_thread_seconds() and return
-    //       the time per step. If the engine refuses, return its error text (keep it in a
-    //       static buffer).
+    // TODO: `steps` greedy decode steps of sequences 0 .. batch-1 together (lab.h), and the time
+    //       per step by this thread's CPU time (lab_thread_seconds: a wall clock counts the time
+    //       other programs hold the core, and is refused); the engine's refusal as its error
+    //       text, still valid after you return. Idea: one forward step for the whole batch, so
+    //       every weight is read once for all of it.
     (void)s, (void)batch, (void)steps, (void)tokens;
     decode_run run = {0};
     run.error = "decode_steps is not written yet (batch.c)";

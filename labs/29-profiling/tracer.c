@@ -23,19 +23,20 @@
 
 void tracer_begin(void *state, const char *name, int rows)
 {
-    // TODO: tracer *t = state. If TRACE_MAX_DEPTH ranges are open, count an error (errors++,
-    //       and describe the first one in first_error) and return. Else push name, t->phase and
-    //       rows onto t->open, with start_us = 1e6 x (t->clock() - t->origin_seconds): read the
-    //       clock last, so that the tracer's own work is not counted in the range.
+    // TODO: open a range named `name` on the tracer's stack of open ranges, remembering what its
+    //       span will need (phase, rows, the time it starts, in µs from the origin). Refused past
+    //       TRACE_MAX_DEPTH: an error, nothing opened. Idea: the range's time is the engine's
+    //       work, not the tracer's — take the timestamp as late as you can.
     (void)state, (void)name, (void)rows;
 }
 
 void tracer_end(void *state, const char *name, int rows)
 {
-    // TODO: read the clock first. With no range open, or when the innermost open range's name is
-    //       not `name` (strcmp), count an error and change nothing else. Else pop it and append
-    //       a span: its name, phase and rows, depth = the ranges still open, start_us, and
-    //       duration_us = now - start_us; when count == capacity count it in dropped instead.
+    // TODO: close the innermost open range, which must be named `name` (else an error, and
+    //       nothing changes), and keep it as a span (in the order ranges end; depth = the ranges
+    //       still open around it). Every accepted end closes its range, even one whose span finds
+    //       no room (counted in dropped). Idea: a stack — begins push, ends pop, and the
+    //       timestamp is taken before the tracer's own work.
     (void)state, (void)name, (void)rows;
 }
 

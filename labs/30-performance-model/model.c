@@ -20,26 +20,27 @@
 
 double weights_bytes(const perfmodel_shape *m, perfmodel_dtype type)
 {
-    // TODO: every parameter once (perfmodel_shape_parameters), at the bytes of one element of
-    //       `type` (perfmodel_dtype_bytes).
+    // TODO: the bytes the weights occupy, stored as `type`. Idea: size = count x width; the
+    //       chapter's first number, 2 bytes a parameter in FP16.
     (void)m, (void)type;
     return 0;
 }
 
 double kv_bytes_per_token(const perfmodel_shape *m, perfmodel_dtype type)
 {
-    // TODO: one token leaves a key and a value in every layer, for every KV head (kv_heads,
-    //       not heads: grouped-query attention shares them), head_dim values each.
+    // TODO: the bytes of KV cache one token of one sequence leaves, stored as `type`. Idea: what
+    //       attention keeps of a token, in every layer — and grouped-query attention keeps less
+    //       than one entry per query head.
     (void)m, (void)type;
     return 0;
 }
 
 memory_plan plan_memory(const perfmodel_shape *m, const perfmodel_workload *w, double usable_bytes)
 {
-    // TODO: the weights and KV bytes per token from the two functions above; the KV cache of
-    //       every sequence's whole context (prompt + gen tokens); fits when weights + KV cache
-    //       <= usable_bytes. max_batch: how many whole sequences of that context fit in what the
-    //       weights leave (round down; 0 when the weights alone are too big).
+    // TODO: the budget of lab.h's memory_plan for this workload against `usable_bytes`: what
+    //       the weights and the batch's KV cache need, whether they fit, and the largest batch
+    //       of whole sequences that would. Idea: the weights are paid once, the KV cache per
+    //       sequence; a batch that does not fit at all is 0, never negative.
     (void)m, (void)w, (void)usable_bytes;
     memory_plan p = {0};
     return p;
@@ -50,19 +51,19 @@ memory_plan plan_memory(const perfmodel_shape *m, const perfmodel_workload *w, d
 
 double mean_decode_context(int prompt, int gen)
 {
-    // TODO: the gen - 1 steps attend prompt + 1, prompt + 2, ... positions: their mean. And
-    //       gen = 1 (no step at all) shows the next one.
+    // TODO: the context a decode step attends, averaged over the generation's steps (lab.h
+    //       says which steps, and what gen = 1 shows). Idea: one representative step stands
+    //       for all of them because a step's cost is linear in its context.
     (void)prompt, (void)gen;
     return 0;
 }
 
 phase_cost prefill_cost(const perfmodel_shape *m, const perfmodel_workload *w)
 {
-    // TODO: per sequence, prompt rows through every layer's matrices (2 FLOPs a weight a row;
-    //       perfmodel_active_layer_matrix_parameters is one layer's), the classifier (vocab x
-    //       hidden) for the last token only, and attention: token t attends t + 1 positions.
-    //       Bytes: every weight once for the whole step, but of an untied embedding table only
-    //       the rows looked up (one per token); and each token's KV, written and read back.
+    // TODO: the FLOPs and bytes of prefilling every prompt of the batch in one forward step
+    //       (lab.h: what counts). Idea: every prompt row multiplies every matrix, but the weights
+    //       cross the memory bus once for all of them — so a prefill is compute-heavy; attention
+    //       grows with the square of the prompt; an untied embedding table is only looked up.
     (void)m, (void)w;
     phase_cost c = {0, 0};
     return c;
@@ -70,9 +71,9 @@ phase_cost prefill_cost(const perfmodel_shape *m, const perfmodel_workload *w)
 
 phase_cost decode_step_cost(const perfmodel_shape *m, const perfmodel_workload *w)
 {
-    // TODO: one row per sequence at the mean context. The weights are read once for all
-    //       the sequences (that is what makes batching nearly free); each sequence reads its
-    //       own KV cache, the positions it attends, and writes one token more.
+    // TODO: the FLOPs and bytes of one decode step of the batch, at the mean context. Idea:
+    //       what the sequences share (the weights) and what each brings of its own (its KV
+    //       cache, read and extended): the first makes batching nearly free, the second does not.
     (void)m, (void)w;
     phase_cost c = {0, 0};
     return c;
@@ -83,8 +84,8 @@ phase_cost decode_step_cost(const perfmodel_shape *m, const perfmodel_workload *
 
 bound roofline_bound(phase_cost cost, double peak_flop_per_s, double bandwidth_byte_per_s)
 {
-    // TODO: the time the FLOPs need at the peak, the time the bytes need at the bandwidth;
-    //       a kernel overlaps the two, so the least time is ...? Which one binds?
+    // TODO: the least time a phase can take on a machine of this peak and bandwidth, and which
+    //       of the two binds. Idea: the roofline — compute and memory traffic overlap.
     (void)cost, (void)peak_flop_per_s, (void)bandwidth_byte_per_s;
     bound b = {0, 0, 0, 0};
     return b;
@@ -92,8 +93,10 @@ bound roofline_bound(phase_cost cost, double peak_flop_per_s, double bandwidth_b
 
 plan predict(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w)
 {
-    // TODO: the budget against the memory the book's budget leaves usable, both phases counted, each bounded on the
-    //       roofline of peak_flops_for(h, w->weights) and h->bandwidth.
+    // TODO: the whole plan of lab.h: the budget against the memory the book's one budget
+    //       leaves usable (lib/perfmodel's constant), both phases counted and each bounded on
+    //       this machine's roofline for these weights. Idea: TTFT is the prefill's bound, TPOT
+    //       a decode step's.
     (void)m, (void)h, (void)w;
     plan p = {0};
     return p;
@@ -113,7 +116,7 @@ checklist_row checklist(symptom s)
 
 unsigned predicted_symptoms(const plan *p, const perfmodel_workload *w)
 {
-    // TODO: lab.h lists the five rows a prediction can show, and when. The KV bytes a decode
+    // TODO: lab.h lists the five rows a prediction can show (two never show), and when. The KV bytes a decode
     //       step reads and writes: batch x (decode_context + 1) x KV bytes per token.
     (void)p, (void)w;
     return 0;

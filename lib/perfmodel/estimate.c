@@ -183,11 +183,13 @@ void perfmodel_estimate(const perfmodel_shape *m, const perfmodel_hardware *h, c
 
     /* prefill: every prompt token through every layer; attention of token t over t+1
      * positions (QK and AV: 4 FLOPs per head dimension per position); logits for the last
-     * token of each prompt. In steps of LLAMA_MAX_STEP_ROWS rows, each reading the weights. */
-    double rows = batch * prompt, steps = ceil(rows / LLAMA_MAX_STEP_ROWS);
+     * token of each prompt. A GPU multiplies all the rows in one GEMM per matrix, reading each
+     * weight once; the book's CPU engine takes steps of LLAMA_MAX_STEP_ROWS rows, each reading
+     * the weights again: a limit of that engine, kept for the CPU only. */
+    double rows = batch * prompt, steps = h->is_cpu ? ceil(rows / LLAMA_MAX_STEP_ROWS) : 1.0;
     e->prefill_flops = batch * (prompt * 2.0 * m->layers * (double)perfmodel_active_layer_matrix_parameters(m) + 2.0 * classifier +
                                 2.0 * attention_width * prompt * (prompt + 1.0));
-    double step_rows = fmin(rows, LLAMA_MAX_STEP_ROWS);
+    double step_rows = h->is_cpu ? fmin(rows, LLAMA_MAX_STEP_ROWS) : rows;
     e->prefill_bytes = steps * step_weight_bytes(m, w->weights, step_rows) + 2.0 * rows * e->kv_bytes_per_token;
     e->prefill_time_s = roofline_time(e->prefill_flops, steps * step_matrix_parameters(m, step_rows), e->prefill_bytes, e,
                                       &e->prefill_bound);

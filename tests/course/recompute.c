@@ -196,12 +196,12 @@ static Phase decode(const Model *m, const Gpu *g, const Work *w)
     return bound(flops, bytes, peak(g, w->weights), g->bandwidth * 1e9);
 }
 
-/* the prefill of every prompt, in steps of at most 512 rows that each read the weights */
+/* the prefill of every prompt on a GPU: all its rows in one GEMM per matrix, each weight read once */
 static Phase prefill(const Model *m, const Gpu *g, const Work *w)
 {
-    double p = w->prompt, rows = w->batch * p, steps = ceil(rows / 512);
+    double p = w->prompt, rows = w->batch * p;
     double flops = w->batch * (p * 2 * m->L * multiplied_per_layer(m) + 2 * m->V * m->d + 2 * m->L * m->H * m->dh * p * (p + 1));
-    double bytes = steps * step_weight_bytes(m, w->weights, fmin(rows, 512)) + 2 * rows * kv_per_token(m, w->kv);
+    double bytes = step_weight_bytes(m, w->weights, rows) + 2 * rows * kv_per_token(m, w->kv);
     return bound(flops, bytes, peak(g, w->weights), g->bandwidth * 1e9);
 }
 

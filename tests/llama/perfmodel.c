@@ -193,6 +193,27 @@ Test(perfmodel, every_parameter_is_read_once_a_step, .timeout = 10)
               "safetensors index says 7615616512", (long long)perfmodel_shape_parameters(&m));
 }
 
+Test(perfmodel, a_gpu_prefill_reads_the_weights_once_a_cpu_every_512_rows, .timeout = 10)
+{
+    /* A GPU multiplies a prompt's 2000 rows in one GEMM per matrix: every weight once, and
+     * the 2000 rows of the untied embedding table looked up. The book's CPU engine takes at
+     * most LLAMA_MAX_STEP_ROWS = 512 rows a step, so 4 steps, each reading the weights. */
+    perfmodel_shape m = model("Llama-2-7B");
+    perfmodel_hardware gpu_h = gpu("h100-sxm");
+    perfmodel_hardware cpu_h = {.is_cpu = 1, .bandwidth = 40e9, .fp32_flops = 200e9, .memory_bytes = 64.0 * (1 << 30)};
+    perfmodel_prediction on_gpu = run(&m, &gpu_h, DTYPE_FP16, DTYPE_FP16, 1, 2000, 2);
+    perfmodel_prediction on_cpu = run(&m, &cpu_h, DTYPE_FP16, DTYPE_FP16, 1, 2000, 2);
+    double kv = 2.0 * 2000 * on_gpu.kv_bytes_per_token, rest = 6738415616.0 - 32000.0 * 4096;
+    double once = 2.0 * (rest + 2000.0 * 4096), four_steps = 4 * 2.0 * (rest + 512.0 * 4096);
+    cr_assert(LLAMA_MAX_STEP_ROWS == 512, "the engine's step is %d rows", LLAMA_MAX_STEP_ROWS);
+    double gpu_weights = on_gpu.prefill_bytes - kv, cpu_weights = on_cpu.prefill_bytes - kv;
+    cr_assert(fabs(gpu_weights - once) < 0.5, "GPU: a 2000-token prefill reads %.0f bytes of weights, want %.0f, "
+              "every weight once (%.2f times)", gpu_weights, once, gpu_weights / once);
+    cr_assert(fabs(cpu_weights - four_steps) < 0.5, "CPU: a 2000-token prefill reads %.0f bytes of weights, want %.0f, "
+              "4 steps of at most 512 rows", cpu_weights, four_steps);
+    cr_assert(on_gpu.prefill_flops == on_cpu.prefill_flops, "the FLOPs do not depend on the steps");
+}
+
 /* ----------------------------------------------------------------------------------
  * The model and the engine count the same bytes */
 

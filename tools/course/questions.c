@@ -246,16 +246,16 @@ static void show_prefill(Question *q, const Case *c)
     const perfmodel_shape *m = &c->m;
     const perfmodel_prediction *e = &c->e;
     double active = (double)perfmodel_active_layer_matrix_parameters(m), p = c->w.prompt;
-    double rows = (double)c->w.batch * p, steps = ceil(rows / LLAMA_MAX_STEP_ROWS);
+    double rows = (double)c->w.batch * p;
     double flops = c->w.batch * (p * 2.0 * m->layers * active + 2.0 * m->vocab * (double)m->hidden +
                                  2.0 * m->layers * (double)m->heads * m->head_dim * p * (p + 1));
     agree(flops, e->prefill_flops, "prefill FLOPs");
     double kv = 2.0 * rows * e->kv_bytes_per_token;
     S("FLOPs = B × (P × 2 × L × P_layer + 2 × V × d + 2 × L × H × d_h × P × (P + 1)) = %d × (%d × 2 × %d × %s + 2 × %d × %d + 2 × %d "
-      "× %d × %d × %d × %d) = %s TFLOP. Bytes: %s rows in %s step(s) of at most %d rows, each reading the weights (%s GB in all), "
+      "× %d × %d × %d × %d) = %s TFLOP. Bytes: the weights read once for all %s rows, one GEMM per matrix (%s GB), "
       "plus 2 × rows × %s bytes of KV cache = %s GB. ",
       c->w.batch, c->w.prompt, m->layers, whole(active), m->vocab, m->hidden, m->layers, m->heads, m->head_dim, c->w.prompt,
-      c->w.prompt + 1, num(flops / 1e12, 6), whole(rows), whole(steps), LLAMA_MAX_STEP_ROWS, num((e->prefill_bytes - kv) / 1e9, 6),
+      c->w.prompt + 1, num(flops / 1e12, 6), whole(rows), num((e->prefill_bytes - kv) / 1e9, 6),
       whole(e->kv_bytes_per_token), num(e->prefill_bytes / 1e9, 6));
 }
 

@@ -116,11 +116,15 @@ simulation simulate(const request *requests, int request_count, scheduler_policy
 void free_simulation(simulation *run);
 
 /* What a user sees, over the requests that finished. TTFT: first token - arrival; TPOT: (last
- * token - first token) / (output tokens - 1), over requests of 2 tokens or more; percentiles by
+ * token - first token) / (output tokens - 1), one mean per request of 2 tokens or more; ITL
+ * (inter-token latency): each token after a request's first, the time since its previous token,
+ * all such gaps of all requests pooled, as serving benchmarks report it; a prefill that stalls
+ * a decode shows as one long gap in ITL, averaged away in that request's TPOT. Percentiles by
  * nearest rank. Throughput: output tokens / (last finish - first arrival). */
 typedef struct serving_metrics {
     double tokens_per_s, requests_per_s;
     double ttft_p50_s, ttft_p99_s, tpot_p50_s, tpot_p99_s;
+    double itl_p50_s, itl_p99_s;
     double mean_batch;    /* requests per step, averaged over steps */
     double makespan_s;
 } serving_metrics;
@@ -141,7 +145,8 @@ int load_trace(const char *file_name, request **out, char *error, unsigned long 
 void scale_arrivals(const request *in, int count, double speedup, request *out);
 
 /* Llama-2-7B in FP16 on an H100 SXM (data/models.csv, data/gpus.csv, lib/perfmodel), and the KV
- * budget it leaves: 90 % of the memory (vLLM's default) less the weights, in tokens. The
+ * budget it leaves: the book's one budget, PERFMODEL_MEMORY_UTILIZATION (0.9, vLLM's default) of
+ * the memory, less the weights, in tokens. The
  * batch limit is vLLM's default max_num_seqs. Returns 0, or -1 with the reason. */
 enum { SERVING_MAX_BATCH = 256 };
 int serving_setup(cost_model *model, serving_limits *limits, char *error, unsigned long error_size);

@@ -11,6 +11,7 @@
  *   scheduler,rate_per_s,tokens_per_s,requests_per_s,ttft_p50_s,ttft_p99_s,tpot_p50_ms,tpot_p99_ms,
  *   mean_batch,makespan_s */
 #include "lab.h"
+#include "perfmodel.h"
 #include "results.h"
 
 #include <stdio.h>
@@ -76,9 +77,10 @@ int main(int argc, char **argv)
     printf("Llama-2-7B FP16 on an H100 SXM (data/models.csv, data/gpus.csv; step costs predicted by your step_seconds):\n");
     printf("  weights %.2f GB, read once a step: a step takes at least %.2f ms\n", model.weights_bytes / 1e9,
            step_seconds(&model, &one, 1) * 1e3);
-    printf("  KV cache %.0f KiB a token; budget %ld tokens (90 %% of %.0f GB less the weights); max batch %d\n",
-           model.kv_bytes_per_token / 1024, limits.kv_budget_tokens,
-           (limits.kv_budget_tokens * model.kv_bytes_per_token + model.weights_bytes) / 0.9 / 1e9, limits.max_batch);
+    printf("  KV cache %.0f KiB a token; budget %ld tokens (%.0f %% of %.0f GB less the weights); max batch %d\n",
+           model.kv_bytes_per_token / 1024, limits.kv_budget_tokens, 100 * PERFMODEL_MEMORY_UTILIZATION,
+           (limits.kv_budget_tokens * model.kv_bytes_per_token + model.weights_bytes) / PERFMODEL_MEMORY_UTILIZATION / 1e9,
+           limits.max_batch);
     printf("  FLOPs %.2f GFLOP a token: a step turns compute-bound past %.0f new tokens (weights alone)\n",
            model.flops_per_token / 1e9, model.weights_bytes / model.bandwidth_byte_per_s * model.peak_flop_per_s /
            model.flops_per_token);
@@ -92,10 +94,10 @@ int main(int argc, char **argv)
     printf("The trace: data/%s, %d requests at %.0f requests/s, mean prompt %.1f and output %.1f tokens\n\n", TRACE_FILE,
            count, TRACE_RATE_PER_S, (double)prompt / count, (double)output / count);
 
-    printf("%-10s %6s %10s %8s %9s %9s %10s %10s %7s\n", "batching", "req/s", "tokens/s", "done/s", "TTFT p50",
-           "TTFT p99", "TPOT p50", "TPOT p99", "batch");
+    printf("%-10s %6s %10s %8s %9s %9s %10s %10s %10s %10s %7s\n", "batching", "req/s", "tokens/s", "done/s",
+           "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "ITL p50", "ITL p99", "batch");
     lab_results out = lab_results_open_or_exit(argv[1], "scheduler,rate_per_s,tokens_per_s,requests_per_s,ttft_p50_s,ttft_p99_s,"
-                                            "tpot_p50_ms,tpot_p99_ms,mean_batch,makespan_s");
+                                            "tpot_p50_ms,tpot_p99_ms,mean_batch,makespan_s,itl_p50_ms,itl_p99_ms");
     request *scaled = malloc((size_t)count * sizeof *scaled);
     static const char *names[2] = {"static", "continuous"};
     scheduler_policy policies[2] = {static_next_batch, continuous_next_batch};
@@ -104,12 +106,13 @@ int main(int argc, char **argv)
         for (int p = 0; p < 2; p++) {
             serving_metrics m;
             if (serve(names[p], policies[p], scaled, count, &model, limits, &m) != 0) return 1;
-            printf("%-10s %6.0f %10.0f %8.2f %8.2fs %8.2fs %8.1fms %8.1fms %7.1f%s\n", names[p], rates[r], m.tokens_per_s,
-                   m.requests_per_s, m.ttft_p50_s, m.ttft_p99_s, m.tpot_p50_s * 1e3, m.tpot_p99_s * 1e3, m.mean_batch,
+            printf("%-10s %6.0f %10.0f %8.2f %8.2fs %8.2fs %8.1fms %8.1fms %8.1fms %8.1fms %7.1f%s\n", names[p], rates[r],
+                   m.tokens_per_s, m.requests_per_s, m.ttft_p50_s, m.ttft_p99_s, m.tpot_p50_s * 1e3, m.tpot_p99_s * 1e3,
+                   m.itl_p50_s * 1e3, m.itl_p99_s * 1e3, m.mean_batch,
                    rates[r] == TRACE_RATE_PER_S ? "   <- the shipped trace" : "");
-            lab_results_row_or_exit(&out, "%s,%g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", names[p], rates[r], m.tokens_per_s,
-                            m.requests_per_s, m.ttft_p50_s, m.ttft_p99_s, m.tpot_p50_s * 1e3, m.tpot_p99_s * 1e3,
-                            m.mean_batch, m.makespan_s);
+            lab_results_row_or_exit(&out, "%s,%g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", names[p], rates[r],
+                            m.tokens_per_s, m.requests_per_s, m.ttft_p50_s, m.ttft_p99_s, m.tpot_p50_s * 1e3,
+                            m.tpot_p99_s * 1e3, m.mean_batch, m.makespan_s, m.itl_p50_s * 1e3, m.itl_p99_s * 1e3);
         }
     }
     lab_results_close_or_exit(&out);

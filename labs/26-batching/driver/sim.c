@@ -182,5 +182,18 @@ serving_metrics measure_simulation(const request *requests, int request_count, c
     m.tpot_p50_s = percentile(tpot, multi, 0.50), m.tpot_p99_s = percentile(tpot, multi, 0.99);
     m.mean_batch = run->step_count ? (double)run->event_count / run->step_count : 0;
     free(ttft), free(tpot);
+
+    /* ITL: every token after a request's first, the time since that request's previous token */
+    double *gaps = malloc(((size_t)run->event_count + 1) * sizeof *gaps);
+    double *previous = malloc(((size_t)request_count + 1) * sizeof *previous);
+    int gap_count = 0;
+    for (int e = 0; e < run->event_count; e++) {
+        const token_event *t = &run->events[e];
+        double at = run->steps[t->step].end_s;
+        if (t->token > 0 && run->finish_s[t->request] >= 0) gaps[gap_count++] = at - previous[t->request];
+        previous[t->request] = at;
+    }
+    m.itl_p50_s = percentile(gaps, gap_count, 0.50), m.itl_p99_s = percentile(gaps, gap_count, 0.99);
+    free(gaps), free(previous);
     return m;
 }

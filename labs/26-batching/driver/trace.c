@@ -89,7 +89,10 @@ int serving_setup(cost_model *model, serving_limits *limits, char *error, unsign
                             (double)shape.hidden * shape.vocab;
     *model = (cost_model){estimate.weights_bytes, estimate.kv_bytes_per_token, 2.0 * matrix_weights,
                           estimate.peak_flops, estimate.bandwidth};
-    *limits = (serving_limits){(long)floor((0.9 * gpu.memory_bytes - estimate.weights_bytes) / estimate.kv_bytes_per_token),
+    /* the book's one budget (lib/perfmodel): the capacity x PERFMODEL_MEMORY_UTILIZATION, less the
+     * weights; the engine's activation buffers are left to the reserve */
+    double usable = PERFMODEL_MEMORY_UTILIZATION * gpu.memory_bytes;
+    *limits = (serving_limits){(long)floor((usable - estimate.weights_bytes) / estimate.kv_bytes_per_token),
                                SERVING_MAX_BATCH};
     return 0;
 }

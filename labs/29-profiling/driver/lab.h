@@ -86,7 +86,8 @@ typedef struct trace_totals {
  * now; end closes the innermost open range, which must have the same name (compare the text:
  * strcmp), and appends it to spans. An end that matches no open range, or a begin past
  * TRACE_MAX_DEPTH, counts an error (the first one described in first_error) and changes nothing
- * else; a finished span beyond `capacity` counts in dropped. */
+ * else; a finished span beyond `capacity` counts in dropped, and its range is closed all the
+ * same (popped), so that later ends still match. */
 void tracer_begin(void *state, const char *name, int rows);
 void tracer_end(void *state, const char *name, int rows);
 

@@ -68,8 +68,8 @@ typedef struct phase_cost {
  * attends prompt + i positions (and its own). With gen = 1 there is no step: the next one,
  * prompt + 1, is shown. */
 double mean_decode_context(int prompt, int gen);
-/* The prefill of the whole batch's prompts as one forward step (batch x prompt rows, at most
- * LLAMA_MAX_STEP_ROWS): FLOPs, and bytes = the step's weights (one embedding row per token)
+/* The prefill of the whole batch's prompts as one forward step on a GPU (batch x prompt rows,
+ * one GEMM per matrix): FLOPs, and bytes = the step's weights (one embedding row per token)
  * + each token's KV, written and read back (2 x batch x prompt x kv_bytes_per_token). */
 phase_cost prefill_cost(const perfmodel_shape *m, const perfmodel_workload *w);
 /* One decode step of the batch at the mean context: one row per sequence; each sequence
@@ -105,6 +105,7 @@ typedef enum symptom {
     SYMPTOM_JITTERY_UTILISATION,          /* the GPU's utilisation jumps up and down */
     SYMPTOM_OUT_OF_MEMORY,                /* OOM, or too few sequences fit */
     SYMPTOM_THROUGHPUT_FLAT_IN_BATCH,     /* a larger batch no longer adds tokens/s */
+    SYMPTOM_TPOT_SPIKES_DURING_PREFILL,   /* p99 TPOT jumps while a long prompt is prefilled */
     SYMPTOMS
 } symptom;
 
@@ -116,6 +117,8 @@ typedef enum cause {
     CAUSE_KV_MEMORY,              /* the KV cache (and its fragmentation) fills the memory */
     CAUSE_NOTHING_LEFT_TO_SHARE,  /* each new sequence brings its own bytes or FLOPs: the step
                                      grows with the batch, bandwidth or compute saturated */
+    CAUSE_PREFILL_STALLS_DECODE,  /* a long prompt's prefill fills a step, and every decode
+                                     batched with it waits for that step */
     CAUSES
 } cause;
 
@@ -141,7 +144,8 @@ checklist_row checklist(symptom s);
  *                                   its step's bytes
  *   throughput flat in the batch    decode is compute-bound
  *   high TTFT on long prompts       prefill is compute-bound
- * (Jittery utilisation never: a roofline has no timeline; only a profile shows it.) */
+ * (Jittery utilisation and TPOT spikes during prefill never: a roofline has no timeline; only a
+ * profile, or day 26's step-by-step replay, shows them.) */
 unsigned predicted_symptoms(const plan *p, const perfmodel_workload *w);
 
 /* ---- engine.c (driver): the toy engine, measured on this CPU ---- */

@@ -52,7 +52,7 @@ static void compare(const char *what, double yours, double book, const char *uni
 
 static const char *symptom_names[SYMPTOMS] = {"high TTFT on long prompts", "high TPOT at a small batch",
                                               "slower as the context grows", "jittery utilisation", "out of memory",
-                                              "throughput flat in the batch"};
+                                              "throughput flat in the batch", "TPOT spikes during prefill"};
 
 static void print_symptoms(const plan *p, const perfmodel_workload *w)
 {
