@@ -14,8 +14,9 @@
  *   cudaGraphLaunch(exec, stream)             one decode step, one call
  *
  * Rules: capture on `stream`, never the legacy default stream (0): work sent there while a
- * blocking stream is being captured invalidates the capture, whatever its mode. Nothing inside the capture may wait for the GPU (no
- * cudaStreamSynchronize, cudaDeviceSynchronize or synchronous cudaMemcpy): nothing has run yet.
+ * blocking stream is being captured invalidates the capture, whatever its mode. Nothing inside the
+ * capture may wait for the GPU (no cudaStreamSynchronize, cudaDeviceSynchronize or synchronous
+ * cudaMemcpy): nothing has run yet.
  * A capture that has begun must end, even when the step failed, or the stream stays capturing.
  *
  * Check:  make check DAY=24        Stuck?  make hint DAY=24
