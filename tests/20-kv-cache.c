@@ -181,6 +181,12 @@ Test(predict, by_hand, .timeout = 10,
     expect_passes("hand", &hand, 4, 1, 1, 1, "one token's 240 bytes are more than 1");
     expect_passes("hand", &hand, 4, 2400, 3, 4, "3 sequences cache 720 bytes a token: 3 tokens 2160, 4 tokens 2880");
     expect_passes("hand", &hand, 2, 2400, 1, 21, "FP16 halves a token to 120 bytes: 20 tokens equal the weights");
+    /* 30 bytes a token and sequence, 2 000 001 sequences: 60 000 030 bytes a token, past 2^25 with low bits a
+     * float drops (it holds 60 000 032); the weights 3 tokens' worth and 1 byte */
+    const kv_model odd = {3, 8, 1, 1, 5};
+    expect_passes("3 layers, 1 K/V head of 5", &odd, 1, 180000091, 2000001, 4,
+                  "60 000 030 bytes a token for the batch: 3 tokens are 1 byte short of the weights. Exact in int64_t "
+                  "or double; a float holds whole numbers exactly only to 2^24");
     const struct { int bytes; double weights; int64_t batch; } refused[] = {{4, 0, 1}, {4, -1, 1}, {4, 2400, 0},
                                                                           {0, 2400, 1}, {-2, 2400, 1}};
     for (int i = 0; i < 5; i++) {
