@@ -59,8 +59,10 @@ static void expect_counts(const char *what, phase_counts got, phase_counts want)
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         const field *f = &fields[i];
         if (f->got == f->want) continue;
-        char times[64] = "still 0: is it written yet?";
-        if (f->got != 0) snprintf(times, sizeof times, "%.4g times it", f->got / f->want);
+        char times[96] = "still 0: is it written yet?";
+        if (f->got != 0 && fabs(f->got / f->want - 1) < 1e-4)
+            snprintf(times, sizeof times, "off by %.17g: low bits lost, to a float or an int?", f->got - f->want);
+        else if (f->got != 0) snprintf(times, sizeof times, "%.4g times it", f->got / f->want);
         cr_assert(0, "%s: %s = %.17g, want %.17g (%s). It is %s.", what, f->name, f->got, f->want, times, f->idea);
     }
 }
@@ -273,6 +275,33 @@ Test(exact, a_large_odd_shape_in_whole_numbers, .timeout = 10,
     want.kv_write_bytes = (double)(8 * kv * layers);
     want.kv_read_bytes = (double)(8 * kv * (position + 1) * layers);
     expect_counts("a 33-layer shape of dim 4100, decode at position 4001", decode_counts(&m, (int)position), want);
+}
+
+/* The same shape, a one-step prefill of 16 385 tokens: positions attended, embedding values and
+ * matrix values all past 2^24 with low bits a float drops. */
+Test(exact, a_long_step_of_an_odd_shape, .timeout = 10,
+     .description = "One step of 16 385 rows (an engine with long steps): 134 242 305 positions attended, 67 178 500 "
+                    "embedding values; every intermediate in double, none in float, or the low bits go.")
+{
+    stored_model m = {.config = {.dim = 4100, .hidden_dim = 11003, .n_layers = 33, .n_heads = 50, .n_kv_heads = 10,
+                                 .vocab_size = 32003, .seq_len = 20000, .shared_classifier = 0},
+                      .format = WEIGHTS_FP32, .group_size = 0};
+    int64_t dim = 4100, kv = 820, head = 82, hidden = 11003, layers = 33, vocab = 32003, rows = 16385;
+    int64_t layer_values = 2 * dim * dim + 2 * kv * dim + 3 * hidden * dim, attended = rows * (rows + 1) / 2;
+    phase_counts want = {1, rows, 0, 0, 0, 0, 0};
+    want.matmul_flops = (double)(2 * rows * layers * layer_values + 2 * vocab * dim);
+    want.attention_flops = (double)(4 * head * 50 * attended * layers);
+    want.weight_bytes = (double)(4 * (layers * layer_values + vocab * dim) + 4 * rows * dim);
+    want.kv_write_bytes = (double)(8 * kv * rows * layers);
+    want.kv_read_bytes = (double)(8 * kv * attended * layers);
+    expect_counts("a 33-layer shape of dim 4100, one step of 16385 rows from position 0", step_counts(&m, 0, 16385, 1),
+                  want);
+    int64_t all_layers = layers * layer_values, classifier = vocab * dim;
+    double estimate = intensity_ratio_estimate(&m, 7), exact = (double)(7 * all_layers + classifier) /
+                                                                 (double)(all_layers + classifier);
+    cr_assert(fabs(estimate - exact) <= 1e-14 * exact, "intensity_ratio_estimate(the same shape, 7 tokens) = %.17g, "
+              "want %.17g: its %lld layer values and %lld classifier values are exact in double, not in float",
+              estimate, exact, (long long)all_layers, (long long)classifier);
 }
 
 /* ---------------------------------------------------------------------------------
