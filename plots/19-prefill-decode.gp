@@ -23,7 +23,7 @@ gap_low = STATS_min
 gap_high = STATS_max
 stats csv using ($12 > $13 ? $12 : $13) nooutput
 widest_spread = STATS_max
-noisy = widest_spread > 0.25
+noisy = widest_spread > 0.5
 stats csv using 5 nooutput
 decode_intensity = STATS_min
 roof(x) = x * bandwidth < peak ? x * bandwidth : peak
