@@ -5,7 +5,9 @@
  * FP32 and INT8 weights, and a prompt longer than one step; your instrumented run of the two
  * phases (each phase's counters alone, and the decode step's logits equal to the whole
  * sequence recomputed); intensity, and prefill's over decode's against the chapter's estimate;
- * and, measured in one run, that prefill is cheaper per token and decode cheaper per step.
+ * your prediction of the prompt at which a prefill's KV reads pass its weights, against the
+ * engine's counters on three shapes and against Llama-2-7B worked out here; and, measured in one
+ * run, that prefill is cheaper per token and decode cheaper per step.
  * Every count is a whole number below 2^53: the comparisons are exact. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "lab.h"
+#include "table.h"
 
 static char error[512];
 
@@ -56,8 +59,10 @@ static void expect_counts(const char *what, phase_counts got, phase_counts want)
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         const field *f = &fields[i];
         if (f->got == f->want) continue;
-        char times[64] = "still 0: is it written yet?";
-        if (f->got != 0) snprintf(times, sizeof times, "%.4g times it", f->got / f->want);
+        char times[96] = "still 0: is it written yet?";
+        if (f->got != 0 && fabs(f->got / f->want - 1) < 1e-4)
+            snprintf(times, sizeof times, "off by %.17g: low bits lost, to a float or an int?", f->got - f->want);
+        else if (f->got != 0) snprintf(times, sizeof times, "%.4g times it", f->got / f->want);
         cr_assert(0, "%s: %s = %.17g, want %.17g (%s). It is %s.", what, f->name, f->got, f->want, times, f->idea);
     }
 }
@@ -112,6 +117,17 @@ Test(step, hand_rows_without_logits, .timeout = 5,
     stored_model m = fp32_model(hand);
     expect_counts("step_counts(hand, 2, 3 rows, no logits)", step_counts(&m, 2, 3, 0),
                   (phase_counts){1, 3, 5760, 768, 3936, 192, 768});
+}
+
+Test(step, hand_several_logit_rows, .timeout = 5,
+     .description = "A step of 3 rows at positions 0, 1, 2, all 3 with logits: the classifier multiplies 3 rows "
+                    "(3 times its FLOPs), but its weights are read once, as every matrix's.")
+{
+    /* matmul 2 x 3 x 960 + 2 x 3 x 80 = 6240; attention 4 x 2 x 4 x 6 x 2 = 384 (1 + 2 + 3 positions);
+     * weights 4 x (960 + 80) + 4 x 3 x 8 = 4256; KV write 2 x 4 x 4 x 3 x 2 = 192; read 2 x 4 x 4 x 6 x 2 = 384 */
+    stored_model m = fp32_model(hand);
+    expect_counts("step_counts(hand, 0, 3 rows, 3 logit rows)", step_counts(&m, 0, 3, 3),
+                  (phase_counts){1, 3, 6240, 384, 4256, 192, 384});
 }
 
 Test(step, hand_int8, .timeout = 5,
@@ -261,6 +277,33 @@ Test(exact, a_large_odd_shape_in_whole_numbers, .timeout = 10,
     expect_counts("a 33-layer shape of dim 4100, decode at position 4001", decode_counts(&m, (int)position), want);
 }
 
+/* The same shape, a one-step prefill of 16 385 tokens: positions attended, embedding values and
+ * matrix values all past 2^24 with low bits a float drops. */
+Test(exact, a_long_step_of_an_odd_shape, .timeout = 10,
+     .description = "One step of 16 385 rows (an engine with long steps): 134 242 305 positions attended, 67 178 500 "
+                    "embedding values; every intermediate in double, none in float, or the low bits go.")
+{
+    stored_model m = {.config = {.dim = 4100, .hidden_dim = 11003, .n_layers = 33, .n_heads = 50, .n_kv_heads = 10,
+                                 .vocab_size = 32003, .seq_len = 20000, .shared_classifier = 0},
+                      .format = WEIGHTS_FP32, .group_size = 0};
+    int64_t dim = 4100, kv = 820, head = 82, hidden = 11003, layers = 33, vocab = 32003, rows = 16385;
+    int64_t layer_values = 2 * dim * dim + 2 * kv * dim + 3 * hidden * dim, attended = rows * (rows + 1) / 2;
+    phase_counts want = {1, rows, 0, 0, 0, 0, 0};
+    want.matmul_flops = (double)(2 * rows * layers * layer_values + 2 * vocab * dim);
+    want.attention_flops = (double)(4 * head * 50 * attended * layers);
+    want.weight_bytes = (double)(4 * (layers * layer_values + vocab * dim) + 4 * rows * dim);
+    want.kv_write_bytes = (double)(8 * kv * rows * layers);
+    want.kv_read_bytes = (double)(8 * kv * attended * layers);
+    expect_counts("a 33-layer shape of dim 4100, one step of 16385 rows from position 0", step_counts(&m, 0, 16385, 1),
+                  want);
+    int64_t all_layers = layers * layer_values, classifier = vocab * dim;
+    double estimate = intensity_ratio_estimate(&m, 7), exact = (double)(7 * all_layers + classifier) /
+                                                                 (double)(all_layers + classifier);
+    cr_assert(fabs(estimate - exact) <= 1e-14 * exact, "intensity_ratio_estimate(the same shape, 7 tokens) = %.17g, "
+              "want %.17g: its %lld layer values and %lld classifier values are exact in double, not in float",
+              estimate, exact, (long long)all_layers, (long long)classifier);
+}
+
 /* ---------------------------------------------------------------------------------
  * 4. Your run of the two phases */
 
@@ -275,8 +318,9 @@ static double largest_difference(const float *a, const float *b, int n)
     return largest;
 }
 
-/* prompt then one decode step, by your run; compared with the whole sequence prefilled at once */
-static void check_run(llama_config c, int int8, int prompt)
+/* prompt then one decode step, by your run; compared with the whole sequence prefilled at once.
+ * `used`: the session has run a request before (and been reset), so its counters are not 0. */
+static void check_run(llama_config c, int int8, int prompt, int used)
 {
     llama_transformer t;
     build(&t, c, int8, 7);
@@ -287,6 +331,10 @@ static void check_run(llama_config c, int int8, int prompt)
 
     llama_session s, whole;
     cr_assert(llama_build_session(&s, &t, 1, prompt + 1, 1, error, sizeof error) == 0, "%s", error);
+    if (used) {
+        cr_assert(llama_prefill(&s, 0, tokens, 1, error, sizeof error), "%s", error);
+        llama_reset_sequence(&s, 0);
+    }
     phase_run run = run_prefill_then_decode(&s, tokens, prompt, tokens[prompt], decoded);
     cr_assert(run.error == NULL, "run_prefill_then_decode reported an error: %s", run.error);
     cr_assert(s.cache.length[0] == prompt + 1,
@@ -306,7 +354,10 @@ static void check_run(llama_config c, int int8, int prompt)
     llama_counters prefill, decode;
     int step_rows;
     engine_counts(&t, prompt, &prefill, &decode, &step_rows);
-    expect_counts("run_prefill_then_decode's prefill counters", counts_of(&run.prefill), counts_of(&prefill));
+    expect_counts(used ? "run_prefill_then_decode's prefill counters, on a session that had run a 1-token request "
+                         "before (zero s->counters before the prefill too: they only ever add up)"
+                       : "run_prefill_then_decode's prefill counters",
+                  counts_of(&run.prefill), counts_of(&prefill));
     expect_counts("run_prefill_then_decode's decode counters (zero the session's counters between the phases)",
                   counts_of(&run.decode), counts_of(&decode));
     cr_assert(run.prefill_seconds > 0 && run.decode_seconds > 0 && isfinite(run.prefill_seconds) &&
@@ -322,19 +373,70 @@ Test(run, decode_after_prefill_equals_recomputation_tiny, .timeout = 30,
      .description = "Prefill the prompt, decode `next`: the logits must be those of prompt + next prefilled at once, "
                     "and each phase's counters its own (zero s->counters before each).")
 {
-    check_run(named("tiny"), 0, 5);
+    check_run(named("tiny"), 0, 5, 0);
 }
 
 Test(run, decode_after_prefill_equals_recomputation_260k_int8, .timeout = 30,
      .description = "The same on '260K' with INT8 weights and a 37-token prompt.")
 {
-    check_run(named("260K"), 1, 37);
+    check_run(named("260K"), 1, 37, 0);
 }
 
 Test(run, one_token_prompt, .timeout = 30,
      .description = "A prompt of one token: the prefill is one row, the decode step attends 2 positions.")
 {
-    check_run(named("tiny"), 0, 1);
+    check_run(named("tiny"), 0, 1, 0);
+}
+
+Test(run, each_phase_alone_on_a_used_session, .timeout = 30,
+     .description = "A session that has already run a request keeps its counters (llama_reset_sequence forgets the "
+                    "tokens, not the counts): each phase's counters must still be that phase's alone.")
+{
+    check_run(named("tiny"), 0, 6, 1);
+}
+
+/* What the engine itself says when a session of `capacity` tokens is asked for `prompt` tokens
+ * and one more: the text run.error must carry. */
+static void engine_refusal(const llama_transformer *t, const int *tokens, int prompt, int capacity, char *text,
+                           size_t size)
+{
+    llama_session s;
+    cr_assert(llama_build_session(&s, t, 1, capacity, 1, error, sizeof error) == 0, "%s", error);
+    text[0] = 0;
+    if (llama_prefill(&s, 0, tokens, prompt, text, size))
+        cr_assert(!llama_decode_batch(&s, (int[]){0}, &tokens[prompt], 1, text, size), "the engine did not refuse");
+    llama_free_session(&s);
+}
+
+Test(run, a_refusal_is_the_engines_text, .timeout = 30,
+     .description = "When the engine refuses (NULL), run.error is its message: a prompt longer than the session, then "
+                    "a prompt that fills it, leaving no room for the decode step (the prefill still counted).")
+{
+    llama_transformer t;
+    build(&t, named("tiny"), 0, 5);
+    int tokens[9], vocab = t.config.vocab_size;
+    make_tokens(tokens, 9, vocab);
+    float *logits = malloc((size_t)vocab * sizeof(float));
+    const struct { int prompt; const char *case_name; } cases[] = {{8, "an 8-token prompt in a 4-token session"},
+                                                                 {4, "a 4-token prompt filling a 4-token session"}};
+    for (int k = 0; k < 2; k++) {
+        char want[512];
+        engine_refusal(&t, tokens, cases[k].prompt, 4, want, sizeof want);
+        llama_session s;
+        cr_assert(llama_build_session(&s, &t, 1, 4, 1, error, sizeof error) == 0, "%s", error);
+        phase_run run = run_prefill_then_decode(&s, tokens, cases[k].prompt, tokens[cases[k].prompt], logits);
+        cr_assert(run.error != NULL, "%s: the engine refused (\"%s\"), but run.error is NULL: when llama_prefill or "
+                  "llama_decode_batch returns NULL, stop and pass its message on", cases[k].case_name, want);
+        cr_assert(strcmp(run.error, want) == 0, "%s: run.error is \"%s\", want the engine's own message \"%s\"",
+                  cases[k].case_name, run.error, want);
+        if (k == 1)
+            cr_assert(run.prefill.steps == 1 && run.prefill.rows == 4, "%s: the prefill ran (1 step of 4 rows) "
+                      "before the decode step was refused, but run.prefill holds %lld steps and %lld rows",
+                      cases[k].case_name, (long long)run.prefill.steps, (long long)run.prefill.rows);
+        llama_free_session(&s);
+    }
+    free(logits);
+    llama_free_transformer(&t);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -398,7 +500,109 @@ Test(intensity, prefill_over_decode_is_the_estimate, .timeout = 60,
 }
 
 /* ---------------------------------------------------------------------------------
- * 6. Timed: ratios measured in one run */
+ * 6. Your prediction: the prompt at which a prefill's KV reads pass its weights */
+
+static void expect_crossing(double weights, double kv, int want, const char *why)
+{
+    int got = kv_reads_pass_weights_at(weights, kv);
+    const char *hint = "";
+    if (got == 0) hint = "still 0: is it written yet?";
+    else if (got == want - 1)
+        hint = "one short: that prompt's KV reads do not pass the weights yet (equal is not more; a root rounded "
+               "down gives the last prompt below, not the first above)";
+    else if (got == want + 1) hint = "one too far: the prompt before already reads more (n rows attend n(n + 1) / 2 "
+                                     "positions, not n^2 / 2)";
+    else if (got > 0 && got < want) hint = "too early: n rows attend 1 + 2 + ... + n = n(n + 1) / 2 positions";
+    else if (got > want) hint = "too late: every row re-reads all the positions before it, not just its own";
+    cr_assert(got == want, "kv_reads_pass_weights_at(%.17g bytes of weights, %.17g bytes of KV per position) = %d, "
+              "want %d: %s%s%s", weights, kv, got, want, why, *hint ? ". " : "", hint);
+}
+
+Test(crossing, by_hand, .timeout = 5,
+     .description = "Row r of a one-step prefill attends r + 1 positions, so n rows read n(n + 1) / 2 positions' "
+                    "worth of KV: the answer is the smallest n for which that is MORE than the weights.")
+{
+    expect_crossing(50, 1, 10, "9 rows read 45 positions, 10 rows 55, the first above 50");
+    expect_crossing(30, 2, 6, "5 rows read 15 positions, 30 bytes: equal to the weights, not more; 6 rows read 42");
+    expect_crossing(1, 2, 1, "one row reads one position, 2 bytes, already more than 1");
+    expect_crossing(2, 2, 2, "one position's 2 bytes equal the weights; 2 rows read 3 positions, 6 bytes");
+    expect_crossing(1e6, 3, 816, "816 x 817 / 2 x 3 = 1 000 008 bytes, the first past a million");
+    const double refused[][2] = {{0, 1}, {1, 0}, {-5, 1}, {1, -1}};
+    for (int i = 0; i < 4; i++)
+        cr_assert(kv_reads_pass_weights_at(refused[i][0], refused[i][1]) == -1, "kv_reads_pass_weights_at(%g, %g) = "
+                  "%d, want -1: an argument that is not positive is refused", refused[i][0], refused[i][1],
+                  kv_reads_pass_weights_at(refused[i][0], refused[i][1]));
+}
+
+/* the engine's counters for a prefill of the first n tokens, in one step */
+static llama_counters engine_prefill(const llama_transformer *t, int n)
+{
+    int *tokens = malloc((size_t)n * sizeof(int));
+    make_tokens(tokens, n, t->config.vocab_size);
+    llama_session s;
+    cr_assert(llama_build_session(&s, t, 1, n, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(s.max_rows >= n, "a %d-token prompt does not fit one step of %d rows", n, s.max_rows);
+    cr_assert(llama_prefill(&s, 0, tokens, n, error, sizeof error), "%s", error);
+    llama_counters counted = s.counters;
+    llama_free_session(&s);
+    free(tokens);
+    return counted;
+}
+
+/* Predicted from what a 1-token step reads, checked by the engine's prefills at n - 1 and n. */
+static void crossing_against_engine(const char *name)
+{
+    llama_transformer t;
+    build(&t, named(name), 0, 11);
+    llama_counters one = engine_prefill(&t, 1);
+    double weights = one.weight_bytes, kv = one.kv_read_bytes;   /* one position attended */
+    int n = kv_reads_pass_weights_at(weights, kv);
+    cr_assert(n >= 2 && n <= t.config.seq_len, "%s: kv_reads_pass_weights_at(%.0f bytes of weights, %.0f bytes of "
+              "KV per position) = %d, outside 2 .. %d, the prompts this shape holds", name, weights, kv, n,
+              t.config.seq_len);
+    llama_counters at = engine_prefill(&t, n), before = engine_prefill(&t, n - 1);
+    cr_assert(at.kv_read_bytes > weights, "%s: you predict that a %d-token prefill reads more KV than the %.0f bytes "
+              "of weights a step reads, but the engine counts %.0f bytes of KV reads there: the crossing comes later",
+              name, n, weights, at.kv_read_bytes);
+    cr_assert(before.kv_read_bytes <= weights, "%s: you predict %d, but the engine's %d-token prefill already reads "
+              "%.0f bytes of KV, more than the %.0f bytes of weights: the crossing comes earlier", name, n, n - 1,
+              before.kv_read_bytes, weights);
+    llama_free_transformer(&t);
+}
+
+Test(crossing, against_the_engine, .timeout = 60,
+     .description = "From what a 1-token step reads (the engine's count: its weights, and one position's KV), "
+                    "predict the prompt at which the KV reads pass the weights; the engine's prefills of that "
+                    "prompt and the one before must show it. Three shapes: tiny, 260K, 15M.")
+{
+    crossing_against_engine("tiny");
+    crossing_against_engine("260K");
+    crossing_against_engine("15M");
+}
+
+Test(crossing, every_model_in_fp16, .timeout = 10,
+     .description = "Every model of data/models.csv in FP16, weights and cache: weights = parameters x 2 bytes (the "
+                    "book's convention), KV per position 2 x layers x kv_heads x head_dim x 2. Llama-2-7B: 227.")
+{
+    lab_table *models = lab_table_read(lab_data_path("models.csv"), error, sizeof error);
+    cr_assert(models != NULL, "cannot read data/models.csv: %s", error);
+    for (int row = 0; row < models->rows; row++) {
+        int64_t weights = 2 * (int64_t)lab_table_number_or_exit(models, row, "parameters");
+        int64_t kv = 2 * 2 * (int64_t)lab_table_number_or_exit(models, row, "layers") *
+                     (int64_t)lab_table_number_or_exit(models, row, "kv_heads") *
+                     (int64_t)lab_table_number_or_exit(models, row, "head_dim");
+        int64_t want = 1;
+        while (kv * want * (want + 1) <= 2 * weights) want++;   /* in whole numbers: exact */
+        char why[160];
+        snprintf(why, sizeof why, "%s (%lld bytes of FP16 weights, %lld of KV per position)",
+                 lab_table_text_or_exit(models, row, "name"), (long long)weights, (long long)kv);
+        expect_crossing((double)weights, (double)kv, (int)want, why);
+    }
+    lab_table_free(models);
+}
+
+/* ---------------------------------------------------------------------------------
+ * 7. Timed: ratios measured in one run */
 
 Test(timing, prefill_cheaper_per_token_decode_cheaper_per_step, .timeout = 120,
      .description = "The 15M model, a 64-token prompt, best of 3: the prefill costs far less per token than a decode "

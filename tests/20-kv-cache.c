@@ -1,12 +1,15 @@
 /* 20-kv-cache.c — the checks for day 20, in the order of lab.h: the size formula on a shape
  * small enough to count on paper (with hidden, heads x head_dim and kv_heads x head_dim all
  * different, so each mix-up gives its own number), then the issue's two exact sizes, then every
- * model of data/models.csv against lib/llama's formula, past 2^32 bytes; the layout of the
- * cache, by hand and past 2^32 floats; the append, into a poisoned cache (so a float written
- * where it should not be is seen), in order, and refused, changing nothing, at any other
- * position; the attention over the cache against a double-precision reference; and last the
- * toy Llama generating with your cache (the driver plugs it in as the engine's hooks): 128
- * tokens whose logits must equal those of recomputing the whole sequence for every token. */
+ * model of data/models.csv against lib/llama's formula, past 2^32 bytes; your prediction of the
+ * context at which a decode step reads more cache than weights, by hand, against the engine's
+ * counters and for every model; the layout of the cache, by hand and past 2^32 floats; the
+ * append, into a poisoned cache (so a float written where it should not be is seen), in order,
+ * and refused, changing nothing, at any other position; the attention over the cache against a
+ * double-precision reference, with scores far past expf's range either way and on two threads
+ * at once; and last the toy Llama generating with your cache (the driver plugs it in as the
+ * engine's hooks): 128 tokens whose logits must equal those of recomputing the whole sequence
+ * for every token. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -16,6 +19,7 @@
 
 #include "compare.h"
 #include "lab.h"
+#include "robust.h"
 #include "table.h"
 
 static char error[512];
@@ -143,6 +147,123 @@ Test(formula, past_32_bits, .timeout = 10,
     /* 2 x 40 x 40 x 128 x 4 = 1 638 400 bytes a token; x 131072 x 64 */
     expect_bytes("kv_cache_bytes(Llama-2-13B, FP32, 131072 tokens, batch 64)", kv_cache_bytes(&m, 4, 131072, 64),
                  13743895347200LL, NULL, "1 638 400 bytes a token, times 131072 tokens, times 64 sequences.");
+}
+
+/* ---------------------------------------------------------------------------------
+ * Your prediction: the context at which a decode step reads more cache than weights */
+
+static void expect_passes(const char *what, const kv_model *m, int bytes, double weights, int64_t batch,
+                          int64_t want, const char *why)
+{
+    int64_t got = kv_cache_passes_weights_at(m, bytes, weights, batch);
+    double elements = 2.0 * m->layers * m->kv_heads * m->head_dim;   /* a token's, one sequence */
+    const char *hint = "";
+    if (got == 0) hint = "still 0: is it written yet?";
+    else if (got == want - 1) hint = "one short: at that context the cache is not more than the weights yet (equal is "
+                                     "not more; the ratio rounded down is the last context below, not the first above)";
+    else if (got == want + 1) hint = "one too far: the context before already reads more";
+    else if (batch > 1 && got == (int64_t)floor(weights / (elements * bytes)) + 1)
+        hint = "the batch is missing: each sequence reads its own cache";
+    else if (got == (int64_t)floor(weights / (elements * batch)) + 1)
+        hint = "elements, not bytes: multiply by bytes_per_element";
+    cr_assert(got == want, "kv_cache_passes_weights_at(%s, %d-byte elements, %.17g bytes of weights, batch %lld) = "
+              "%lld, want %lld: %s%s%s", what, bytes, weights, (long long)batch, (long long)got, (long long)want, why,
+              *hint ? ". " : "", hint);
+}
+
+Test(predict, by_hand, .timeout = 10,
+     .description = "The hand shape caches 240 FP32 bytes a token (2 x 3 layers x 2 K/V heads x 5 x 4): the first "
+                    "context whose cache is MORE than the weights, each sequence of the batch with its own cache.")
+{
+    expect_passes("hand", &hand, 4, 2400, 1, 11, "10 tokens are 2400 bytes, equal to the weights, not more");
+    expect_passes("hand", &hand, 4, 2401, 1, 11, "10 tokens are 2400 bytes, 11 are 2640");
+    expect_passes("hand", &hand, 4, 2399, 1, 10, "10 tokens are 2400 bytes, already more");
+    expect_passes("hand", &hand, 4, 1, 1, 1, "one token's 240 bytes are more than 1");
+    expect_passes("hand", &hand, 4, 2400, 3, 4, "3 sequences cache 720 bytes a token: 3 tokens 2160, 4 tokens 2880");
+    expect_passes("hand", &hand, 2, 2400, 1, 21, "FP16 halves a token to 120 bytes: 20 tokens equal the weights");
+    /* 30 bytes a token and sequence, 2 000 001 sequences: 60 000 030 bytes a token, past 2^25 with low bits a
+     * float drops (it holds 60 000 032); the weights 3 tokens' worth and 1 byte */
+    const kv_model odd = {3, 8, 1, 1, 5};
+    expect_passes("3 layers, 1 K/V head of 5", &odd, 1, 180000091, 2000001, 4,
+                  "60 000 030 bytes a token for the batch: 3 tokens are 1 byte short of the weights. Exact in int64_t "
+                  "or double; a float holds whole numbers exactly only to 2^24");
+    const struct { int bytes; double weights; int64_t batch; } refused[] = {{4, 0, 1}, {4, -1, 1}, {4, 2400, 0},
+                                                                          {0, 2400, 1}, {-2, 2400, 1}};
+    for (int i = 0; i < 5; i++) {
+        int64_t got = kv_cache_passes_weights_at(&hand, refused[i].bytes, refused[i].weights, refused[i].batch);
+        cr_assert(got == -1, "kv_cache_passes_weights_at(hand, %d-byte elements, %g bytes of weights, batch %lld) = "
+                  "%lld, want -1: refused, as lab.h says", refused[i].bytes, refused[i].weights,
+                  (long long)refused[i].batch, (long long)got);
+    }
+}
+
+/* The engine's counters for one decode step of every sequence of a session, each holding
+ * `context - 1` tokens before it (so the step's attention reads `context` positions each). */
+static llama_counters engine_decode_at(const llama_transformer *t, int batch, int context)
+{
+    llama_session s;
+    cr_assert(llama_build_session(&s, t, batch, context, 1, error, sizeof error) == 0, "%s", error);
+    int *tokens = malloc((size_t)context * sizeof(int)), sequences[2] = {0, 1}, next[2];
+    for (int i = 0; i < context; i++) tokens[i] = (7 * i + 3) % t->config.vocab_size;
+    for (int b = 0; b < batch; b++) {
+        if (context > 1) cr_assert(llama_prefill(&s, b, tokens, context - 1, error, sizeof error), "%s", error);
+        next[b] = tokens[context - 1];
+    }
+    memset(&s.counters, 0, sizeof s.counters);
+    cr_assert(llama_decode_batch(&s, sequences, next, batch, error, sizeof error), "%s", error);
+    llama_counters counted = s.counters;
+    llama_free_session(&s);
+    free(tokens);
+    return counted;
+}
+
+Test(predict, against_the_engine, .timeout = 30,
+     .description = "tiny-mha, FP32 cache: from the weight bytes the engine counts for a decode step, predict the "
+                    "context at which the step reads more cache than weights, for 1 and 2 sequences; the engine's "
+                    "counted KV reads at that context must pass the weights, at the one before not.")
+{
+    llama_config c;
+    cr_assert(kv_check_shape(&c, error, sizeof error) == 0, "%s", error);
+    c.seq_len = 400;
+    llama_transformer t;
+    cr_assert(llama_build_transformer_generated(&t, &c, 20, error, sizeof error) == 0, "%s", error);
+    kv_model m = {c.n_layers, c.dim, c.n_heads, c.n_kv_heads, llama_head_dim_of(&c)};
+    for (int batch = 1; batch <= 2; batch++) {
+        double weights = engine_decode_at(&t, batch, 1).weight_bytes;   /* the same at every context */
+        int64_t context = kv_cache_passes_weights_at(&m, 4, weights, batch);
+        cr_assert(context >= 2 && context <= c.seq_len, "tiny-mha, batch %d: kv_cache_passes_weights_at(%.0f bytes of "
+                  "weights) = %lld, outside 2 .. %d, the contexts the check can run", batch, weights,
+                  (long long)context, c.seq_len);
+        llama_counters at = engine_decode_at(&t, batch, (int)context);
+        llama_counters before = engine_decode_at(&t, batch, (int)context - 1);
+        cr_assert(at.kv_read_bytes > weights, "tiny-mha, batch %d: you predict that a decode step with %lld tokens "
+                  "cached reads more cache than its %.0f bytes of weights, but the engine counts %.0f bytes of KV "
+                  "read there: later", batch, (long long)context, weights, at.kv_read_bytes);
+        cr_assert(before.kv_read_bytes <= weights, "tiny-mha, batch %d: you predict %lld, but with %lld tokens cached "
+                  "the engine already counts %.0f bytes of KV read, more than the %.0f of weights: earlier", batch,
+                  (long long)context, (long long)context - 1, before.kv_read_bytes, weights);
+    }
+    llama_free_transformer(&t);
+}
+
+Test(predict, every_model_fp16, .timeout = 10,
+     .description = "Every model of data/models.csv with FP16 weights (parameters x 2 bytes, the book's convention) "
+                    "and an FP16 cache, batch 1 and 16. Llama-2-7B: 25 706 tokens, 1607 for 16 sequences.")
+{
+    lab_table *models = read_models();
+    for (int row = 0; row < models->rows; row++) {
+        kv_model m = model_of_row(models, row);
+        int64_t weights = 2 * (int64_t)lab_table_number_or_exit(models, row, "parameters");
+        for (int64_t batch = 1; batch <= 16; batch *= 16) {
+            int64_t per_token = 2 * (int64_t)m.layers * m.kv_heads * m.head_dim * 2 * batch;
+            char why[160];
+            snprintf(why, sizeof why, "%lld bytes of weights, %lld of cache a token for the batch", (long long)weights,
+                     (long long)per_token);
+            expect_passes(lab_table_text_or_exit(models, row, "name"), &m, 2, (double)weights, batch,
+                          weights / per_token + 1, why);
+        }
+    }
+    lab_table_free(models);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -296,14 +417,13 @@ Test(append, tokens_in_order, .timeout = 10,
     kv_cache_free(&c);
 }
 
-/* An append that must be refused: -1, a message, and nothing changed */
+/* An append that must be refused: -1, a message, and nothing changed (robust.h's snapshots) */
 static void expect_refused(kv_cache *c, int sequence, int layer, int position, const char *why)
 {
     size_t n = floats_of(c);
-    float *keys = malloc(n * sizeof(float)), *values = malloc(n * sizeof(float));
-    int *lengths = malloc((size_t)c->batch * c->layers * sizeof(int));
-    memcpy(keys, c->keys, n * sizeof(float)), memcpy(values, c->values, n * sizeof(float));
-    memcpy(lengths, c->length, (size_t)c->batch * c->layers * sizeof(int));
+    lab_snapshot keys = lab_snapshot_take(c->keys, n * sizeof(float));
+    lab_snapshot values = lab_snapshot_take(c->values, n * sizeof(float));
+    lab_snapshot lengths = lab_snapshot_take(c->length, (size_t)c->batch * c->layers * sizeof(int));
     float key[64], value[64];
     token_vectors(key, value, c->kv_heads * c->head_dim, 9);
     error[0] = 0;
@@ -312,11 +432,14 @@ static void expect_refused(kv_cache *c, int sequence, int layer, int position, c
               position, status, why);
     cr_assert(error[0] != 0, "kv_cache_append(sequence %d, layer %d, position %d) refused, but wrote no message: say what "
               "was wrong (%s)", sequence, layer, position, why);
-    cr_assert(memcmp(lengths, c->length, (size_t)c->batch * c->layers * sizeof(int)) == 0, "the refused append of "
-              "sequence %d, layer %d, position %d changed a length", sequence, layer, position);
-    cr_assert(memcmp(keys, c->keys, n * sizeof(float)) == 0 && memcmp(values, c->values, n * sizeof(float)) == 0,
-              "the refused append of sequence %d, layer %d, position %d wrote into the cache", sequence, layer, position);
-    free(keys), free(values), free(lengths);
+    long length = lab_snapshot_first_change(lengths), key_float = lab_snapshot_first_change(keys);
+    long value_float = lab_snapshot_first_change(values);
+    cr_assert(length < 0, "the refused append of sequence %d, layer %d, position %d changed a length: that of "
+              "(sequence %ld, layer %ld)", sequence, layer, position, length / (long)sizeof(int) / c->layers,
+              length / (long)sizeof(int) % c->layers);
+    cr_assert(key_float < 0 && value_float < 0, "the refused append of sequence %d, layer %d, position %d wrote into "
+              "the cache: %s float %ld first", sequence, layer, position, key_float >= 0 ? "key" : "value",
+              (key_float >= 0 ? key_float : value_float) / (long)sizeof(float));
 }
 
 Test(append, wrong_position_refused, .timeout = 10,
@@ -505,6 +628,106 @@ Test(attend, large_scores, .timeout = 10,
     kv_cache_free(&c);
 }
 
+/* Scores set exactly: head 1's keys carry lab_fill_large_scores' values in their first element,
+ * and a query (2, 0, 0, 0) scaled by 1/sqrt(4) turns them into the scores themselves. */
+static void expect_scores_survive(float base)
+{
+    enum { LENGTH = 33, HEAD_DIM = 4 };
+    kv_cache c = random_cache(1, 2, HEAD_DIM, 1, LENGTH, LENGTH, 1, 207);
+    float scores[LENGTH], query[HEAD_DIM] = {2, 0, 0, 0}, out[HEAD_DIM], scratch[LENGTH];
+    double probabilities[LENGTH], want[HEAD_DIM] = {0};
+    lab_fill_large_scores(scores, LENGTH, base);
+    for (int t = 0; t < LENGTH; t++) c.keys[row_at(&c, 0, 0, t) + HEAD_DIM] = scores[t];
+    lab_softmax_reference(scores, LENGTH, probabilities);
+    for (int t = 0; t < LENGTH; t++)
+        for (int i = 0; i < HEAD_DIM; i++) want[i] += probabilities[t] * c.values[row_at(&c, 0, 0, t) + HEAD_DIM + i];
+    lab_poison(out, sizeof out);
+    kv_cache_attend(&c, out, query, 0, 0, 1, LENGTH, scratch);
+    int where;
+    double worst = lab_max_abs_error(out, want, HEAD_DIM, &where);
+    cr_assert(worst <= 1e-5, "scores from %g to %g (every one %s): out[%d] = %g, want %.7g. %s", base, base + 1,
+              base > 0 ? "past 88.7, where expf overflows to inf" : "below -103.9, where expf underflows to 0",
+              where, out[where], want[where], base > 0 ? "Subtract the largest score before expf."
+              : "Subtract the largest score, whatever its sign: start the maximum at -INFINITY (or the first score), "
+                "not at 0.");
+    kv_cache_free(&c);
+}
+
+Test(attend, scores_past_expf_either_way, .timeout = 10,
+     .description = "Scores all near +1000, all near -1000, all near -120 (robust.h's large scores): the softmax "
+                    "must subtract their maximum, whatever its sign, or expf gives inf or 0 and the output NaN.")
+{
+    expect_scores_survive(1000);
+    expect_scores_survive(-1000);
+    expect_scores_survive(-120);
+}
+
+/* One thread's share of the two-thread check: every head of every layer of one sequence,
+ * ROUNDS times over, with its own scratch. */
+enum { ROUNDS = 300 };
+typedef struct attend_job {
+    const kv_cache *cache;
+    int sequence, length;
+    const float *queries;   /* layers x kv_heads x head_dim */
+    float *outputs;         /* ROUNDS x layers x kv_heads x head_dim */
+    float *scores;          /* capacity floats, this thread's */
+} attend_job;
+
+static void attend_every_head(void *raw)
+{
+    attend_job *job = raw;
+    const kv_cache *c = job->cache;
+    size_t per_round = (size_t)c->layers * c->kv_heads * c->head_dim;
+    for (int r = 0; r < ROUNDS; r++)
+        for (int l = 0; l < c->layers; l++)
+            for (int h = 0; h < c->kv_heads; h++) {
+                size_t at = ((size_t)l * c->kv_heads + h) * c->head_dim;
+                kv_cache_attend(c, job->outputs + r * per_round + at, job->queries + at, job->sequence, l, h,
+                                job->length, job->scores);
+            }
+}
+
+Test(attend, two_threads_at_once, .timeout = 60,
+     .description = "The engine runs attend on several threads at once (lab.h). Two sequences of different lengths "
+                    "attended on two threads together must give, bit for bit, what each gives alone: nothing may be "
+                    "kept in a static or global variable (scratch goes in `scores`, the caller's).")
+{
+    enum { LAYERS = 2, HEADS = 4, HEAD_DIM = 16, CAPACITY = 700 };
+    kv_cache c = random_cache(LAYERS, HEADS, HEAD_DIM, 2, CAPACITY, CAPACITY, 1, 208);
+    size_t per_round = (size_t)LAYERS * HEADS * HEAD_DIM, outputs = ROUNDS * per_round;
+    const int lengths[2] = {CAPACITY, 301};
+    attend_job alone[2], together[2];
+    uint64_t state = llama_seed_generator(209);
+    for (int s = 0; s < 2; s++) {
+        float *queries = malloc(per_round * sizeof(float));
+        for (size_t i = 0; i < per_round; i++) queries[i] = uniform(&state, 1);
+        alone[s] = (attend_job){&c, s, lengths[s], queries, malloc(outputs * sizeof(float)),
+                                malloc(CAPACITY * sizeof(float))};
+        together[s] = alone[s];
+        together[s].outputs = malloc(outputs * sizeof(float));
+        together[s].scores = malloc(CAPACITY * sizeof(float));
+        attend_every_head(&alone[s]);
+    }
+    cr_assert(lab_run_on_two_threads(attend_every_head, &together[0], &together[1]) == 0,
+              "no threads could be started");
+    for (int s = 0; s < 2; s++) {
+        for (size_t i = 0; i < outputs; i++) {
+            if (memcmp(&together[s].outputs[i], &alone[s].outputs[i], sizeof(float)) == 0) continue;
+            size_t in_round = i % per_round;
+            cr_assert(0, "sequence %d (%d positions), layer %zu, head %zu, round %zu: with another sequence "
+                      "attended on a second thread at the same time, out[%zu] = %.9g; alone it was %.9g. "
+                      "kv_cache_attend may run on several threads at once: keep nothing in a static or global "
+                      "variable, and use the caller's `scores` as scratch", s, lengths[s],
+                      in_round / (HEADS * HEAD_DIM),
+                      in_round / HEAD_DIM % HEADS, i / per_round, in_round % HEAD_DIM, together[s].outputs[i],
+                      alone[s].outputs[i]);
+        }
+        free((void *)alone[s].queries), free(alone[s].outputs), free(alone[s].scores);
+        free(together[s].outputs), free(together[s].scores);
+    }
+    kv_cache_free(&c);
+}
+
 /* ---------------------------------------------------------------------------------
  * The toy Llama with your cache */
 
@@ -604,7 +827,8 @@ Test(engine, tokens_128_steps_equal_recomputing, .timeout = 60,
 
 Test(engine, two_sequences_at_once, .timeout = 30,
      .description = "A batch of two sequences of different lengths, prefilled together and decoded together for 12 "
-                    "steps: each keeps its own tokens in your cache, and the logits equal the engine's own cache's.")
+                    "steps on two threads: each keeps its own tokens in your cache, and the logits equal the engine's "
+                    "own cache's.")
 {
     llama_transformer t;
     build_model(&t);
@@ -615,7 +839,7 @@ Test(engine, two_sequences_at_once, .timeout = 30,
     llama_session own, yours;
     kv_plug plug;
     cr_assert(llama_build_session(&own, &t, 2, 24, 1, error, sizeof error) == 0, "%s", error);
-    cr_assert(llama_build_session(&yours, &t, 2, 24, 1, error, sizeof error) == 0, "%s", error);
+    cr_assert(llama_build_session(&yours, &t, 2, 24, 2, error, sizeof error) == 0, "%s", error);
     cr_assert(kv_plug_into(&yours, &plug, error, sizeof error) == 0, "%s", error);
     const float *want = llama_prefill_batch(&own, sequences, prompts, lengths, 2, error, sizeof error);
     cr_assert(want, "%s", error);

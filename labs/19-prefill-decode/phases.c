@@ -9,6 +9,8 @@
  *      (M = 1) counts, summed over a whole model.
  *   3. phase_intensity and intensity_ratio_estimate: FLOPs per byte of each phase, and the
  *      factor by which prefill's exceeds decode's.
+ *   4. kv_reads_pass_weights_at: your prediction of the prompt at which a prefill reads more
+ *      bytes of KV cache than of weights, before the engine's counters show it.
  *
  * Rules: plain C; the engine only through llama.h's functions. Count in double: a 15M model's
  * prefill is billions of FLOPs. The tests compare your counts with the engine's own counters
@@ -25,11 +27,13 @@
 
 phase_run run_prefill_then_decode(llama_session *s, const int *prompt, int n, int next, float *decode_logits)
 {
-    // TODO: zero s->counters, time llama_prefill(s, 0, prompt, n, ...) with lab_seconds(), keep
-    //       the counters in run.prefill; zero them again, time one llama_decode_batch of `next`
-    //       for sequence 0, keep run.decode; copy its logits (vocab_size floats) into
-    //       decode_logits before anything else calls the engine. If a call returns NULL, set
-    //       run.error to the engine's error text and return.
+    // TODO task: prefill `prompt` into sequence 0, then decode `next` after it, and keep what
+    //      each phase alone counted and how long its engine call took.
+    // contract: run.prefill and run.decode hold one phase's counters each, whatever the session
+    //      counted before this call; the times are wall-clock (lab_seconds); decode_logits gets
+    //      the decode step's vocab_size logits. An engine call that refuses (NULL) ends the run
+    //      with run.error pointing at the engine's text, still readable after you return.
+    // idea: the session's counters only ever add up; a phase alone is counted from zero.
     (void)s, (void)prompt, (void)n, (void)next, (void)decode_logits;
     phase_run run = {0};
     run.error = "run_prefill_then_decode is not written yet (phases.c)";
@@ -41,18 +45,21 @@ phase_run run_prefill_then_decode(llama_session *s, const int *prompt, int n, in
 
 double stored_weight_bytes(const stored_model *m, double values)
 {
-    // TODO: FP32: 4 bytes a value. INT8: 1 byte a value and a 4-byte scale per group_size values.
+    // TODO task: the bytes `values` weights take as the model stores them (lab.h's formats).
+    // contract: values >= 0 (0 values are 0 bytes); FP32, or INT8 in groups of group_size.
+    // idea: a quantized weight is not one byte: its share of its group's scale comes with it.
     (void)m, (void)values;
     return 0;
 }
 
 phase_counts step_counts(const stored_model *m, int first_position, int rows, int logit_rows)
 {
-    // TODO: day 13's GEMM for every matrix of every layer, M = rows: 2 x rows x outputs x inputs
-    //       (Wq, Wk, Wv, Wo, W1, W2, W3: which are dim x dim, which kv_dim x dim?); the classifier
-    //       (vocab x dim) for the logit rows only. Attention: row r sits at first_position + r and
-    //       attends every position up to its own. Weights: each matrix once in the step, however
-    //       many rows; the classifier only when logit_rows > 0; one embedding row per row.
+    // TODO task: what one forward step of `rows` tokens computes and moves, from the shape alone.
+    // contract: lab.h's conventions, which are the engine's (the tests want its counters
+    //      exactly): any rows >= 1, logit_rows from 0 to rows, grouped-query or multi-head, tied
+    //      or untied classifier, FP32 or INT8. Count in double.
+    // idea: a GEMM's FLOPs grow with its rows and its weight bytes do not; attention's work
+    //      grows with the positions each row attends.
     (void)m, (void)first_position, (void)rows, (void)logit_rows;
     phase_counts p = {0};
     return p;
@@ -60,8 +67,10 @@ phase_counts step_counts(const stored_model *m, int first_position, int rows, in
 
 phase_counts prefill_counts(const stored_model *m, int prompt, int step_rows)
 {
-    // TODO: the prompt in steps of step_rows rows (the last may be shorter), summed; only the
-    //       last step computes logits, for one row.
+    // TODO task: a whole prefill as the engine runs it, in steps of at most step_rows rows.
+    // contract: prompt >= 1, step_rows >= 1; the sum of its steps; only the prompt's last token
+    //      gets logits.
+    // idea: every step reads every weight again: cutting a prompt into chunks costs bytes.
     (void)m, (void)prompt, (void)step_rows;
     phase_counts p = {0};
     return p;
@@ -69,7 +78,8 @@ phase_counts prefill_counts(const stored_model *m, int prompt, int step_rows)
 
 phase_counts decode_counts(const stored_model *m, int position)
 {
-    // TODO: one step of one row at `position`, with its logits.
+    // TODO task: one decode step, the token at `position` (the sequence holds `position` tokens).
+    // idea: decode is a step of one row, with logits.
     (void)m, (void)position;
     phase_counts p = {0};
     return p;
@@ -80,16 +90,33 @@ phase_counts decode_counts(const stored_model *m, int position)
 
 double phase_intensity(const phase_counts *c)
 {
-    // TODO: every FLOP over every byte.
+    // TODO task: a phase's arithmetic intensity, the roofline's x axis.
+    // contract: FLOP per byte, every FLOP and every byte the counts hold.
     (void)c;
     return 0;
 }
 
 double intensity_ratio_estimate(const stored_model *m, int prompt)
 {
-    // TODO: both phases read the same weights once, so their intensities stand as their matrix
-    //       FLOPs: prompt rows through the layers plus one through the classifier, against one
-    //       row through both.
+    // TODO task: the chapter's estimate of prefill's intensity over decode's, from the shape.
+    // contract: prompt >= 1 and short enough for one step; attention, the KV cache and the
+    //      embedding rows left out.
+    // idea: both phases read the same weights once, so their intensities stand as their FLOPs.
     (void)m, (void)prompt;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------
+ * 4. The crossing, predicted */
+
+int kv_reads_pass_weights_at(double weight_bytes, double kv_bytes_per_position)
+{
+    // TODO task: predict the prompt at which a prefill reads more bytes of KV cache than of weights.
+    // contract: lab.h: the smallest such prompt, the prefill run as one step; "more" is strictly
+    //      more; -1 when an argument is not positive. The tests hold your answer against the
+    //      engine's counters at that prompt and at the one before it.
+    // idea: each row re-reads every earlier position, so the KV bytes grow with the square of
+    //      the prompt while the weights are read once.
+    (void)weight_bytes, (void)kv_bytes_per_position;
     return 0;
 }

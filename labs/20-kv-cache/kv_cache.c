@@ -1,8 +1,9 @@
 /* kv_cache.c — Day 20: the KV cache of the toy Llama's decode step, and the formula for its size.
  *
  * What you write today, in the order of lab.h (whose comments fix the layout and the contract):
- *   1. kv_cache_bytes: 2 x layers x kv_heads x head_dim x bytes x tokens x batch, for a row of
- *      data/models.csv. Llama-2-7B, 4096 tokens, FP16, one sequence: 2 147 483 648 bytes.
+ *   1. kv_cache_bytes: the bytes of the cache of a row of data/models.csv, for any number of
+ *      tokens and sequences; then kv_cache_passes_weights_at, your prediction of the context at
+ *      which a decode step reads more bytes of cache than of weights.
  *   2. kv_cache_offset: where the row of one token of one layer of one sequence starts.
  *   3. kv_cache_append: a token's key and value, copied to their row, at the next free position
  *      only; any other position is refused with a message, and nothing changes.
@@ -11,8 +12,9 @@
  *
  * Rules: plain C and the C library (memcpy, snprintf, expf), not lib/llama, whose own cache and
  * formula are what the checks compare yours with. Sizes and offsets in int64_t or size_t: a
- * 70B model's cache passes 2^31 bytes at 6554 tokens. The driver plugs 3 and 4 into the engine: with them the toy Llama
- * generates 128 tokens that must equal, logit for logit, what it computes without a cache.
+ * 70B model's cache passes 2^31 bytes at 6554 tokens. The driver plugs 3 and 4 into the engine:
+ * with them the toy Llama generates 128 tokens that must equal, logit for logit, what it
+ * computes without a cache. The engine calls 4 from several threads at once.
  *
  * Check:  make check DAY=20        Stuck?  make hint DAY=20
  */
@@ -27,10 +29,25 @@
 
 int64_t kv_cache_bytes(const kv_model *m, int bytes_per_element, int64_t tokens, int64_t batch)
 {
-    // TODO: a key and a value, in every layer, for every K/V head (kv_heads, not heads), head_dim
-    //       elements each, for every token of every sequence. Multiply in int64_t from the first
-    //       factor on: Llama-2-70B's cache passes 2^31 bytes before 4096 tokens of batch 2.
+    // TODO task: the bytes of the KV cache of `batch` sequences of `tokens` tokens, for a row of
+    //      data/models.csv.
+    // contract: elements of bytes_per_element bytes; tokens and batch >= 0; exact in int64_t
+    //      far past 2^31 (a 13B model's FP32 cache of 64 sequences of 131 072 tokens is 13.7 TB).
+    // idea: only what later tokens need is kept: a key and a value per K/V head (not per query
+    //      head), per layer, per token of every sequence.
     (void)m, (void)bytes_per_element, (void)tokens, (void)batch;
+    return 0;
+}
+
+int64_t kv_cache_passes_weights_at(const kv_model *m, int bytes_per_element, double weight_bytes, int64_t batch)
+{
+    // TODO task: predict the context at which a decode step reads more bytes of cache than of
+    //      weights (lab.h says which context: the step's own token is cached too).
+    // contract: strictly more; -1 when weight_bytes, batch or bytes_per_element is not positive.
+    //      The tests hold your answer against the engine's counted bytes at that context and at
+    //      the one before.
+    // idea: batching shares the weights, not the caches: each sequence brings its own.
+    (void)m, (void)bytes_per_element, (void)weight_bytes, (void)batch;
     return 0;
 }
 
@@ -39,8 +56,9 @@ int64_t kv_cache_bytes(const kv_model *m, int bytes_per_element, int64_t tokens,
 
 size_t kv_cache_offset(const kv_cache *c, int sequence, int layer, int position)
 {
-    // TODO: [sequence][layer][position] rows of kv_heads x head_dim floats (lab.h draws it):
-    //       count the rows before this one, then multiply by a row's floats. In size_t.
+    // TODO task: where the row of (sequence, layer, position) starts, in floats, in lab.h's layout.
+    // contract: the same offset for keys and values; exact in size_t past 2^32 floats.
+    // idea: a row-major layout is counted like a number's digits: the rows before this one.
     (void)c, (void)sequence, (void)layer, (void)position;
     return 0;
 }
@@ -48,10 +66,11 @@ size_t kv_cache_offset(const kv_cache *c, int sequence, int layer, int position)
 int kv_cache_append(kv_cache *c, int sequence, int layer, int position, const float *key, const float *value,
                     char *error, size_t error_size)
 {
-    // TODO: refuse (return -1, with a message in error) a sequence or a layer out of range, a
-    //       position other than the next free one (c->length[sequence * layers + layer]), and a
-    //       full sequence; otherwise copy kv_dim floats of the key and of the value to their row
-    //       and count the token.
+    // TODO task: store one token's key and value (kv_dim floats each) in their row, and count it.
+    // contract: lab.h: only at the next free position of that (sequence, layer); a sequence or
+    //      layer that does not exist, any other position, or a full sequence returns -1 with a
+    //      message in error and changes nothing, not a float and not a length.
+    // idea: the cache is append-only: a token's key and value are final once computed.
     (void)c, (void)sequence, (void)layer, (void)position, (void)key, (void)value;
     snprintf(error, error_size, "kv_cache_append is not written yet");
     return -1;
@@ -60,8 +79,12 @@ int kv_cache_append(kv_cache *c, int sequence, int layer, int position, const fl
 void kv_cache_attend(const kv_cache *c, float *out, const float *query, int sequence, int layer, int head, int length,
                      float *scores)
 {
-    // TODO: for t = 0 .. length-1 (never further: the causal mask), score_t = query . key_t of
-    //       head `head`, times 1 / sqrt(head_dim); subtract the largest score before expf; then
-    //       out = sum of softmax weight_t x value_t, every one of the head_dim outputs written.
+    // TODO task: one query head's attention over the first `length` cached positions of
+    //      (sequence, layer): lab.h's formula, the scaled dot products, their softmax, the
+    //      weighted sum of that head's values.
+    // contract: reads positions 0 .. length-1 only (the causal mask: the cache may hold later
+    //      tokens); writes the head_dim floats of out and nothing else; any scores, however
+    //      large or small, without overflow; safe on several threads at once (scratch: `scores`).
+    // idea: a decode step computes one new row and reads every cached one back.
     (void)c, (void)out, (void)query, (void)sequence, (void)layer, (void)head, (void)length, (void)scores;
 }

@@ -9,6 +9,8 @@
  *      (M = 1) counts, summed over a whole model.
  *   3. phase_intensity and intensity_ratio_estimate: FLOPs per byte of each phase, and the
  *      factor by which prefill's exceeds decode's.
+ *   4. kv_reads_pass_weights_at: your prediction of the prompt at which a prefill reads more
+ *      bytes of KV cache than of weights, before the engine's counters show it.
  *
  * Rules: plain C; the engine only through llama.h's functions. Count in double: a 15M model's
  * prefill is billions of FLOPs. The tests compare your counts with the engine's own counters
@@ -123,4 +125,16 @@ double intensity_ratio_estimate(const stored_model *m, int prompt)
     const llama_config *c = &m->config;
     double layers = c->n_layers * layer_matrix_values(c), classifier = (double)c->vocab_size * c->dim;
     return ((double)prompt * layers + classifier) / (layers + classifier);
+}
+
+/* ---------------------------------------------------------------------------------
+ * 4. The crossing, predicted */
+
+int kv_reads_pass_weights_at(double weight_bytes, double kv_bytes_per_position)
+{
+    if (!(weight_bytes > 0) || !(kv_bytes_per_position > 0)) return -1;
+    /* n rows read 1 + 2 + ... + n positions: the first n where that passes the weights */
+    int n = 1;
+    while (kv_bytes_per_position * n * (n + 1) / 2 <= weight_bytes) n++;
+    return n;
 }

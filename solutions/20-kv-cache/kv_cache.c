@@ -1,8 +1,9 @@
 /* kv_cache.c — Day 20: the KV cache of the toy Llama's decode step, and the formula for its size.
  *
  * What you write today, in the order of lab.h (whose comments fix the layout and the contract):
- *   1. kv_cache_bytes: 2 x layers x kv_heads x head_dim x bytes x tokens x batch, for a row of
- *      data/models.csv. Llama-2-7B, 4096 tokens, FP16, one sequence: 2 147 483 648 bytes.
+ *   1. kv_cache_bytes: the bytes of the cache of a row of data/models.csv, for any number of
+ *      tokens and sequences; then kv_cache_passes_weights_at, your prediction of the context at
+ *      which a decode step reads more bytes of cache than of weights.
  *   2. kv_cache_offset: where the row of one token of one layer of one sequence starts.
  *   3. kv_cache_append: a token's key and value, copied to their row, at the next free position
  *      only; any other position is refused with a message, and nothing changes.
@@ -11,8 +12,9 @@
  *
  * Rules: plain C and the C library (memcpy, snprintf, expf), not lib/llama, whose own cache and
  * formula are what the checks compare yours with. Sizes and offsets in int64_t or size_t: a
- * 70B model's cache passes 2^31 bytes at 6554 tokens. The driver plugs 3 and 4 into the engine: with them the toy Llama
- * generates 128 tokens that must equal, logit for logit, what it computes without a cache.
+ * 70B model's cache passes 2^31 bytes at 6554 tokens. The driver plugs 3 and 4 into the engine:
+ * with them the toy Llama generates 128 tokens that must equal, logit for logit, what it
+ * computes without a cache. The engine calls 4 from several threads at once.
  *
  * Check:  make check DAY=20        Stuck?  make hint DAY=20
  */
@@ -29,6 +31,14 @@ int64_t kv_cache_bytes(const kv_model *m, int bytes_per_element, int64_t tokens,
 {
     /* a key and a value, per layer, per K/V head, head_dim elements, for every token of every sequence */
     return 2 * (int64_t)m->layers * m->kv_heads * m->head_dim * bytes_per_element * tokens * batch;
+}
+
+int64_t kv_cache_passes_weights_at(const kv_model *m, int bytes_per_element, double weight_bytes, int64_t batch)
+{
+    int64_t per_token = kv_cache_bytes(m, bytes_per_element, 1, batch);   /* every sequence's, all layers */
+    if (!(weight_bytes > 0) || per_token <= 0) return -1;
+    /* the weights are read once, the caches grow: the first context past weight_bytes */
+    return (int64_t)floor(weight_bytes / (double)per_token) + 1;
 }
 
 /* ---------------------------------------------------------------------------------

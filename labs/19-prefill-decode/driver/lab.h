@@ -96,6 +96,14 @@ double phase_intensity(const phase_counts *c);
  * and the embedding rows are left out. For prompt <= step_rows. */
 double intensity_ratio_estimate(const stored_model *m, int prompt);
 
+/* ---- phases.c (yours): 4. a prediction, checked against the engine's counters ---- */
+
+/* The shortest prompt whose prefill, run as one step, reads more bytes of KV cache than
+ * `weight_bytes`, when attending one position costs `kv_bytes_per_position` (K and V, all
+ * layers): row r of the step attends r + 1 positions. Returns that prompt length (1 or more),
+ * or -1 when either argument is not positive. */
+int kv_reads_pass_weights_at(double weight_bytes, double kv_bytes_per_position);
+
 /* ---- helpers (driver) ---- */
 
 /* A monotonic clock, in seconds. */

@@ -9,24 +9,30 @@
  *      yours beside the engine's, and the decode step's logits against a full recomputation;
  *   2. each phase's intensity for several prompts, FP32 and INT8, their ratio beside your
  *      estimate;
- *   3. this CPU's roofline (one core: the FMA peak and the bandwidth of reading the model's
+ *   3. your prediction of the prompt at which a prefill's KV reads pass its weight bytes: for
+ *      the 15M shape beside the engine's counters at that prompt and the one before, and for
+ *      Llama-2-7B in FP16 (data/models.csv);
+ *   4. this CPU's roofline (one core: the FMA peak and the bandwidth of reading the model's
  *      weights, measured), and both phases of every prompt on it: measured time, achieved
  *      FLOP/s, and the attainable FLOP/s at their intensity.
- * Writes one row per prompt length (15M, FP32, one thread; the best of REPEATS rounds over all prompts):
+ * Writes one row per prompt length (15M, FP32, one thread; medians of REPEATS rounds over all prompts):
  *   prompt,prefill_ms_per_token,decode_ms_per_token,prefill_intensity,decode_intensity,
  *   prefill_gflop_per_s,decode_gflop_per_s,prefill_attainable_gflop_per_s,
- *   decode_attainable_gflop_per_s,peak_gflop_per_s,bandwidth_gb_per_s
- * (time per token: the prefill's time over its prompt; a decode step makes one token). */
+ *   decode_attainable_gflop_per_s,peak_gflop_per_s,bandwidth_gb_per_s,prefill_spread,decode_spread
+ * (time per token: the prefill's time over its prompt; a decode step makes one token; spread: the
+ * slowest of the repeats over the fastest, minus 1, so 0.1 means the repeats lay within 10 %). */
 #include "lab.h"
 #include "cpu_probes.h"
 #include "results.h"
+#include "table.h"
+#include "timer.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { SEED = 19, REPEATS = 5, TABLE_PROMPT = 32 };
+enum { SEED = 19, REPEATS = 7, TABLE_PROMPT = 32 };
 static const int timed_prompts[] = {1, 2, 4, 8, 16, 32, 64, 128, 192, 255};
 enum { TIMED = sizeof timed_prompts / sizeof timed_prompts[0] };
 
@@ -184,7 +190,73 @@ static void print_intensities(const llama_transformer *fp32, const llama_transfo
 }
 
 /* ---------------------------------------------------------------------------------
- * 3. Timed, on this CPU's roofline */
+ * 3. Where a prefill's KV reads pass its weights: predicted, then counted */
+
+/* the engine's counters for a one-step prefill of n tokens */
+static int prefill_counters(const llama_transformer *t, int n, llama_counters *counted)
+{
+    int *tokens = malloc((size_t)n * sizeof(int));
+    make_tokens(tokens, n, t->config.vocab_size, SEED);
+    llama_session s;
+    int status = llama_build_session(&s, t, 1, n, 1, error, sizeof error);
+    if (status == 0) {
+        status = llama_prefill(&s, 0, tokens, n, error, sizeof error) ? 0 : -1;
+        *counted = s.counters;
+        llama_free_session(&s);
+    }
+    free(tokens);
+    return status;
+}
+
+static void print_crossing_15m(const llama_transformer *t)
+{
+    llama_counters one, before, at;
+    if (prefill_counters(t, 1, &one) != 0) return;
+    double weights = one.weight_bytes, kv = one.kv_read_bytes;
+    int n = kv_reads_pass_weights_at(weights, kv);
+    printf("3. Where a prefill's KV reads pass its weight bytes (your kv_reads_pass_weights_at):\n"
+           "   15M, FP32: a step reads %.0f bytes of weights, and %.0f bytes of KV per position attended\n"
+           "   (both counted by the engine for a 1-token prompt). Your prediction: a %d-token prompt.\n",
+           weights, kv, n);
+    if (n < 2 || n > t->config.seq_len || prefill_counters(t, n - 1, &before) != 0 ||
+        prefill_counters(t, n, &at) != 0) {
+        printf("   (nothing to count: %d is not a prompt this shape holds, 2 to %d)\n", n, t->config.seq_len);
+        return;
+    }
+    int as_predicted = before.kv_read_bytes <= weights && at.kv_read_bytes > weights;
+    printf("   The engine counts: %d tokens read %.0f bytes of KV, %d tokens %.0f: %s\n", n - 1,
+           before.kv_read_bytes, n, at.kv_read_bytes, as_predicted ? "as predicted" : "NOT as predicted");
+}
+
+/* Llama-2-7B in FP16: the book's weight bytes (parameters x 2), and the matrices alone */
+static void print_crossing_llama(void)
+{
+    lab_table *models = lab_table_read_or_exit(lab_data_path("models.csv"));
+    int row = lab_table_find(models, "name", "Llama-2-7B");
+    if (row < 0) {
+        printf("   (data/models.csv has no Llama-2-7B row)\n\n");
+        lab_table_free(models);
+        return;
+    }
+    double layers = lab_table_number_or_exit(models, row, "layers");
+    double hidden = lab_table_number_or_exit(models, row, "hidden_size");
+    double kv_width = lab_table_number_or_exit(models, row, "kv_heads") *
+                      lab_table_number_or_exit(models, row, "head_dim");
+    double mlp = lab_table_number_or_exit(models, row, "intermediate_size");
+    double vocab = lab_table_number_or_exit(models, row, "vocab_size");
+    double weights = 2 * lab_table_number_or_exit(models, row, "parameters");
+    double matrices = 2 * (layers * (2 * hidden * hidden + 2 * kv_width * hidden + 3 * mlp * hidden) + vocab * hidden);
+    double kv = 2 * layers * kv_width * 2;   /* K and V, FP16 */
+    printf("   Llama-2-7B, FP16 weights and cache, %.0f bytes of KV per position (%.2f positions' worth of weights):\n"
+           "   with weights = parameters x 2 = %.0f bytes (the book's convention): %d tokens;\n"
+           "   with the matrices a step multiplies alone (layers + classifier), %.0f bytes: %d tokens.\n\n",
+           kv, weights / kv, weights, kv_reads_pass_weights_at(weights, kv), matrices,
+           kv_reads_pass_weights_at(matrices, kv));
+    lab_table_free(models);
+}
+
+/* ---------------------------------------------------------------------------------
+ * 4. Timed, on this CPU's roofline */
 
 static double attainable(double peak, double bandwidth, double intensity)   /* day 14's roofline */
 {
@@ -202,6 +274,8 @@ int main(int argc, char **argv)
     if (build_15m(&fp32, 0) != 0 || build_15m(&int8, 1) != 0) return 1;
     print_counters(&fp32);
     print_intensities(&fp32, &int8);
+    print_crossing_15m(&fp32);
+    print_crossing_llama();
 
     /* nothing worth timing until the phases run and the counts are there */
     stored_model m = stored_model_of(&fp32);
@@ -221,27 +295,27 @@ int main(int argc, char **argv)
 
     double peak = perfmodel_peak_fp32_flops();
     double bandwidth = perfmodel_stream_bandwidth(STREAM_READ, (size_t)fp32.weights_bytes, 5);
-    printf("3. This CPU, one core, measured: FMA peak %.1f GFLOP/s, reading %.0f MB (the model's weights) %.1f GB/s;\n"
-           "   ridge point %.2f FLOP/byte. The 15M model, FP32, one thread, best of %d runs:\n",
+    printf("4. This CPU, one core, measured: FMA peak %.1f GFLOP/s, reading %.0f MB (the model's weights) %.1f GB/s;\n"
+           "   ridge point %.2f FLOP/byte. The 15M model, FP32, one thread, median of %d runs\n"
+           "   (spread: the slowest of them over the fastest, minus 1):\n",
            peak / 1e9, fp32.weights_bytes / 1e6, bandwidth / 1e9, peak / bandwidth, REPEATS);
-    printf("   %6s %12s %12s %9s %9s %11s %11s %11s %11s\n", "prompt", "prefill", "decode", "prefill", "decode",
-           "prefill", "decode", "prefill", "decode");
-    printf("   %6s %12s %12s %9s %9s %11s %11s %11s %11s\n", "", "ms/token", "ms/token", "FLOP/B", "FLOP/B",
-           "GFLOP/s", "GFLOP/s", "attainable", "attainable");
+    printf("   %6s %10s %10s %8s %8s %9s %9s %10s %10s %7s %7s\n", "prompt", "prefill", "decode", "prefill", "decode",
+           "prefill", "decode", "prefill", "decode", "prefill", "decode");
+    printf("   %6s %10s %10s %8s %8s %9s %9s %10s %10s %7s %7s\n", "", "ms/token", "ms/token", "FLOP/B", "FLOP/B",
+           "GFLOP/s", "GFLOP/s", "attainable", "attainable", "spread", "spread");
     lab_results out = lab_results_open_or_exit(argv[1], "prompt,prefill_ms_per_token,decode_ms_per_token,prefill_intensity,"
                                             "decode_intensity,prefill_gflop_per_s,decode_gflop_per_s,"
                                             "prefill_attainable_gflop_per_s,decode_attainable_gflop_per_s,"
-                                            "peak_gflop_per_s,bandwidth_gb_per_s");
+                                            "peak_gflop_per_s,bandwidth_gb_per_s,prefill_spread,decode_spread");
     int vocab = fp32.config.vocab_size, longest = timed_prompts[TIMED - 1];
     int *tokens = malloc((size_t)(longest + 1) * sizeof(int));
     float *logits = malloc((size_t)vocab * sizeof(float));
     make_tokens(tokens, longest + 1, vocab, SEED);
     /* One session per prompt, reused (its buffers touched once, in the first round); the rounds go
      * over all the prompts, so that a busy moment of the machine spreads over them. */
-    double prefill_best[TIMED], decode_best[TIMED];
+    double prefill_runs[TIMED][REPEATS], decode_runs[TIMED][REPEATS];
     llama_session sessions[TIMED];
     for (int i = 0; i < TIMED; i++) {
-        prefill_best[i] = decode_best[i] = INFINITY;
         if (llama_build_session(&sessions[i], &fp32, 1, timed_prompts[i] + 1, 1, error, sizeof error) != 0) {
             fprintf(stderr, "the engine refused a session of %d tokens: %s\n", timed_prompts[i] + 1, error);
             return 1;
@@ -255,22 +329,27 @@ int main(int argc, char **argv)
                 fprintf(stderr, "the engine refused a %d-token prompt: %s\n", timed_prompts[i], run.error);
                 return 1;
             }
-            prefill_best[i] = fmin(prefill_best[i], run.prefill_seconds);
-            decode_best[i] = fmin(decode_best[i], run.decode_seconds);
+            prefill_runs[i][r] = run.prefill_seconds;
+            decode_runs[i][r] = run.decode_seconds;
         }
     for (int i = 0; i < TIMED; i++) {
         int prompt = timed_prompts[i];
-        double prefill_seconds = prefill_best[i], decode_seconds = decode_best[i];
+        double prefill_seconds = lab_median(prefill_runs[i], REPEATS);
+        double decode_seconds = lab_median(decode_runs[i], REPEATS);
+        /* lab_median sorted the runs: the first is the fastest, the last the slowest */
+        double prefill_spread = prefill_runs[i][REPEATS - 1] / prefill_runs[i][0] - 1;
+        double decode_spread = decode_runs[i][REPEATS - 1] / decode_runs[i][0] - 1;
         phase_counts p = prefill_counts(&m, prompt, llama_step_rows_of(1, prompt + 1));
         phase_counts d = decode_counts(&m, prompt);
         double pi = phase_intensity(&p), di = phase_intensity(&d);
         double pf = flops_of(&p) / prefill_seconds, df = flops_of(&d) / decode_seconds;
         double pa = attainable(peak, bandwidth, pi), da = attainable(peak, bandwidth, di);
-        printf("   %6d %12.3f %12.3f %9.2f %9.2f %11.2f %11.2f %11.2f %11.2f\n", prompt, 1e3 * prefill_seconds / prompt,
-               1e3 * decode_seconds, pi, di, pf / 1e9, df / 1e9, pa / 1e9, da / 1e9);
-        lab_results_row_or_exit(&out, "%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g", prompt,
+        printf("   %6d %10.3f %10.3f %8.2f %8.2f %9.2f %9.2f %10.2f %10.2f %6.0f%% %6.0f%%\n", prompt,
+               1e3 * prefill_seconds / prompt, 1e3 * decode_seconds, pi, di, pf / 1e9, df / 1e9, pa / 1e9, da / 1e9,
+               100 * prefill_spread, 100 * decode_spread);
+        lab_results_row_or_exit(&out, "%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g", prompt,
                         1e3 * prefill_seconds / prompt, 1e3 * decode_seconds, pi, di, pf / 1e9, df / 1e9, pa / 1e9,
-                        da / 1e9, peak / 1e9, bandwidth / 1e9);
+                        da / 1e9, peak / 1e9, bandwidth / 1e9, prefill_spread, decode_spread);
     }
     lab_results_close_or_exit(&out);
     for (int i = 0; i < TIMED; i++) llama_free_session(&sessions[i]);

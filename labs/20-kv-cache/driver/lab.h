@@ -9,6 +9,8 @@
  * Your part (kv_cache.c):
  *   kv_cache_bytes    the size of a cache: 2 (K and V) x layers x kv_heads x head_dim x bytes
  *                     per element x tokens x batch, for a row of data/models.csv
+ *   kv_cache_passes_weights_at   a prediction: the context at which a decode step reads more
+ *                     bytes of cache than of weights (checked against the engine's counters)
  *   kv_cache_offset   where one token's keys (or values) of one layer of one sequence live
  *   kv_cache_append   storing a token's key and value there, in order, refusing any other position
  *   kv_cache_attend   one query head's attention over the cached positions 0 .. length-1
@@ -56,6 +58,12 @@ typedef struct kv_model {
  * `bytes_per_element` bytes (FP32 4, FP16 2, FP8 1). tokens and batch may be 0. */
 int64_t kv_cache_bytes(const kv_model *m, int bytes_per_element, int64_t tokens, int64_t batch);
 
+/* A decode step reads every weight once and each sequence's whole cache. The smallest context
+ * (tokens cached per sequence, the step's own token included) at which a step of `batch`
+ * sequences reads more bytes of cache than `weight_bytes`; -1 when weight_bytes, batch or
+ * bytes_per_element is not positive. */
+int64_t kv_cache_passes_weights_at(const kv_model *m, int bytes_per_element, double weight_bytes, int64_t batch);
+
 /* ---- kv_cache.c (yours): the cache ---- */
 
 typedef struct kv_cache {
@@ -83,7 +91,9 @@ int kv_cache_append(kv_cache *c, int sequence, int layer, int position, const fl
  * query and out are head_dim floats; k_t and v_t are head `head` of position t's row.
  * 1 <= length <= the tokens cached: in a prefill the cache already holds the later tokens of
  * the prompt, and a query may not look at them (the causal mask). `scores` is scratch of at
- * least `length` floats (the engine gives each thread its own). */
+ * least `length` floats, the caller's own: the engine calls attend from several threads at
+ * once (for different heads and sequences), each with its own scores, so attend may keep
+ * nothing of its own from one call to the next. */
 void kv_cache_attend(const kv_cache *c, float *out, const float *query, int sequence, int layer, int head, int length,
                      float *scores);
 

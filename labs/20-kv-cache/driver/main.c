@@ -5,9 +5,10 @@
  *
  * Prints, in order:
  *   1. your kv_cache_bytes for every model of data/models.csv (FP16, one sequence): per token,
- *      at 4096, 32768 and 131072 tokens, what it would be without grouped-query attention, the
- *      context at which the cache outweighs the FP16 weights, and how many 4096-token sequences
- *      fit beside the weights in an 80 GB H100;
+ *      at 4096, 32768 and 131072 tokens, what it would be without grouped-query attention, your
+ *      kv_cache_passes_weights_at (the context at which a decode step reads more cache than FP16
+ *      weights, parameters x 2 bytes), and how many 4096-token sequences fit beside the weights in
+ *      an 80 GB H100;
  *   2. your formula beside lib/llama's for the sessions the lab builds;
  *   3. the toy Llama's 42M shape (seeded FP32 weights, one thread) generating with your cache and
  *      with the engine's own, against recomputing the whole sequence for every token (a prefill):
@@ -55,9 +56,9 @@ static void print_formula(const lab_table *models, double gpu_memory_bytes)
 {
     printf("1. Your kv_cache_bytes for the models of data/models.csv, FP16 (2 bytes), one sequence:\n");
     printf("   %-13s %6s %8s %8s %10s %12s %10s %10s %12s %12s %10s\n", "model", "layers", "kv_heads", "head_dim",
-           "per token", "4096 tokens", "32768", "131072", "4096 as MHA", "KV = weights", "4096-seqs");
+           "per token", "4096 tokens", "32768", "131072", "4096 as MHA", "KV > weights", "4096-seqs");
     printf("   %-13s %6s %8s %8s %10s %12s %10s %10s %12s %12s %10s\n", "", "", "", "", "KiB", "GiB", "GiB", "GiB",
-           "GiB", "at tokens", "in 80 GB");
+           "GiB", "from tokens", "in 80 GB");
     for (int row = 0; row < models->rows; row++) {
         kv_model m = kv_model_of_row(models, row), mha = m;
         mha.kv_heads = mha.heads;
@@ -71,9 +72,11 @@ static void print_formula(const lab_table *models, double gpu_memory_bytes)
         printf("   %-13s %6d %8d %8d %10.0f %12.3f %10.2f %10.2f %12.2f %12.0f %10s\n", lab_table_text_or_exit(models, row, "name"),
                m.layers, m.kv_heads, m.head_dim, per_token / 1024, gib(sequence), gib((double)kv_cache_bytes(&m, 2, 32768, 1)),
                gib((double)kv_cache_bytes(&m, 2, 131072, 1)), gib((double)kv_cache_bytes(&mha, 2, 4096, 1)),
-               per_token > 0 ? weights / per_token : NAN, fit);
+               (double)kv_cache_passes_weights_at(&m, 2, weights, 1), fit);
     }
-    printf("   (KV = weights: the context at which one sequence's cache is as big as the model's FP16 weights.\n"
+    printf("   (KV > weights: your kv_cache_passes_weights_at, the first context at which one sequence's cache is\n"
+           "   more than the model's FP16 weights, parameters x 2 bytes: from there on, a decode step reads more\n"
+           "   cache than weights.\n"
            "   4096-seqs: how many 4096-token caches fit in an H100's 80 GB beside those weights.)\n\n");
 }
 
