@@ -2,7 +2,7 @@
 # Llama's time per generated token against its position, with your cache and the engine's own (one
 # decode step) and without a cache (the whole sequence recomputed), measured on this CPU. Right: the FP16 cache of one
 # sequence against the context length for every model of data/models.csv, from the lab's formula,
-# beside an H100's 80 GB.
+# beside an H100's 80 GiB.
 #   gnuplot -e "csv='build/20-kv-cache/results.csv'; png='out.png'" plots/20-kv-cache.gp
 # Columns: series, model, position, context_tokens, time_ms, counted_gflop, kv_bytes.
 # With png='' it draws a text plot (the left panel).
@@ -48,8 +48,8 @@ if (png ne '') {
     set xlabel 'context: tokens cached (log scale)'
     set ylabel 'GiB (log scale)'
     set key bottom right box opaque spacing 1.1 font ',10'
-    set arrow 2 from 256, 80e9 / 2**30 to 131072, 80e9 / 2**30 nohead lw 2 dt 2 lc rgb '#cc0000'
-    set label 2 "an H100's 80 GB (74.5 GiB): the whole GPU" at 300, 105 left font ',10' tc rgb '#cc0000'
+    set arrow 2 from 256, 80 to 131072, 80 nohead lw 2 dt 2 lc rgb '#cc0000'
+    set label 2 "an H100's 80 GiB: the whole GPU (72 GiB usable in the book's budget)" at 300, 105 left font ',10' tc rgb '#cc0000'
     set arrow 3 from 4096, 0.001 to 4096, 200 nohead dt 3 lc rgb '#777777'
     set label 3 "Llama-2-7B at 4096 tokens:\nexactly 2 GiB (checked)" at 3700, 3.5 right font ',10'
     set label 4 '' at 4096, 2 point pt 7 ps 1.3 lc rgb '#3182bd'

@@ -8,7 +8,7 @@
  *      at 4096, 32768 and 131072 tokens, what it would be without grouped-query attention, your
  *      kv_cache_passes_weights_at (the context at which a decode step reads more cache than FP16
  *      weights, parameters x 2 bytes), and how many 4096-token sequences fit beside the weights in
- *      an 80 GB H100;
+ *      an 80 GiB H100 (the book's memory budget: nine tenths usable);
  *   2. your formula beside lib/llama's for the sessions the lab builds;
  *   3. the toy Llama's 42M shape (seeded FP32 weights, one thread) generating with your cache and
  *      with the engine's own, against recomputing the whole sequence for every token (a prefill):
@@ -52,19 +52,19 @@ static double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 /* ---------------------------------------------------------------------------------
  * 1. The formula, for the models of the table */
 
-static void print_formula(const lab_table *models, double gpu_memory_bytes)
+static void print_formula(const lab_table *models, double usable_bytes)
 {
     printf("1. Your kv_cache_bytes for the models of data/models.csv, FP16 (2 bytes), one sequence:\n");
     printf("   %-13s %6s %8s %8s %10s %12s %10s %10s %12s %12s %10s\n", "model", "layers", "kv_heads", "head_dim",
            "per token", "4096 tokens", "32768", "131072", "4096 as MHA", "KV > weights", "4096-seqs");
     printf("   %-13s %6s %8s %8s %10s %12s %10s %10s %12s %12s %10s\n", "", "", "", "", "KiB", "GiB", "GiB", "GiB",
-           "GiB", "from tokens", "in 80 GB");
+           "GiB", "from tokens", "in 80 GiB");
     for (int row = 0; row < models->rows; row++) {
         kv_model m = kv_model_of_row(models, row), mha = m;
         mha.kv_heads = mha.heads;
         double weights = 2.0 * lab_table_number_or_exit(models, row, "parameters");
         double per_token = (double)kv_cache_bytes(&m, 2, 1, 1), sequence = (double)kv_cache_bytes(&m, 2, 4096, 1);
-        double room = gpu_memory_bytes - weights;
+        double room = usable_bytes - weights;
         char fit[32];
         if (room < 0) snprintf(fit, sizeof fit, "none");
         else if (sequence > 0) snprintf(fit, sizeof fit, "%.0f", floor(room / sequence));
@@ -77,7 +77,8 @@ static void print_formula(const lab_table *models, double gpu_memory_bytes)
     printf("   (KV > weights: your kv_cache_passes_weights_at, the first context at which one sequence's cache is\n"
            "   more than the model's FP16 weights, parameters x 2 bytes: from there on, a decode step reads more\n"
            "   cache than weights.\n"
-           "   4096-seqs: how many 4096-token caches fit in an H100's 80 GB beside those weights.)\n\n");
+           "   4096-seqs: how many 4096-token caches fit beside those weights in an H100's 80 GiB, less the\n"
+           "   runtime's tenth (lib/perfmodel's budget: 77.3 GB usable; activations left out).)\n\n");
 }
 
 /* ---------------------------------------------------------------------------------
@@ -322,7 +323,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", error);
         return 1;
     }
-    print_formula(models, h100.memory_bytes);
+    print_formula(models, h100.memory_bytes * PERFMODEL_MEMORY_UTILIZATION);
     print_engine_formula();
     kv_model llama = kv_model_of_row(models, llama2_7b);
     if (kv_cache_bytes(&llama, 2, 4096, 1) <= 0) {
