@@ -6,9 +6,10 @@
  * rows of lengths that are not multiples of the block (1, 7, 31, 32, 33, 100, 255, 257, 1000,
  * 4097), with each activation, values near +-1e4, a row whose h is exactly zero, one row alone,
  * the longest row that fits, and rows whose mean square is about eps for four eps values; it
- * agrees with the unfused chain to 1e-6; nothing is left unwritten or written past the end. Counted on the simulator, for 8 rows of 1024 floats: the
- * fused kernel is one launch, and the global bytes fall by the chapter's factor, 12 / 6 row
- * transfers with an activation and 10 / 6 without, within 5 %. Every check has a .timeout. */
+ * agrees with the unfused chain to 1e-6; nothing is left unwritten or written past the end.
+ * Counted on the simulator, for 8 rows of 1024 floats: the fused kernel is one launch, the global
+ * bytes fall by the chapter's factor, 12 / 6 row transfers with an activation and 10 / 6 without,
+ * within 5 %, and your predicted_row_transfers agrees with the counts. Every check has a .timeout. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <math.h>
@@ -301,6 +302,33 @@ Test(fused, bytes_fall_without_activation, .timeout = 30,
 {
     check_factor(ACTIVATION_NONE, 10);
 }
+Test(fused, predicted_row_transfers, .timeout = 60,
+     .description = "Your predicted_row_transfers, made by reading the kernels, against the simulator's counts for "
+                    "8 rows of 1024 floats: loads plus stores per row, in rows of n floats, within 5 %, for the chain "
+                    "and the fused kernel, with and without an activation; -1 for an activation that does not exist.")
+{
+    cr_assert(predicted_row_transfers(0, ACTIVATIONS) == -1 && predicted_row_transfers(1, -1) == -1,
+              "predicted_row_transfers(0, ACTIVATIONS) = %d and (1, -1) = %d; want -1 for an activation that does not "
+              "exist", predicted_row_transfers(0, ACTIVATIONS), predicted_row_transfers(1, -1));
+    const int activations[2] = {ACTIVATION_NONE, ACTIVATION_SILU};
+    for (int a = 0; a < 2; a++) {
+        chain_run runs[2];
+        counted_pair(activations[a], runs);
+        for (int fused = 0; fused < 2; fused++) {
+            int predicted = predicted_row_transfers(fused, activations[a]);
+            double counted = (runs[fused].global_load_bytes + runs[fused].global_store_bytes) / COUNTED_ROWS /
+                             (4.0 * COUNTED_N);
+            cr_assert(predicted > 0 && fabs(counted / predicted - 1) <= 0.05, "%s, %s: you predicted %d row transfers "
+                      "per row, the simulator counted %.2f (%.2f loaded, %.2f stored). Count, kernel by kernel, each "
+                      "row of n floats read from or written to global memory (a row read twice counts twice)%s",
+                      variant_names[fused], activation_names[activations[a]], predicted, counted,
+                      runs[fused].global_load_bytes / COUNTED_ROWS / (4.0 * COUNTED_N),
+                      runs[fused].global_store_bytes / COUNTED_ROWS / (4.0 * COUNTED_N),
+                      predicted == 0 ? ": still 0, is it written yet?" : ".");
+        }
+    }
+}
+
 Test(fused, rejects_what_does_not_fit, .timeout = 10,
      .description = "Given launcher: n above FUSED_MAX_HIDDEN would overflow the 48 KiB of shared memory, and an "
                     "unknown activation is an error: both return cudaErrorInvalidValue without launching.")

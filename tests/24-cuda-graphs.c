@@ -407,7 +407,8 @@ static size_t heap_in_use(void)
 static cudaError_t capture_a_failing_step(fixture *f, decode_graph *graph, char *said, size_t size)
 {
     cudaStream_t gone;
-    cr_assert(cudaStreamCreate(&gone) == cudaSuccess && cudaStreamDestroy(gone) == cudaSuccess, "cudaStreamCreate failed");
+    cr_assert(cudaStreamCreate(&gone) == cudaSuccess && cudaStreamDestroy(gone) == cudaSuccess,
+              "cudaStreamCreate failed");
     lab_capture_stderr();
     cudaStreamSynchronize(gone);   /* leaves cudaErrorInvalidResourceHandle pending */
     cudaError_t error = decode_graph_capture(f->model, f->stream, graph);
@@ -427,7 +428,8 @@ Test(graph, failed_capture_is_ended_and_freed, .timeout = 60,
     decode_graph graph = {NULL, 0};
     cudaError_t error = capture_a_failing_step(&f, &graph, said, sizeof said);
     cr_assert(error != cudaSuccess, "decode_graph_capture returned cudaSuccess although decode_step_enqueue failed "
-              "inside the capture (\"%s\"): return the step's error", cudaGetErrorString(cudaErrorInvalidResourceHandle));
+              "inside the capture (\"%s\"): return the step's error",
+              cudaGetErrorString(cudaErrorInvalidResourceHandle));
     cr_assert(graph.exec == NULL && graph.nodes == 0, "after a failed capture, graph.exec = %p and graph.nodes = %zu; "
               "want NULL and 0: nothing was instantiated", (void *)graph.exec, graph.nodes);
     enum cudaStreamCaptureStatus status;
@@ -465,7 +467,8 @@ Test(graph, replay_waits_for_nothing, .timeout = 60,
     fixture f = make_fixture(one_layer);
     decode_graph graph = capture_or_fail(&f, "one layer");
     char said[1536];
-    cr_assert(cudaStreamBeginCapture(f.stream, cudaStreamCaptureModeGlobal) == cudaSuccess, "cudaStreamBeginCapture failed");
+    cr_assert(cudaStreamBeginCapture(f.stream, cudaStreamCaptureModeGlobal) == cudaSuccess,
+              "cudaStreamBeginCapture failed");
     lab_capture_stderr();
     cudaError_t error = decode_graph_replay(&graph, f.stream);
     lab_release_stderr(said, sizeof said);
@@ -494,7 +497,8 @@ Test(graph, replay_goes_to_the_given_stream, .timeout = 60,
     decode_graph graph = capture_or_fail(&f, "one layer");
     cr_assert(decode_model_reset(f.model) == cudaSuccess, "decode_model_reset failed");
     cudaStream_t gone;
-    cr_assert(cudaStreamCreate(&gone) == cudaSuccess && cudaStreamDestroy(gone) == cudaSuccess, "cudaStreamCreate failed");
+    cr_assert(cudaStreamCreate(&gone) == cudaSuccess && cudaStreamDestroy(gone) == cudaSuccess,
+              "cudaStreamCreate failed");
     cudaError_t error = decode_graph_replay(&graph, gone);
     cudaGetLastError();
     int position = -1;

@@ -464,7 +464,8 @@ Test(kernel, loads_are_coalesced, .timeout = 120,
         double bound = coalesced_load_bytes(ROWS, COLS);
         cr_assert(run.global_load_bytes > 0, "%d x %d: the simulator counted no loads: did the kernel read the matrix?",
                   ROWS, COLS);
-        cr_assert(run.global_load_bytes <= bound, "%d x %d: the simulator counted %.0f bytes of global loads, %.2fx the "
+        cr_assert(run.global_load_bytes <= bound, "%d x %d: the simulator counted %.0f bytes of global loads, %.2fx "
+                  "the "
                   "%.0f bytes of a coalesced read (%zu bytes of int8 weights; x once per warp): the bound is missed on "
                   "the high side. At each step the 32 lanes of a warp must read 32 consecutive bytes of the row (lane, "
                   "lane + 32, ...), not each its own chunk of the row, which puts every lane in another sector.",
