@@ -91,6 +91,17 @@ Test(closed_form, invalid_arguments_give_nan, .timeout = 10,
     }
 }
 
+Test(closed_form, large_finite_arguments_are_valid, .timeout = 10,
+     .description = "Finite is finite, however large: a launch of 1e300 us or a kernel of 1e300 us makes a step (an "
+                    "absurd one), not NaN. Test the arguments in double, as they are given.")
+{
+    double got = eager_idle_share(1e300, 1, 10, 4);
+    cr_assert(fabs(got - 1) <= 1e-12, "eager_idle_share(1e300, 1, 10, 4) = %g, want 1 (the GPU idles all but 10 us "
+              "of 1e301)", got);
+    got = graph_idle_share(1, 1e300, 10);
+    cr_assert(fabs(got) <= 1e-12, "graph_idle_share(1, 1e300, 10) = %g, want 0 (1 us of idle in 1e301)", got);
+}
+
 /* ---------------------------------------------------------------------------------
  * The event simulations */
 
@@ -455,6 +466,27 @@ Test(graph, failed_capture_is_ended_and_freed, .timeout = 60,
     cr_assert(memcmp(replayed, eager, sizeof eager) == 0, "after a failed capture, the next graph's replay does not "
               "give the eager step's logits");
     decode_graph_destroy(&next);
+    free_fixture(&f);
+}
+
+Test(graph, refused_capture_leaves_no_graph, .timeout = 60,
+     .description = "When the capture cannot even begin (the stream is already capturing), decode_graph_capture "
+                    "returns that error with graph.exec NULL and graph.nodes 0, whatever they held before.")
+{
+    fixture f = make_fixture(one_layer);
+    cr_assert(cudaStreamBeginCapture(f.stream, cudaStreamCaptureModeRelaxed) == cudaSuccess,
+              "cudaStreamBeginCapture failed");
+    decode_graph graph = {NULL, 99};
+    cudaError_t error = decode_graph_capture(f.model, f.stream, &graph);
+    cudaGraph_t outer = NULL;
+    cudaStreamEndCapture(f.stream, &outer);
+    if (outer) cudaGraphDestroy(outer);
+    cudaGetLastError();
+    cr_assert(error != cudaSuccess, "decode_graph_capture on a stream already capturing returned cudaSuccess: "
+              "cudaStreamBeginCapture refuses it, and its error must be returned");
+    cr_assert(graph.exec == NULL && graph.nodes == 0, "after a capture that could not begin: graph.exec = %p, "
+              "graph.nodes = %zu; want NULL and 0 (set them before anything can fail)", (void *)graph.exec,
+              graph.nodes);
     free_fixture(&f);
 }
 
