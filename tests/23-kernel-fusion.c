@@ -4,11 +4,12 @@
  * overflows. The fused kernel agrees with a double-precision reference, both outputs h and y
  * (relative 1e-5, plus 1e-5 of the largest output, for the cancellation of residual + v), on
  * rows of lengths that are not multiples of the block (1, 7, 31, 32, 33, 100, 255, 257, 1000,
- * 4097), with each activation, values near +-1e4, a row whose h is exactly zero, one row alone
- * and the longest row that fits; it agrees with the unfused chain to 1e-6; nothing is left
- * unwritten or written past the end. Counted on the simulator, for 8 rows of 1024 floats: the
- * fused kernel is one launch, and the global bytes fall by the chapter's factor, 12 / 6 row
- * transfers with an activation and 10 / 6 without, within 5 %. Every check has a .timeout. */
+ * 4097), with each activation, values near +-1e4, a row whose h is exactly zero, one row alone,
+ * the longest row that fits, and rows whose mean square is about eps for four eps values; it
+ * agrees with the unfused chain to 1e-6; nothing is left unwritten or written past the end.
+ * Counted on the simulator, for 8 rows of 1024 floats: the fused kernel is one launch, the global
+ * bytes fall by the chapter's factor, 12 / 6 row transfers with an activation and 10 / 6 without,
+ * within 5 %, and your predicted_row_transfers agrees with the counts. Every check has a .timeout. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <math.h>
@@ -18,6 +19,7 @@
 #include "capture.h"
 #include "compare.h"
 #include "lab.h"
+#include "robust.h"
 
 static const int lengths[] = {1, 7, 31, 32, 33, 100, 255, 257, 1000, 4097};
 enum { LENGTHS = 10, ROWS = 4, COUNTED_N = 1024, COUNTED_ROWS = 8 };
@@ -215,6 +217,38 @@ Test(fused, zero_row_stays_finite, .timeout = 30,
 {
     check_lengths(1, ACTIVATION_NONE, ZERO_ROW);
 }
+/* A case whose rows are scaled so that mean(h^2) is about eps (h up to about 2 sqrt(eps)), with the
+ * eps given: where eps is as large as the mean square, where it is added decides y. */
+static chain_case make_eps_case(int n, float eps, int activation)
+{
+    chain_case c = make_case(ROWS, n, activation, ORDINARY);
+    float scale = sqrtf(eps / 4.4f);   /* an ORDINARY row's mean(h^2) is about 4.4 */
+    size_t count = (size_t)ROWS * n;
+    for (size_t k = 0; k < count; k++) c.x[k] *= scale, c.residual[k] *= scale;
+    for (int i = 0; i < n; i++) c.bias[i] *= scale;
+    c.in.eps = eps;
+    chain_reference(&c.in, c.want_h, c.want_y);
+    return c;
+}
+
+Test(fused, eps_where_it_matters, .timeout = 60,
+     .description = "Rows whose mean square is about eps, for each of the eps values 1e-5, 1e-6, 1e-2 and 0.5 "
+                    "(passed in, never a constant): y = h / sqrt(mean(h^2) + eps) * weight. eps added to the root "
+                    "(sqrt(mean) + eps), to n (sum / (n + eps)) or after the reciprocal root (rsqrt(mean) + eps) "
+                    "agrees where eps is small beside the mean square, and is off by up to 2x here.")
+{
+    const int eps_lengths[] = {7, 100, 1000};
+    for (int e = 0; e < LAB_EPS_COUNT; e++)
+        for (int l = 0; l < 3; l++) {
+            chain_case c = make_eps_case(eps_lengths[l], lab_eps_values[e], l == 1 ? ACTIVATION_NONE : ACTIVATION_SILU);
+            char kind[160];
+            snprintf(kind, sizeof kind, "eps = %g and rows scaled so that mean(h^2) is about eps: y = h / "
+                     "sqrt(mean(h^2) + eps) * weight, eps inside the root, beside the mean", (double)lab_eps_values[e]);
+            check_case(1, &c, kind);
+            free_case(&c);
+        }
+}
+
 Test(fused, one_row, .timeout = 30, .description = "One row, a decode step of batch 1: a grid of a single block.")
 {
     chain_case c = make_case(1, 33, ACTIVATION_GELU, ORDINARY);
@@ -268,6 +302,33 @@ Test(fused, bytes_fall_without_activation, .timeout = 30,
 {
     check_factor(ACTIVATION_NONE, 10);
 }
+Test(fused, predicted_row_transfers, .timeout = 60,
+     .description = "Your predicted_row_transfers, made by reading the kernels, against the simulator's counts for "
+                    "8 rows of 1024 floats: loads plus stores per row, in rows of n floats, within 5 %, for the chain "
+                    "and the fused kernel, with and without an activation; -1 for an activation that does not exist.")
+{
+    cr_assert(predicted_row_transfers(0, ACTIVATIONS) == -1 && predicted_row_transfers(1, -1) == -1,
+              "predicted_row_transfers(0, ACTIVATIONS) = %d and (1, -1) = %d; want -1 for an activation that does not "
+              "exist", predicted_row_transfers(0, ACTIVATIONS), predicted_row_transfers(1, -1));
+    const int activations[2] = {ACTIVATION_NONE, ACTIVATION_SILU};
+    for (int a = 0; a < 2; a++) {
+        chain_run runs[2];
+        counted_pair(activations[a], runs);
+        for (int fused = 0; fused < 2; fused++) {
+            int predicted = predicted_row_transfers(fused, activations[a]);
+            double counted = (runs[fused].global_load_bytes + runs[fused].global_store_bytes) / COUNTED_ROWS /
+                             (4.0 * COUNTED_N);
+            cr_assert(predicted > 0 && fabs(counted / predicted - 1) <= 0.05, "%s, %s: you predicted %d row transfers "
+                      "per row, the simulator counted %.2f (%.2f loaded, %.2f stored). Count, kernel by kernel, each "
+                      "row of n floats read from or written to global memory (a row read twice counts twice)%s",
+                      variant_names[fused], activation_names[activations[a]], predicted, counted,
+                      runs[fused].global_load_bytes / COUNTED_ROWS / (4.0 * COUNTED_N),
+                      runs[fused].global_store_bytes / COUNTED_ROWS / (4.0 * COUNTED_N),
+                      predicted == 0 ? ": still 0, is it written yet?" : ".");
+        }
+    }
+}
+
 Test(fused, rejects_what_does_not_fit, .timeout = 10,
      .description = "Given launcher: n above FUSED_MAX_HIDDEN would overflow the 48 KiB of shared memory, and an "
                     "unknown activation is an error: both return cudaErrorInvalidValue without launching.")

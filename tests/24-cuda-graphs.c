@@ -4,9 +4,12 @@
  * closed forms on a grid of equal-kernel steps, and on uneven kernels, where the queue depth
  * matters. Then the graph, on the toy decoder: capturing runs nothing and leaves the stream
  * idle, the graph holds one node per launch of the step, replaying it step after step gives the
- * eager path's logits and tokens bit for bit and the CPU reference's within 1e-4, and a replay
- * without a graph is refused. No check is timed; each has a .timeout. */
+ * eager path's logits and tokens bit for bit and the CPU reference's within 1e-4, a replay
+ * without a graph is refused; a step that fails inside the capture leaves the stream not capturing
+ * and nothing on the heap; a replay waits for nothing (it can itself be captured) and goes to the
+ * stream it is given. No check is timed; each has a .timeout. */
 #include <criterion/criterion.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +89,17 @@ Test(closed_form, invalid_arguments_give_nan, .timeout = 10,
                       bad[i].kernels, got);
         }
     }
+}
+
+Test(closed_form, large_finite_arguments_are_valid, .timeout = 10,
+     .description = "Finite is finite, however large: a launch of 1e300 us or a kernel of 1e300 us makes a step (an "
+                    "absurd one), not NaN. Test the arguments in double, as they are given.")
+{
+    double got = eager_idle_share(1e300, 1, 10, 4);
+    cr_assert(fabs(got - 1) <= 1e-12, "eager_idle_share(1e300, 1, 10, 4) = %g, want 1 (the GPU idles all but 10 us "
+              "of 1e301)", got);
+    got = graph_idle_share(1, 1e300, 10);
+    cr_assert(fabs(got) <= 1e-12, "graph_idle_share(1, 1e300, 10) = %g, want 0 (1 us of idle in 1e301)", got);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -388,5 +402,143 @@ Test(graph, replay_without_graph_is_refused, .timeout = 30,
     cr_assert(decode_graph_replay(&graph, f.stream) == cudaErrorInvalidValue, "a replay after decode_graph_destroy "
               "must be refused with cudaErrorInvalidValue");
     cudaGetLastError();
+    free_fixture(&f);
+}
+
+/* The bytes malloc has handed out and not had back (glibc): what a capture that fails must not
+ * leave behind. */
+static size_t heap_in_use(void)
+{
+    return mallinfo2().uordblks;
+}
+
+/* A step that fails after its first launch has been recorded: an error left pending by an earlier
+ * call (here a synchronise on a stream that does not exist) is what the first kernel's
+ * cudaGetLastError() reports, so decode_step_enqueue returns it inside the capture. */
+static cudaError_t capture_a_failing_step(fixture *f, decode_graph *graph, char *said, size_t size)
+{
+    cudaStream_t gone;
+    cr_assert(cudaStreamCreate(&gone) == cudaSuccess && cudaStreamDestroy(gone) == cudaSuccess,
+              "cudaStreamCreate failed");
+    lab_capture_stderr();
+    cudaStreamSynchronize(gone);   /* leaves cudaErrorInvalidResourceHandle pending */
+    cudaError_t error = decode_graph_capture(f->model, f->stream, graph);
+    lab_release_stderr(said, size);
+    cudaGetLastError();
+    return error;
+}
+
+Test(graph, failed_capture_is_ended_and_freed, .timeout = 60,
+     .description = "A step that fails inside the capture (after its first launch was recorded): decode_graph_capture "
+                    "returns the step's error, graph.exec is NULL, the stream is no longer capturing, the half-"
+                    "recorded graph is freed (32 failed captures leave the heap as it was), and the next capture "
+                    "on the same stream works.")
+{
+    fixture f = make_fixture(one_layer);
+    char said[1536];
+    decode_graph graph = {NULL, 0};
+    cudaError_t error = capture_a_failing_step(&f, &graph, said, sizeof said);
+    cr_assert(error != cudaSuccess, "decode_graph_capture returned cudaSuccess although decode_step_enqueue failed "
+              "inside the capture (\"%s\"): return the step's error",
+              cudaGetErrorString(cudaErrorInvalidResourceHandle));
+    cr_assert(graph.exec == NULL && graph.nodes == 0, "after a failed capture, graph.exec = %p and graph.nodes = %zu; "
+              "want NULL and 0: nothing was instantiated", (void *)graph.exec, graph.nodes);
+    enum cudaStreamCaptureStatus status;
+    cudaStreamIsCapturing(f.stream, &status);
+    cr_assert(status == cudaStreamCaptureStatusNone, "after decode_graph_capture failed, the stream is still capturing "
+              "(\"%s\"): a capture that has begun must be ended with cudaStreamEndCapture even when the step fails, "
+              "or every later launch on the stream is recorded instead of run%s", cudaGetErrorString(error),
+              SIMULATOR_SAID(said));
+    size_t before = heap_in_use();
+    for (int i = 0; i < 32; i++) capture_a_failing_step(&f, &graph, said, sizeof said);
+    size_t after = heap_in_use();
+    cr_assert(after <= before + 4096, "32 failed captures left %zu bytes more on the heap than before: the graph "
+              "cudaStreamEndCapture returned (one node recorded) must be freed with cudaGraphDestroy on the failure "
+              "path as well", after - before);
+    decode_graph next = capture_or_fail(&f, "the capture after a failed one, on the same stream");
+    cr_assert(next.nodes == (size_t)decode_step_kernels(one_layer), "the capture after a failed one holds %zu nodes, "
+              "want %d: the failed capture's launches must not be left in the stream's recording", next.nodes,
+              decode_step_kernels(one_layer));
+    float replayed[20], eager[20];
+    int tokens[2];
+    run_steps(&f, one_layer, &next, 1, replayed, tokens);
+    run_steps(&f, one_layer, NULL, 1, eager, tokens);
+    cr_assert(memcmp(replayed, eager, sizeof eager) == 0, "after a failed capture, the next graph's replay does not "
+              "give the eager step's logits");
+    decode_graph_destroy(&next);
+    free_fixture(&f);
+}
+
+Test(graph, refused_capture_leaves_no_graph, .timeout = 60,
+     .description = "When the capture cannot even begin (the stream is already capturing), decode_graph_capture "
+                    "returns that error with graph.exec NULL and graph.nodes 0, whatever they held before.")
+{
+    fixture f = make_fixture(one_layer);
+    cr_assert(cudaStreamBeginCapture(f.stream, cudaStreamCaptureModeRelaxed) == cudaSuccess,
+              "cudaStreamBeginCapture failed");
+    decode_graph graph = {NULL, 99};
+    cudaError_t error = decode_graph_capture(f.model, f.stream, &graph);
+    cudaGraph_t outer = NULL;
+    cudaStreamEndCapture(f.stream, &outer);
+    if (outer) cudaGraphDestroy(outer);
+    cudaGetLastError();
+    cr_assert(error != cudaSuccess, "decode_graph_capture on a stream already capturing returned cudaSuccess: "
+              "cudaStreamBeginCapture refuses it, and its error must be returned");
+    cr_assert(graph.exec == NULL && graph.nodes == 0, "after a capture that could not begin: graph.exec = %p, "
+              "graph.nodes = %zu; want NULL and 0 (set them before anything can fail)", (void *)graph.exec,
+              graph.nodes);
+    free_fixture(&f);
+}
+
+Test(graph, replay_waits_for_nothing, .timeout = 60,
+     .description = "decode_graph_replay only enqueues the step, as a launch does: replayed into a stream that is "
+                    "itself being captured (a graph inside a graph), it must not wait for the GPU. A replay that "
+                    "synchronises (after the launch, or after each node) is refused there and invalidates the "
+                    "capture; the caller decides when to wait.")
+{
+    fixture f = make_fixture(one_layer);
+    decode_graph graph = capture_or_fail(&f, "one layer");
+    char said[1536];
+    cr_assert(cudaStreamBeginCapture(f.stream, cudaStreamCaptureModeGlobal) == cudaSuccess,
+              "cudaStreamBeginCapture failed");
+    lab_capture_stderr();
+    cudaError_t error = decode_graph_replay(&graph, f.stream);
+    lab_release_stderr(said, sizeof said);
+    enum cudaStreamCaptureStatus status;
+    cudaStreamIsCapturing(f.stream, &status);
+    cudaGraph_t outer = NULL;
+    cudaStreamEndCapture(f.stream, &outer);
+    if (outer) cudaGraphDestroy(outer);
+    cudaGetLastError();
+    cr_assert(error == cudaSuccess && status == cudaStreamCaptureStatusActive, "decode_graph_replay into a capturing "
+              "stream returned \"%s\" and left the capture %s: the replay waited for the GPU (cudaStreamSynchronize "
+              "or cudaDeviceSynchronize). A replay is one cudaGraphLaunch and returns at once; a wait after every "
+              "step puts the host's round trip back between the steps the graph was made to remove%s",
+              cudaGetErrorString(error), status == cudaStreamCaptureStatusActive ? "active" : "invalidated",
+              SIMULATOR_SAID(said));
+    decode_graph_destroy(&graph);
+    free_fixture(&f);
+}
+
+Test(graph, replay_goes_to_the_given_stream, .timeout = 60,
+     .description = "decode_graph_replay launches on the stream it is given: on a stream that no longer exists it "
+                    "is refused (cudaErrorInvalidResourceHandle) and runs nothing. A replay on the legacy stream 0 "
+                    "runs anyway, serialised with every blocking stream and fatal to any capture in progress.")
+{
+    fixture f = make_fixture(one_layer);
+    decode_graph graph = capture_or_fail(&f, "one layer");
+    cr_assert(decode_model_reset(f.model) == cudaSuccess, "decode_model_reset failed");
+    cudaStream_t gone;
+    cr_assert(cudaStreamCreate(&gone) == cudaSuccess && cudaStreamDestroy(gone) == cudaSuccess,
+              "cudaStreamCreate failed");
+    cudaError_t error = decode_graph_replay(&graph, gone);
+    cudaGetLastError();
+    int position = -1;
+    cr_assert(decode_model_position(f.model, &position) == cudaSuccess, "reading the position failed");
+    cr_assert(error == cudaErrorInvalidResourceHandle && position == 0, "decode_graph_replay on a destroyed stream "
+              "returned \"%s\" and the position is now %d; want \"%s\" and 0: the replay did not go to the stream it "
+              "was given. Launch the graph with cudaGraphLaunch(exec, stream), never on the legacy stream 0",
+              cudaGetErrorString(error), position, cudaGetErrorString(cudaErrorInvalidResourceHandle));
+    decode_graph_destroy(&graph);
     free_fixture(&f);
 }

@@ -426,6 +426,54 @@ Test(kernel, matches_the_cpu_gemv, .timeout = 60,
     }
 }
 
+/* The bytes a warp per row loads when its lanes read consecutive elements, counted as the simulator
+ * counts them, in 32-byte sectors per load instruction (the device arrays start on 256-byte
+ * boundaries): at step s the warp reads bytes r cols + 32 s .. + 31 of its row's int8 values (two
+ * sectors where the row does not start on a sector) and floats 32 s .. 32 s + 31 of x; lane 0 reads
+ * the row's scale, one sector. Fewer bytes (x from shared memory, wider loads) is fine. */
+static double coalesced_load_bytes(int rows, int cols)
+{
+    double sectors = 0;
+    for (long long r = 0; r < rows; r++) {
+        for (long long j = 0; j < cols; j += 32) {
+            long long last = (j + 31 < cols ? j + 31 : cols - 1);
+            sectors += (double)((r * cols + last) / 32 - (r * cols + j) / 32 + 1);   /* the int8 values */
+            sectors += (double)((4 * last) / 32 - (4 * j) / 32 + 1);                 /* x */
+        }
+        sectors += 1;                                                                 /* the scale */
+    }
+    return 32 * sectors;
+}
+
+Test(kernel, loads_are_coalesced, .timeout = 120,
+     .description = "The simulator counts the sectors gemv_int8_device loads: no more than a warp whose 32 lanes read "
+                    "32 consecutive bytes of the row (and 32 consecutive floats of x) a step touches. A lane that "
+                    "walks its own chunk of the row gets the right y with about 11x the loads.")
+{
+    enum { ROWS = 64, COLS = 1000 };
+    size_t n = (size_t)ROWS * COLS;
+    float *w = malloc(n * sizeof(float)), *scales = malloc(ROWS * sizeof(float)), *x = malloc(COLS * sizeof(float));
+    float *y = malloc(ROWS * sizeof(float));
+    int8_t *q = malloc(n);
+    fill(w, ROWS, COLS, 77u);
+    for (int j = 0; j < COLS; j++) x[j] = noise(500u + (unsigned)j);
+    quantize_int8_per_channel(w, ROWS, COLS, q, scales);
+    gpu_gemv_run run = gpu_gemv_int8(q, scales, x, y, ROWS, COLS, 1);
+    cr_assert(run.error == NULL, "%d x %d: the kernel failed: %s", ROWS, COLS, run.error);
+    if (run.counted) {
+        double bound = coalesced_load_bytes(ROWS, COLS);
+        cr_assert(run.global_load_bytes > 0, "%d x %d: the simulator counted no loads: did the kernel read the matrix?",
+                  ROWS, COLS);
+        cr_assert(run.global_load_bytes <= bound, "%d x %d: the simulator counted %.0f bytes of global loads, %.2fx "
+                  "the "
+                  "%.0f bytes of a coalesced read (%zu bytes of int8 weights; x once per warp): the bound is missed on "
+                  "the high side. At each step the 32 lanes of a warp must read 32 consecutive bytes of the row (lane, "
+                  "lane + 32, ...), not each its own chunk of the row, which puts every lane in another sector.",
+                  ROWS, COLS, run.global_load_bytes, run.global_load_bytes / bound, bound, n);
+    }
+    free(w), free(scales), free(x), free(y), free(q);
+}
+
 /* ---------------------------------------------------------------------------------
  * The engine */
 

@@ -127,3 +127,14 @@ extern "C" cudaError_t chain_fused(const float *x, const float *bias, const floa
                                                                                eps, activation);
     return cudaGetLastError();
 }
+
+/* Row transfers per row: the chain's bias add reads x and bias and writes t; the activation reads
+ * and writes t; the residual add reads t and residual and writes h; RMSNorm reads h twice and
+ * weight, and writes y. Fused: x, bias, residual and weight read once; h and y written once. */
+extern "C" int predicted_row_transfers(int fused, int activation)
+{
+    if (activation < 0 || activation >= ACTIVATIONS) return -1;
+    if (fused) return 4 + 2;
+    int bias_add = 3, activation_step = activation == ACTIVATION_NONE ? 0 : 2, residual_add = 3, norm = 4;
+    return bias_add + activation_step + residual_add + norm;
+}

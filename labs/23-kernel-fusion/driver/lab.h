@@ -32,6 +32,11 @@ cudaError_t chain_fused(const float *x, const float *bias, const float *residual
                         float *y, int rows, int n, float eps, int activation);
 /* Both return the launch's error: cudaErrorInvalidValue for rows < 1, n < 1, an activation
  * that does not exist, or (fused) n > FUSED_MAX_HIDDEN. */
+/* Your prediction, before anything is counted: the row transfers per row (one row transfer is n
+ * floats loaded from or stored to global memory) of the unfused chain (fused = 0) or of the fused
+ * kernel (fused = 1), with `activation`, counted from the steps as the chapter counts them. -1
+ * for an activation that does not exist. The checks hold the simulator's counts to it. */
+int predicted_row_transfers(int fused, int activation);
 
 /* ---- run.cu (driver): host arrays in and out ---- */
 typedef struct chain_inputs {
