@@ -14,8 +14,8 @@
  * counted are those that must cross the memory bus at least once: each weight once per
  * forward step (a prefill is one step on a GPU; on a CPU, one longer than LLAMA_MAX_STEP_ROWS
  * tokens takes several steps, as in the book's engine), the KV cache read by attention and
- * written for new tokens; activations are assumed to stay in caches. The FLOPs are the matrix multiplications' and attention's;
- * norms, RoPE and softmax are left out (a few percent).
+ * written for new tokens; activations are assumed to stay in caches. The FLOPs are the matrix
+ * multiplications' and attention's; norms, RoPE and softmax are left out (a few percent).
  *
  * Errors, the library's one way to give up: a function that can fail (an unknown model, a table
  * cell out of its domain: lab_table_checked_number) returns -1 and writes the reason, file, row
