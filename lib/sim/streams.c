@@ -34,7 +34,7 @@ typedef struct graph_node {
 struct sim_graph { graph_node *nodes; size_t count, capacity; };
 struct sim_graph_exec { struct sim_graph graph; };
 
-struct sim_stream { struct sim_stream *next; struct sim_graph *capture; int capture_invalid; };
+struct sim_stream { struct sim_stream *next; struct sim_graph *capture; int capture_invalid, non_blocking; };
 /* An event keeps its time and how many launches and copies had run when it was recorded. */
 struct sim_event { double milliseconds; int recorded; unsigned long long launches, copies; };
 
@@ -73,6 +73,15 @@ static void free_nodes(struct sim_graph *g)
     g->count = g->capacity = 0;
 }
 
+/* A blocking stream (not cudaStreamNonBlocking) being captured, in any mode: the legacy stream waits for
+ * every blocking stream, so work sent to it would depend on work that has not run. */
+static struct sim_stream *blocking_capture(void)
+{
+    for (struct sim_stream *s = live_streams; s; s = s->next)
+        if (s->capture && !s->non_blocking) return s;
+    return NULL;
+}
+
 /* Work on `stream`: 1 if it is being captured (record it), 0 to run it now, or an error. */
 static cudaError_t capture_state(cudaStream_t stream, int *capturing)
 {
@@ -83,11 +92,12 @@ static cudaError_t capture_state(cudaStream_t stream, int *capturing)
         *capturing = 1;
         return cudaSuccess;
     }
-    if (!stream && global_capture) {
+    struct sim_stream *captured = stream ? NULL : blocking_capture();
+    if (captured) {
         fprintf(stderr, "sim: work sent to the legacy default stream while stream %p is being captured: "
                 "the capture is now invalid\n     (launch on the capturing stream: the legacy stream waits for "
-                "every blocking stream, so no capture mode allows it)\n", (void *)global_capture);
-        global_capture->capture_invalid = 1;
+                "every blocking stream, so no capture mode allows it)\n", (void *)captured);
+        captured->capture_invalid = 1;
         return cudaErrorStreamCaptureImplicit;
     }
     return cudaSuccess;
@@ -174,8 +184,9 @@ cudaError_t cudaStreamCreate(cudaStream_t *stream)
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
 {
-    (void)flags;
-    return cudaStreamCreate(stream);
+    cudaError_t error = cudaStreamCreate(stream);
+    if (error == cudaSuccess) (*stream)->non_blocking = (flags & 0x01) != 0;   /* cudaStreamNonBlocking */
+    return error;
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
@@ -297,6 +308,11 @@ cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
 {
     if (!exec) return sim_record_error(cudaErrorInvalidValue);
     if (stream && !sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
+    if (!stream) {   /* a replay on the legacy stream during a capture is work sent there, as a launch is */
+        int capturing;
+        cudaError_t error = capture_state(NULL, &capturing);
+        if (error != cudaSuccess) return sim_record_error(error);
+    }
     for (size_t i = 0; i < exec->graph.count; i++) {
         graph_node *node = &exec->graph.nodes[i];
         cudaError_t error = cudaSuccess;

@@ -82,9 +82,18 @@ Test(graphs, legacy_stream_work_during_capture_invalidates_it, .timeout = 10, .i
     cr_assert_eq(cudaStreamEndCapture(stream, &graph), cudaErrorStreamCaptureInvalidated);
     cr_assert_eq(cudaStreamBeginCapture(NULL, cudaStreamCaptureModeGlobal), cudaErrorStreamCaptureUnsupported);
     cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed);
-    cr_assert_eq(cudaMemset(x, 0, 32 * sizeof(int)), cudaSuccess, "relaxed capture lets other work through");
-    cr_assert_eq(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+    cr_assert_eq(cudaMemset(x, 0, 32 * sizeof(int)), cudaErrorStreamCaptureImplicit,
+                 "a relaxed capture of a blocking stream still forbids the legacy stream");
+    cr_assert_eq(cudaStreamEndCapture(stream, &graph), cudaErrorStreamCaptureInvalidated);
+    cudaGetLastError();
+    cudaStream_t non_blocking;
+    cudaStreamCreateWithFlags(&non_blocking, cudaStreamNonBlocking);
+    cudaStreamBeginCapture(non_blocking, cudaStreamCaptureModeRelaxed);
+    cr_assert_eq(cudaMemset(x, 0, 32 * sizeof(int)), cudaSuccess,
+                 "the legacy stream does not wait for a non-blocking stream: its capture lets it through");
+    cr_assert_eq(cudaStreamEndCapture(non_blocking, &graph), cudaSuccess);
     cudaGraphDestroy(graph);
+    cudaStreamDestroy(non_blocking);
 }
 
 Test(graphs, waiting_during_capture_is_refused_and_invalidates_it, .timeout = 10, .init = cr_redirect_stderr)
