@@ -122,17 +122,6 @@ static row_run counted_softmax(int version)
     return run;
 }
 
-/* A cost held as a bound: more than the reference fails, saying by how much and what that
- * usually means; less passes, with a note that the kernel beat the reference. */
-static void expect_at_most(const char *what, double counted, double reference, const char *if_more)
-{
-    cr_assert(counted <= reference, "%s: %.0f bytes, counted, %.2f times the reference's %.0f: more than the "
-              "reference moves. %s", what, counted, counted / reference, reference, if_more);
-    if (counted < reference)
-        fprintf(stderr, "note: %s: %.0f bytes, counted, %.2f times the reference's %.0f: fewer than the reference "
-                "moves, and still right: a cheaper route than the chapter's\n", what, counted,
-                counted / reference, reference);
-}
 
 /* At most `transfers` row-sized transfers per row: (transfers - 1) reads of 4 n bytes and one write. */
 static void check_row_transfers(int version, int transfers, const char *if_more)
@@ -142,10 +131,11 @@ static void check_row_transfers(int version, int transfers, const char *if_more)
            stores = run.global_store_bytes / COUNTED_ROWS;
     char what[128];
     snprintf(what, sizeof what, "%s, stores per row of %d floats", version_names[version], COUNTED_N);
-    expect_at_most(what, stores, row_bytes, "Each output is written once, by lanes that write neighbouring floats.");
+    lab_expect_bytes_at_most(what, stores, row_bytes,
+                             "Each output is written once, by lanes that write neighbouring floats.");
     snprintf(what, sizeof what, "%s, loads per row of %d floats (%.2f reads of the row)", version_names[version],
              COUNTED_N, loads / row_bytes);
-    expect_at_most(what, loads, (transfers - 1) * row_bytes, if_more);
+    lab_expect_bytes_at_most(what, loads, (transfers - 1) * row_bytes, if_more);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -470,8 +460,9 @@ Test(rmsnorm, reads_and_writes, .timeout = 30,
     char what[128];
     snprintf(what, sizeof what, "rmsnorm, global bytes per row of %d floats (%.2f row transfers)", COUNTED_N,
              per_row / (4.0 * COUNTED_N));
-    expect_at_most(what, per_row, 16.0 * COUNTED_N, "The reference reads x twice, the weights once and writes y "
-                   "once: is an element loaded twice in one pass?");
+    lab_expect_bytes_at_most(what, per_row, 16.0 * COUNTED_N,
+                             "The reference reads x twice, the weights once and writes y "
+                             "once: is an element loaded twice in one pass?");
 }
 
 /* ---------------------------------------------------------------------------------

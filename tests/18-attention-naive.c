@@ -230,17 +230,6 @@ Test(counted, three_kernels, .timeout = 60,
                   "launches are given: make reset DAY=18 restores them (your file is backed up).", n, d,
                   kernel_names[k], run.kernel_blocks[k], blocks[k]);
 }
-/* A cost held as a bound: more than the reference fails, saying by how much and what that
- * usually means; less passes, with a note that the kernel beat the reference. */
-static void expect_at_most(const char *what, double counted, double reference, const char *if_more)
-{
-    cr_assert(counted <= reference, "%s: %.0f bytes, counted, %.2f times the reference's %.0f: more than the "
-              "reference moves. %s", what, counted, counted / reference, reference, if_more);
-    if (counted < reference)
-        fprintf(stderr, "note: %s: %.0f bytes, counted, %.2f times the reference's %.0f: fewer than the reference "
-                "moves, and still right: a cheaper route than the chapter's\n", what, counted,
-                counted / reference, reference);
-}
 
 /* The loads of the chapter's kernel 1 with the causal mask, for n a multiple of 16 and d of 8:
  * per step of the dot product, a warp (two query rows x 16 keys) loads one sector of Q for each
@@ -264,7 +253,7 @@ Test(counted, matrix_stored_twice, .timeout = 60,
     for (int k = 0; k < 3; k++) {
         char what[96];
         snprintf(what, sizeof what, "causal, n = %d, d = %d: %s stores", n, d, kernel_names[k]);
-        expect_at_most(what, run.kernel_store_bytes[k], reference[k],
+        lab_expect_bytes_at_most(what, run.kernel_store_bytes[k], reference[k],
                        "Each output is written once, 32 bytes to a sector: do neighbouring lanes (threadIdx.x) "
                        "write neighbouring floats, or 16 different rows?");
     }
@@ -278,7 +267,7 @@ Test(counted, scores_skip_masked_keys, .timeout = 60,
     attention_run run = counted(n, d);
     char what[96];
     snprintf(what, sizeof what, "causal, n = %d, d = %d: %s loads", n, d, kernel_names[0]);
-    expect_at_most(what, run.kernel_load_bytes[0], causal_scores_loads(n, d),
+    lab_expect_bytes_at_most(what, run.kernel_load_bytes[0], causal_scores_loads(n, d),
                    "Near 2 times: are the dot products of the masked scores (j > i) computed, and then replaced by "
                    "-INFINITY? Decide the mask first.");
 }
@@ -292,7 +281,7 @@ Test(counted, softmax_moves_the_matrix_at_most_four_times, .timeout = 60,
     char what[96];
     snprintf(what, sizeof what, "causal, n = %d: %s loads and stores (%.2f times the matrix's 4 n^2)", n,
              kernel_names[1], (run.kernel_load_bytes[1] + run.kernel_store_bytes[1]) / (4.0 * n * n));
-    expect_at_most(what, run.kernel_load_bytes[1] + run.kernel_store_bytes[1], 16.0 * n * n,
+    lab_expect_bytes_at_most(what, run.kernel_load_bytes[1] + run.kernel_store_bytes[1], 16.0 * n * n,
                    "More than three reads and a write of each row: a fourth pass, or an element loaded twice in one "
                    "pass?");
 }
@@ -305,7 +294,7 @@ Test(counted, output_reads_each_weight_once, .timeout = 60,
     attention_run run = counted(n, d);
     char what[96];
     snprintf(what, sizeof what, "causal, n = %d, d = %d: %s loads", n, d, kernel_names[2]);
-    expect_at_most(what, run.kernel_load_bytes[2], 4.0 * n * n * d,
+    lab_expect_bytes_at_most(what, run.kernel_load_bytes[2], 4.0 * n * n * d,
                    "Does c come from threadIdx.x (neighbouring lanes, neighbouring floats of V), and is each weight "
                    "read once per key?");
 }

@@ -37,4 +37,8 @@ lab_snapshot lab_snapshot_take(const void *at, size_t size);
 /* ... and after it, the offset of the first byte that differs, or -1 when none does (the copy is freed). */
 long lab_snapshot_first_change(lab_snapshot snapshot);
 
+/* A cost held as a bound: more bytes than the reference fails, saying by how much and, in if_more,
+ * what that usually means; fewer passes, with a note on stderr that the code beat the reference. */
+void lab_expect_bytes_at_most(const char *what, double counted, double reference, const char *if_more);
+
 #endif
