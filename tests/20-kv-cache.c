@@ -662,69 +662,76 @@ Test(attend, scores_past_expf_either_way, .timeout = 10,
     expect_scores_survive(-120);
 }
 
-/* One thread's share of the two-thread check: every head of every layer of one sequence,
- * ROUNDS times over, with its own scratch. */
-enum { ROUNDS = 300 };
+/* One thread's share of the two-thread check: every head of every layer of one sequence, with the
+ * thread's own scratch, compared bit for bit with what the same call gave alone. */
+enum { CALLS_ON_TWO_THREADS = 400 };
 typedef struct attend_job {
     const kv_cache *cache;
     int sequence, length;
     const float *queries;   /* layers x kv_heads x head_dim */
-    float *outputs;         /* ROUNDS x layers x kv_heads x head_dim */
+    float *alone;           /* layers x kv_heads x head_dim: the answers on one thread */
+    float *outputs;         /* layers x kv_heads x head_dim: this call's */
     float *scores;          /* capacity floats, this thread's */
+    long calls;             /* made so far */
+    size_t differs;         /* the first output that differed from alone's */
+    float found;            /* its value */
 } attend_job;
 
-static void attend_every_head(void *raw)
+static void attend_every_head(attend_job *job, float *outputs)
+{
+    const kv_cache *c = job->cache;
+    for (int l = 0; l < c->layers; l++)
+        for (int h = 0; h < c->kv_heads; h++) {
+            size_t at = ((size_t)l * c->kv_heads + h) * c->head_dim;
+            kv_cache_attend(c, outputs + at, job->queries + at, job->sequence, l, h, job->length, job->scores);
+        }
+}
+
+static int attend_and_compare(void *raw)
 {
     attend_job *job = raw;
-    const kv_cache *c = job->cache;
-    size_t per_round = (size_t)c->layers * c->kv_heads * c->head_dim;
-    for (int r = 0; r < ROUNDS; r++)
-        for (int l = 0; l < c->layers; l++)
-            for (int h = 0; h < c->kv_heads; h++) {
-                size_t at = ((size_t)l * c->kv_heads + h) * c->head_dim;
-                kv_cache_attend(c, job->outputs + r * per_round + at, job->queries + at, job->sequence, l, h,
-                                job->length, job->scores);
-            }
+    size_t floats = (size_t)job->cache->layers * job->cache->kv_heads * job->cache->head_dim;
+    attend_every_head(job, job->outputs);
+    job->calls++;
+    for (size_t i = 0; i < floats; i++)
+        if (memcmp(&job->outputs[i], &job->alone[i], sizeof(float)) != 0) {
+            job->differs = i, job->found = job->outputs[i];
+            return 1 + job->sequence;
+        }
+    return 0;
 }
 
 Test(attend, two_threads_at_once, .timeout = 60,
      .description = "The engine runs attend on several threads at once (lab.h). Two sequences of different lengths "
-                    "attended on two threads together must give, bit for bit, what each gives alone: nothing may be "
-                    "kept in a static or global variable (scratch goes in `scores`, the caller's).")
+                    "attended on two threads together, over and over, must give, bit for bit, what each gives alone: "
+                    "nothing may be kept in a static or global variable (scratch goes in `scores`, the caller's).")
 {
     enum { LAYERS = 2, HEADS = 4, HEAD_DIM = 16, CAPACITY = 700 };
     kv_cache c = random_cache(LAYERS, HEADS, HEAD_DIM, 2, CAPACITY, CAPACITY, 1, 208);
-    size_t per_round = (size_t)LAYERS * HEADS * HEAD_DIM, outputs = ROUNDS * per_round;
+    size_t floats = (size_t)LAYERS * HEADS * HEAD_DIM;
     const int lengths[2] = {CAPACITY, 301};
-    attend_job alone[2], together[2];
+    attend_job jobs[2];
     uint64_t state = llama_seed_generator(209);
     for (int s = 0; s < 2; s++) {
-        float *queries = malloc(per_round * sizeof(float));
-        for (size_t i = 0; i < per_round; i++) queries[i] = uniform(&state, 1);
-        alone[s] = (attend_job){&c, s, lengths[s], queries, malloc(outputs * sizeof(float)),
-                                malloc(CAPACITY * sizeof(float))};
-        together[s] = alone[s];
-        together[s].outputs = malloc(outputs * sizeof(float));
-        together[s].scores = malloc(CAPACITY * sizeof(float));
-        attend_every_head(&alone[s]);
+        float *queries = malloc(floats * sizeof(float));
+        for (size_t i = 0; i < floats; i++) queries[i] = uniform(&state, 1);
+        jobs[s] = (attend_job){&c, s, lengths[s], queries, malloc(floats * sizeof(float)),
+                               malloc(floats * sizeof(float)), malloc(CAPACITY * sizeof(float)), 0, 0, 0};
+        attend_every_head(&jobs[s], jobs[s].alone);
     }
-    cr_assert(lab_run_on_two_threads(attend_every_head, &together[0], &together[1]) == 0,
-              "no threads could be started");
-    for (int s = 0; s < 2; s++) {
-        for (size_t i = 0; i < outputs; i++) {
-            if (memcmp(&together[s].outputs[i], &alone[s].outputs[i], sizeof(float)) == 0) continue;
-            size_t in_round = i % per_round;
-            cr_assert(0, "sequence %d (%d positions), layer %zu, head %zu, round %zu: with another sequence "
-                      "attended on a second thread at the same time, out[%zu] = %.9g; alone it was %.9g. "
-                      "kv_cache_attend may run on several threads at once: keep nothing in a static or global "
-                      "variable, and use the caller's `scores` as scratch", s, lengths[s],
-                      in_round / (HEADS * HEAD_DIM),
-                      in_round / HEAD_DIM % HEADS, i / per_round, in_round % HEAD_DIM, together[s].outputs[i],
-                      alone[s].outputs[i]);
-        }
-        free((void *)alone[s].queries), free(alone[s].outputs), free(alone[s].scores);
-        free(together[s].outputs), free(together[s].scores);
+    int verdict = lab_run_on_two_threads(attend_and_compare, &jobs[0], &jobs[1], CALLS_ON_TWO_THREADS);
+    cr_assert(verdict >= 0, "no threads could be started");
+    if (verdict > 0) {
+        const attend_job *job = &jobs[verdict - 1];
+        size_t i = job->differs;
+        cr_assert(0, "sequence %d (%d positions), layer %zu, head %zu, call %ld: with another sequence attended on "
+                  "a second thread at the same time, out[%zu] = %.9g; alone it was %.9g. kv_cache_attend may run on "
+                  "several threads at once: keep nothing in a static or global variable, and use the caller's "
+                  "`scores` as scratch", job->sequence, job->length, i / (HEADS * HEAD_DIM), i / HEAD_DIM % HEADS,
+                  job->calls, i % HEAD_DIM, job->found, job->alone[i]);
     }
+    for (int s = 0; s < 2; s++)
+        free((void *)jobs[s].queries), free(jobs[s].alone), free(jobs[s].outputs), free(jobs[s].scores);
     kv_cache_free(&c);
 }
 

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,24 +37,38 @@ double lab_max_abs_error(const float *got, const double *want, int n, int *where
 }
 
 typedef struct {
-    void (*work)(void *);
+    int (*work)(void *);
     void *argument;
+    int calls;
     pthread_barrier_t *start;
+    atomic_int *finished;   /* threads that have made their calls */
+    atomic_int *verdict;    /* the first nonzero work returned */
 } thread_task;
 
 static void *run_task(void *raw)
 {
     thread_task *task = raw;
     pthread_barrier_wait(task->start);
-    task->work(task->argument);
+    for (int made = 0; atomic_load(task->verdict) == 0; ) {
+        int verdict = task->work(task->argument);
+        if (verdict != 0) {
+            int none = 0;
+            atomic_compare_exchange_strong(task->verdict, &none, verdict);
+            break;
+        }
+        if (++made == task->calls) atomic_fetch_add(task->finished, 1);
+        if (made >= task->calls && atomic_load(task->finished) == 2) break;
+    }
     return NULL;
 }
 
-int lab_run_on_two_threads(void (*work)(void *), void *first, void *second)
+int lab_run_on_two_threads(int (*work)(void *), void *first, void *second, int calls)
 {
     pthread_barrier_t start;
-    if (pthread_barrier_init(&start, NULL, 2) != 0) return -1;
-    thread_task tasks[2] = {{work, first, &start}, {work, second, &start}};
+    atomic_int finished = 0, verdict = 0;
+    if (calls < 1 || pthread_barrier_init(&start, NULL, 2) != 0) return -1;
+    thread_task tasks[2] = {{work, first, calls, &start, &finished, &verdict},
+                            {work, second, calls, &start, &finished, &verdict}};
     pthread_t thread;
     if (pthread_create(&thread, NULL, run_task, &tasks[0]) != 0) {
         pthread_barrier_destroy(&start);
@@ -62,7 +77,7 @@ int lab_run_on_two_threads(void (*work)(void *), void *first, void *second)
     run_task(&tasks[1]);
     pthread_join(thread, NULL);
     pthread_barrier_destroy(&start);
-    return 0;
+    return atomic_load(&verdict);
 }
 
 lab_snapshot lab_snapshot_take(const void *at, size_t size)

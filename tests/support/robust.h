@@ -22,10 +22,13 @@ double lab_max_abs_error(const float *got, const double *want, int n, int *where
 #define LAB_EPS_COUNT 4
 extern const float lab_eps_values[LAB_EPS_COUNT];
 
-/* Runs work(first) and work(second) on two threads released together at a barrier, and waits for
- * both: code that promises it may run on several threads at once must give both the answers it
- * gives one at a time. Returns 0, or -1 when the threads could not be started. */
-int lab_run_on_two_threads(void (*work)(void *), void *first, void *second);
+/* Calls work(first) on one thread and work(second) on another, released together at a barrier, over
+ * and over: each thread goes on until both have made `calls` calls, so the two overlap for the slower
+ * one's whole run however the scheduler places them (on a single free core, a switch in mid-call is
+ * then all but certain). work returns 0 while its answer equals the one it gives alone, nonzero at the
+ * first that does not, which stops both threads. Returns -1 when the threads could not be started,
+ * else the first nonzero work returned, or 0. */
+int lab_run_on_two_threads(int (*work)(void *), void *first, void *second, int calls);
 
 /* "Refused with nothing changed": a copy of n bytes taken before the call ... */
 typedef struct {
