@@ -21,7 +21,7 @@ SIM_CFLAGS = $(BOOK_CFLAGS) -fPIC -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=0 -Ilib/si
 LAB_CFLAGS = $(BOOK_CFLAGS) -fPIC
 TOOL_CFLAGS = $(BOOK_CFLAGS)
 
-SIM_SOURCES := $(wildcard lib/sim/*.c) lib/sim/fiber_x86_64.S
+SIM_SOURCES := $(wildcard lib/sim/*.c) lib/sim/fiber_x86_64.S lib/sim/fiber_aarch64.S
 SIM_OBJECTS := $(patsubst lib/sim/%,build/lib/sim/%.o,$(SIM_SOURCES))
 LAB_SOURCES := $(wildcard lib/lab/*.c)
 LAB_OBJECTS := $(patsubst lib/lab/%.c,build/lib/lab/%.o,$(LAB_SOURCES))
@@ -62,7 +62,7 @@ build/lib/sim build/lib/lab build/tools:
 # ---------------------------------------------------------------------------------
 # The commands
 
-.PHONY: help setup check test bench progress hint reset watch plots book nvcc-check clean libs release
+.PHONY: help setup check test test-arm64 bench progress hint reset watch plots book nvcc-check clean libs release
 
 # The student release (make release: tools/ci/release) has no solutions/, grader or test suite. There,
 # help lists only the commands it has, and those that need what it leaves out depend on
@@ -84,6 +84,7 @@ help:
 	@echo "  make reset DAY=01              restore day 01's lab as shipped (your files are backed up)"
 	@echo "  make progress                  where you are across the thirty days"
 	$(book_only) echo "  make test                      everything: all solutions pass, all labs fail, library tests, nvcc, book"
+	$(book_only) echo "  make test-arm64                the simulator, engine and every day built for arm64 Linux, run under qemu [TEST_DAYS=…]"
 	$(book_only) echo "  make bench                     the speed figures (simulator, engine, grader) as name: value lines [PART=sim]"
 	$(book_only) echo "  make plots                     redraw the reference plots from the solutions"
 	@echo "  make book                      rebuild book.md and the HTML book, build/book/index.html"
@@ -137,6 +138,10 @@ test: $(in_full_book)
 	@tools/setup --all
 	@$(MAKE) -s libs
 	@tools/ci/test
+
+# Not part of make test (it takes long under emulation): run it once per change to lib/.
+test-arm64: $(in_full_book)
+	@tools/ci/test-arm64
 
 bench: $(in_full_book)
 	@tools/setup --quiet --all

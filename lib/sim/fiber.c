@@ -4,11 +4,12 @@
 
 #include <stdint.h>
 
-#if defined(__x86_64__) && !defined(SIM_FIBER_UCONTEXT)
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(SIM_FIBER_UCONTEXT)
 
 void sim_fiber_switch_stack(void **save_sp, void *load_sp);
 void sim_fiber_start_trampoline(void);
 
+#if defined(__x86_64__)
 /* The first switch into a fiber pops six callee-saved registers and returns, so the
  * new stack is laid out as that switch expects:
  *     sp -> r15 r14 r13 r12(entry) rbx rbp  [return address: trampoline]  <aligned top>  */
@@ -25,6 +26,20 @@ void sim_fiber_prepare(fiber *f, void *stack, size_t size, void (*entry)(void))
     *--sp = 0;                             /* r15 */
     f->stack_pointer = sp;
 }
+#else
+/* The first switch into a fiber loads its 160-byte frame and returns to x30, so the new
+ * stack holds that frame, zeroes but for two slots:
+ *     sp -> x19(entry) x20 ... x28 x29 x30(trampoline) d8 ... d15  <16-byte aligned top> */
+void sim_fiber_prepare(fiber *f, void *stack, size_t size, void (*entry)(void))
+{
+    uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
+    void **sp = (void **)(top - 160);
+    for (int i = 0; i < 20; i++) sp[i] = 0;
+    sp[0] = (void *)entry;                         /* x19: the trampoline calls it */
+    sp[11] = (void *)sim_fiber_start_trampoline;   /* x30: where the switch returns */
+    f->stack_pointer = sp;
+}
+#endif
 
 void sim_fiber_switch(fiber *from, fiber *to)
 {

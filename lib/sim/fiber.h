@@ -2,15 +2,15 @@
  *
  * Every simulated CUDA thread runs as a fiber on its own stack. A fiber runs until it
  * calls sim_fiber_switch() to hand the CPU to another one; nothing preempts it. On x86-64
- * the switch is eight instructions (fiber_x86_64.S); elsewhere it falls back to
- * ucontext, which is correct but about ten times slower (it makes a system call to
- * save the signal mask on every switch). */
+ * and arm64 the switch is a few instructions of assembly (fiber_x86_64.S, fiber_aarch64.S);
+ * elsewhere it falls back to ucontext, which is correct but about ten times slower (it
+ * makes a system call to save the signal mask on every switch). */
 #ifndef SIM_FIBER_H
 #define SIM_FIBER_H
 
 #include <stddef.h>
 
-#if defined(__x86_64__) && !defined(SIM_FIBER_UCONTEXT)
+#if (defined(__x86_64__) || defined(__aarch64__)) && !defined(SIM_FIBER_UCONTEXT)
 typedef struct fiber { void *stack_pointer; } fiber;
 #else
 #include <ucontext.h>

@@ -75,6 +75,20 @@ grep -q "not a Debian-like system (no apt-get), so nothing was installed and not
 grep -q "== Day 01" <<< "$output" && bad "make check built the lab although setup failed:"$'\n'"$output"
 ok "without apt-get: the missing package is named and make check stops before building"
 
+# Without apt-get but with another package manager: the system is named, and its own install line
+# printed (never run): Fedora's dnf here, with Fedora's name for OpenBLAS.
+mkdir -p "$tmp/dnf" && cp -as "$tmp/no-apt/." "$tmp/dnf/" 2> /dev/null
+printf '#!/bin/sh\necho "dnf must not be run by setup" > %s/dnf-ran\n' "$tmp" > "$tmp/dnf/dnf"
+chmod +x "$tmp/dnf/dnf"
+printf 'NAME="Fedora Linux"\nPRETTY_NAME="Fedora Linux 40 (Workstation Edition)"\n' > "$tmp/os-release"
+output=$(PATH=$tmp/dnf PROBE_SYSROOT=$fake SETUP_OS_RELEASE=$tmp/os-release tools/setup 2>&1) &&
+    bad "setup went on without OpenBLAS and apt-get"
+grep -q "found Fedora Linux 40 (Workstation Edition), with dnf install -y" <<< "$output" &&
+    grep -q "install them with: sudo dnf install -y openblas-devel$" <<< "$output" ||
+    bad "without apt-get, with dnf, setup does not name the system and dnf's line:"$'\n'"$output"
+[[ -e $tmp/dnf-ran ]] && bad "setup ran dnf: the other systems' lines are printed, never run"
+ok "without apt-get, with dnf: the system is named and dnf's install line printed, not run"
+
 # Not root and no sudo: the command to run as root.
 if ((EUID == 0)) && command -v setpriv > /dev/null; then
     stripped_path "$tmp/no-sudo" 'sudo'

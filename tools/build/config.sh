@@ -51,37 +51,49 @@ SIM_RUNTIME_LIBS="-Wl,--as-needed $OPENBLAS_LIBS -lm -lpthread -ldl"
 CUDA_RUNTIME_LIBS="-lcublas -lcublasLt"
 
 # name | Debian package | kind (library, tool) | probe | what needs it: check (make check and a learner's
-# other commands), grade (the grader's sandbox and archives: tools/setup --grade) or book (the HTML
-# book: tools/setup --all, which make test, book, release and bench use), so that a learner's first
-# make check installs no sandbox and no browser.
+# other commands), grade (the grader's sandbox and archives: tools/setup --grade), book (the HTML
+# book: tools/setup --all, which make test, book, release and bench use) or arm64 (make test-arm64:
+# tools/setup --arm64), so that a learner's first make check installs no sandbox and no browser |
+# the same software's package on Homebrew, on dnf (Fedora) and on pacman (Arch), "-" where it has
+# none. Those three are printed for a learner to run, never run: only the Debian path is tested.
 book_dependencies=(
-    "clang|clang|tool|probe_c_compiler|check"
-    "clang++|clang|tool|probe_cxx_compiler|check"
-    "OpenBLAS|libopenblas-dev|library|probe_openblas|check"
-    "Criterion|libcriterion-dev|library|probe_criterion|check"
-    "gnuplot|gnuplot-nox|tool|probe_gnuplot|check"
-    "make|make|tool|probe_make|check"
-    "bubblewrap|bubblewrap|tool|probe_bwrap|grade"
-    "unzip|unzip|tool|probe_unzip|grade"
-    "zip|zip|tool|probe_zip|grade"
-    "pandoc|pandoc|tool|probe_pandoc|book"
-    "Chromium|chromium|tool|probe_chromium|book"
-    "shellcheck|shellcheck|tool|probe_shellcheck|book"
-    "cppcheck|cppcheck|tool|probe_cppcheck|book"
-    "gcc|gcc|tool|probe_gcc|book"
-    "a CJK font|fonts-wqy-microhei|tool|probe_cjk_font|book"
+    "clang|clang|tool|probe_c_compiler|check|llvm|clang|clang"
+    "clang++|clang|tool|probe_cxx_compiler|check|llvm|clang|clang"
+    "gold|binutils|tool|probe_gold|check|-|binutils-gold|binutils"
+    "OpenBLAS|libopenblas-dev|library|probe_openblas|check|openblas|openblas-devel|openblas"
+    "Criterion|libcriterion-dev|library|probe_criterion|check|criterion|criterion-devel|criterion"
+    "gnuplot|gnuplot-nox|tool|probe_gnuplot|check|gnuplot|gnuplot|gnuplot"
+    "make|make|tool|probe_make|check|make|make|make"
+    "bubblewrap|bubblewrap|tool|probe_bwrap|grade|-|bubblewrap|bubblewrap"
+    "unzip|unzip|tool|probe_unzip|grade|unzip|unzip|unzip"
+    "zip|zip|tool|probe_zip|grade|zip|zip|zip"
+    "pandoc|pandoc|tool|probe_pandoc|book|pandoc|pandoc|pandoc"
+    "Chromium|chromium|tool|probe_chromium|book|chromium|chromium|chromium"
+    "shellcheck|shellcheck|tool|probe_shellcheck|book|shellcheck|ShellCheck|shellcheck"
+    "cppcheck|cppcheck|tool|probe_cppcheck|book|cppcheck|cppcheck|cppcheck"
+    "gcc|gcc|tool|probe_gcc|book|gcc|gcc|gcc"
+    "a CJK font|fonts-wqy-microhei|tool|probe_cjk_font|book|font-wqy-microhei|wqy-microhei-fonts|wqy-microhei"
+    "qemu for arm64|qemu-user-static|tool|probe_qemu_arm64|arm64|-|-|-"
+    "arm64 binutils|binutils-aarch64-linux-gnu|tool|probe_arm64_binutils|arm64|-|-|-"
 )
 
 # The probes write into $probe_dir and exit 0 when the dependency works as the build uses it.
 # PROBE_SYSROOT (tests only) points the compiler at another root, where a package may be absent.
-probe_cc() { "$BOOK_CC" ${PROBE_SYSROOT:+--sysroot="$PROBE_SYSROOT"} "$@"; }
+# PROBE_TARGET compiles for another machine and PROBE_RUN runs what it made there (the arm64 root).
+probe_cc() { "$BOOK_CC" ${PROBE_TARGET:+--target="$PROBE_TARGET"} ${PROBE_SYSROOT:+--sysroot="$PROBE_SYSROOT"} "$@"; }
+probe_run() { ${PROBE_RUN:-} "$@"; }
 probe_c_compiler() {
     printf 'int main(void) { return 0; }\n' > "$probe_dir/c.c" &&
-        probe_cc -std=c11 -o "$probe_dir/c" "$probe_dir/c.c" && "$probe_dir/c"
+        probe_cc -std=c11 -o "$probe_dir/c" "$probe_dir/c.c" && probe_run "$probe_dir/c"
 }
 probe_cxx_compiler() {
     printf '#include <vector>\n#include <cstdio>\nint main() { std::vector<int> v(2); return (int)v.size() - 2; }\n' > "$probe_dir/cxx.cpp" &&
-        "$BOOK_CXX" ${PROBE_SYSROOT:+--sysroot="$PROBE_SYSROOT"} -std=c++17 $BOOK_LDFLAGS -o "$probe_dir/cxx" "$probe_dir/cxx.cpp" && "$probe_dir/cxx"
+        "$BOOK_CXX" ${PROBE_TARGET:+--target="$PROBE_TARGET"} ${PROBE_SYSROOT:+--sysroot="$PROBE_SYSROOT"} \
+            -std=c++17 $BOOK_LDFLAGS -o "$probe_dir/cxx" "$probe_dir/cxx.cpp" && probe_run "$probe_dir/cxx"
+}
+probe_gold() {   # BOOK_LDFLAGS links with gold
+    printf 'int main(void) { return 0; }\n' > "$probe_dir/g.c" &&
+        probe_cc $BOOK_LDFLAGS -o "$probe_dir/g" "$probe_dir/g.c"
 }
 probe_openblas() {   # lib/sim/cublas.c calls cblas_sgemm and cblas_sgemv from -lopenblas
     cat > "$probe_dir/openblas.c" <<'C'
@@ -90,12 +102,12 @@ void openblas_set_num_threads(int);   /* OpenBLAS's own: the reference BLAS does
 int main(void) { float a = 2, b = 3, c = 0; openblas_set_num_threads(1);
                  cblas_sgemm(102, 111, 111, 1, 1, 1, 1.0f, &a, 1, &b, 1, 0.0f, &c, 1); return c != 6.0f; }
 C
-    probe_cc -std=c11 -o "$probe_dir/openblas" "$probe_dir/openblas.c" $OPENBLAS_LIBS && "$probe_dir/openblas"
+    probe_cc -std=c11 -o "$probe_dir/openblas" "$probe_dir/openblas.c" $OPENBLAS_LIBS && probe_run "$probe_dir/openblas"
 }
 probe_criterion() {
     printf '#include <criterion/criterion.h>\nTest(probe, runs) { cr_assert(1); }\n' > "$probe_dir/criterion.c" &&
         probe_cc -std=c11 -o "$probe_dir/criterion" "$probe_dir/criterion.c" $CRITERION_LIBS &&
-        "$probe_dir/criterion" --list > /dev/null
+        probe_run "$probe_dir/criterion" --list > /dev/null
 }
 probe_gnuplot() { gnuplot -e 'set terminal pngcairo; set output "/dev/null"; plot x' ; }   # the plots' terminal
 probe_make() { make --version; }
@@ -117,6 +129,16 @@ probe_gcc() {
     printf 'int f(void) { int unused; return 0; }\n' > "$probe_dir/g.c" &&
         [[ $(gcc -Wall -c "$probe_dir/g.c" -o "$probe_dir/g.o" 2>&1) == *Wunused-variable* ]]
 }
+
+# make test-arm64 (tools/ci/test-arm64): the book built for arm64 Linux by the same clang, against an
+# arm64 Debian root of the book's own (tools/build/arm64-root: Debian's arm64 packages unpacked into
+# build/arm64/root, this machine's packages untouched), and run by qemu's user-mode emulator. Here:
+# only the two tools that needs from this machine. The root's libraries are probed as it is made.
+ARM64_TARGET=aarch64-linux-gnu
+ARM64_QEMU=qemu-aarch64-static
+ARM64_PACKAGES="libc6-dev libstdc++-12-dev libgcc-12-dev libopenblas-dev libcriterion-dev"
+probe_qemu_arm64() { "$ARM64_QEMU" --version; }
+probe_arm64_binutils() { "$ARM64_TARGET-ld.gold" --version && "$ARM64_TARGET-addr2line" --version; }
 
 # `config.sh --make`: the same flags as make variables (build/config.mk, included by the Makefile).
 if [[ ${BASH_SOURCE[0]} == "$0" && ${1:-} == --make ]]; then

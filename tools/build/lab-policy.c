@@ -427,12 +427,6 @@ static void check_symbol(const char *name, int how, int type, void *context)
                   c->file, name, book->file);
 }
 
-/* The one thing that may run at start-up from a learner's object on the sim backend: the
- * constructor clang's coverage instrumentation (which lib/sim/tools/simcc turns on) adds to every
- * object. It is accepted only if it is that stub exactly, byte for byte, with relocations
- * only to the guard section's bounds and the simulator's __sanitizer_cov_trace_pc_guard_init:
- *     push %rax; mov __start___sancov_guards@GOTPCREL(%rip),%rdi;
- *     mov __stop___sancov_guards@GOTPCREL(%rip),%rsi; call __sanitizer_cov_trace_pc_guard_init; pop %rax; ret */
 /* The one relocation section that applies to section `target`; NULL when there is none, or
  * more than one (the linker would apply them all: a second one could rewrite what the first says). */
 static const Elf64_Shdr *relocations_for(const image *im, const Elf64_Ehdr *eh, unsigned target)
@@ -476,11 +470,60 @@ static const char *relocation_symbol(const image *im, const Elf64_Ehdr *eh, cons
     return string_at(im, section(im, eh, symtab->sh_link), sym->st_name);
 }
 
+/* The one thing that may run at start-up from a learner's object on the sim backend: the
+ * constructor clang's coverage instrumentation (which lib/sim/tools/simcc turns on) adds to every
+ * object. It is accepted only if it is that stub exactly, byte for byte, with relocations only to
+ * the guard section's bounds and the simulator's __sanitizer_cov_trace_pc_guard_init, each of the
+ * one kind the compiler writes there. On x86-64:
+ *     push %rax; mov __start___sancov_guards@GOTPCREL(%rip),%rdi;
+ *     mov __stop___sancov_guards@GOTPCREL(%rip),%rsi; call __sanitizer_cov_trace_pc_guard_init; pop %rax; ret
+ * On arm64 (make test-arm64):
+ *     stp x29, x30, [sp, #-16]!; mov x29, sp; adrp x0, :got:__start___sancov_guards;
+ *     adrp x1, :got:__stop___sancov_guards; ldr x0, [x0, :got_lo12:...]; ldr x1, [x1, :got_lo12:...];
+ *     bl __sanitizer_cov_trace_pc_guard_init; ldp x29, x30, [sp], #16; ret */
+typedef struct coverage_relocation {
+    uint64_t at;            /* the offset it fills */
+    unsigned types[3];      /* the kinds accepted there (0: none) */
+    const char *symbol;     /* the undefined symbol it names */
+    int addend_checked;     /* whether its addend must be 0 (x86-64's PC-relative fields carry -4) */
+} coverage_relocation;
+
+typedef struct coverage_stub {
+    unsigned machine;                     /* e_machine */
+    const unsigned char *bytes;
+    size_t size;
+    unsigned char relocated[40];          /* 1 where the relocations fill a byte, whatever the object holds */
+    unsigned table_entry;                 /* the .init_array entry's relocation */
+    size_t relocation_count;
+    coverage_relocation relocations[5];
+} coverage_stub;
+
+static const unsigned char x86_64_stub[22] = {0x50, 0x48, 0x8b, 0x3d, 0, 0, 0, 0, 0x48, 0x8b, 0x35, 0, 0, 0, 0, 0xe8,
+                                              0, 0, 0, 0, 0x58, 0xc3};
+static const unsigned char aarch64_stub[36] = {0xfd, 0x7b, 0xbf, 0xa9, 0xfd, 0x03, 0x00, 0x91, 0x00, 0x00, 0x00, 0x90,
+                                               0x01, 0x00, 0x00, 0x90, 0x00, 0x00, 0x40, 0xf9, 0x21, 0x00, 0x40, 0xf9,
+                                               0x00, 0x00, 0x00, 0x94, 0xfd, 0x7b, 0xc1, 0xa8, 0xc0, 0x03, 0x5f, 0xd6};
+static const coverage_stub coverage_stubs[] = {
+    {EM_X86_64, x86_64_stub, sizeof x86_64_stub,
+     {[4] = 1, 1, 1, 1, [11] = 1, 1, 1, 1, [16] = 1, 1, 1, 1}, R_X86_64_64, 3,
+     {{4, {R_X86_64_GOTPCREL, R_X86_64_GOTPCRELX, R_X86_64_REX_GOTPCRELX}, "__start___sancov_guards", 0},
+      {11, {R_X86_64_GOTPCREL, R_X86_64_GOTPCRELX, R_X86_64_REX_GOTPCRELX}, "__stop___sancov_guards", 0},
+      {16, {R_X86_64_PLT32, R_X86_64_PC32, 0}, "__sanitizer_cov_trace_pc_guard_init", 0}}},
+    /* arm64's relocations fill immediates that the object leaves 0: every byte is compared */
+    {EM_AARCH64, aarch64_stub, sizeof aarch64_stub, {0}, R_AARCH64_ABS64, 5,
+     {{8, {R_AARCH64_ADR_GOT_PAGE, 0, 0}, "__start___sancov_guards", 1},
+      {12, {R_AARCH64_ADR_GOT_PAGE, 0, 0}, "__stop___sancov_guards", 1},
+      {16, {R_AARCH64_LD64_GOT_LO12_NC, 0, 0}, "__start___sancov_guards", 1},
+      {20, {R_AARCH64_LD64_GOT_LO12_NC, 0, 0}, "__stop___sancov_guards", 1},
+      {24, {R_AARCH64_CALL26, 0, 0}, "__sanitizer_cov_trace_pc_guard_init", 1}}},
+};
+
 static int is_coverage_constructor(const image *im, const Elf64_Ehdr *eh, unsigned init_index, const Elf64_Shdr *names)
 {
-    static const unsigned char stub[22] = {0x50, 0x48, 0x8b, 0x3d, 0, 0, 0, 0, 0x48, 0x8b, 0x35, 0, 0, 0, 0, 0xe8, 0, 0, 0, 0,
-                                           0x58, 0xc3};
-    static const char *allowed[] = {"__start___sancov_guards", "__stop___sancov_guards", "__sanitizer_cov_trace_pc_guard_init"};
+    const coverage_stub *stub = NULL;
+    for (size_t k = 0; k < sizeof coverage_stubs / sizeof *coverage_stubs; k++)
+        if (coverage_stubs[k].machine == eh->e_machine) stub = &coverage_stubs[k];
+    if (!stub) return 0;
     const Elf64_Shdr *init = section(im, eh, init_index), *rela = relocations_for(im, eh, init_index);
     if (!init || init->sh_size != 8 || !rela || rela->sh_size != sizeof(Elf64_Rela) ||
         !in_bounds(im, rela->sh_offset, rela->sh_size))
@@ -490,38 +533,32 @@ static int is_coverage_constructor(const image *im, const Elf64_Ehdr *eh, unsign
     const Elf64_Rela *entry = (const Elf64_Rela *)(im->data + rela->sh_offset);
     unsigned i;
     int64_t offset;
-    if (entry->r_offset != 0 || ELF64_R_TYPE(entry->r_info) != R_X86_64_64 ||
+    if (entry->r_offset != 0 || ELF64_R_TYPE(entry->r_info) != stub->table_entry ||
         !relocation_target(im, eh, rela, entry, &i, &offset) || offset != 0 || i == 0 || i >= eh->e_shnum)
         return 0;
-    {
-        const Elf64_Shdr *code = section(im, eh, i);
-        const char *name = code ? string_at(im, names, code->sh_name) : NULL;
-        if (!name || strcmp(name, ".text.sancov.module_ctor_trace_pc_guard") != 0) return 0;
-        if (code->sh_size != sizeof stub || !in_bounds(im, code->sh_offset, sizeof stub)) return 0;
-        const unsigned char *bytes = im->data + code->sh_offset;
-        for (size_t k = 0; k < sizeof stub; k++) {
-            int relocated = (k >= 4 && k < 8) || (k >= 11 && k < 15) || (k >= 16 && k < 20);
-            if (!relocated && bytes[k] != stub[k]) return 0;
-        }
-        const Elf64_Shdr *code_rela = relocations_for(im, eh, i);
-        if (!code_rela || !in_bounds(im, code_rela->sh_offset, code_rela->sh_size)) return 0;
-        size_t count = code_rela->sh_size / sizeof(Elf64_Rela);
-        if (count != 3) return 0;
-        /* each relocation fills exactly the 4 bytes of its operand, as a 32-bit relative field */
-        static const uint64_t at[3] = {4, 11, 16};
-        for (size_t k = 0; k < count; k++) {
-            const Elf64_Rela *r = (const Elf64_Rela *)(im->data + code_rela->sh_offset) + k;
-            unsigned type = ELF64_R_TYPE(r->r_info);
-            int right_type = k < 2 ? type == R_X86_64_GOTPCREL || type == R_X86_64_GOTPCRELX || type == R_X86_64_REX_GOTPCRELX
-                                   : type == R_X86_64_PLT32 || type == R_X86_64_PC32;
-            const char *symbol = relocation_symbol(im, eh, code_rela, r, names);
-            unsigned defined_in;
-            /* and names the simulator's own symbol: one this object leaves undefined, not a look-alike of its own */
-            if (!relocation_target(im, eh, code_rela, r, &defined_in, NULL) || defined_in != SHN_UNDEF) return 0;
-            if (r->r_offset != at[k] || !right_type || !symbol || strcmp(symbol, allowed[k]) != 0) return 0;
-        }
-        return 1;
+    const Elf64_Shdr *code = section(im, eh, i);
+    const char *name = code ? string_at(im, names, code->sh_name) : NULL;
+    if (!name || strcmp(name, ".text.sancov.module_ctor_trace_pc_guard") != 0) return 0;
+    if (code->sh_size != stub->size || !in_bounds(im, code->sh_offset, stub->size)) return 0;
+    const unsigned char *bytes = im->data + code->sh_offset;
+    for (size_t k = 0; k < stub->size; k++)
+        if (!stub->relocated[k] && bytes[k] != stub->bytes[k]) return 0;
+    const Elf64_Shdr *code_rela = relocations_for(im, eh, i);
+    if (!code_rela || !in_bounds(im, code_rela->sh_offset, code_rela->sh_size)) return 0;
+    if (code_rela->sh_size / sizeof(Elf64_Rela) != stub->relocation_count) return 0;
+    for (size_t k = 0; k < stub->relocation_count; k++) {
+        const coverage_relocation *want = &stub->relocations[k];
+        const Elf64_Rela *r = (const Elf64_Rela *)(im->data + code_rela->sh_offset) + k;
+        unsigned type = ELF64_R_TYPE(r->r_info);
+        int right_type = type != 0 && (type == want->types[0] || type == want->types[1] || type == want->types[2]);
+        const char *symbol = relocation_symbol(im, eh, code_rela, r, names);
+        unsigned defined_in;
+        /* and names the simulator's own symbol: one this object leaves undefined, not a look-alike of its own */
+        if (!relocation_target(im, eh, code_rela, r, &defined_in, NULL) || defined_in != SHN_UNDEF) return 0;
+        if (r->r_offset != want->at || !right_type || !symbol || strcmp(symbol, want->symbol) != 0) return 0;
+        if (want->addend_checked && r->r_addend != 0) return 0;
     }
+    return 1;
 }
 
 /* What no lab's code calls, refused by name: each can rewrite the program's own code or tables
@@ -611,7 +648,9 @@ static void check_code_library(const image *im, const Elf64_Ehdr *eh, void *cont
         if (!in_bounds(im, sh->sh_offset, sh->sh_size)) fatal("%s: a relocation table runs past the end of the file", im->path);
         for (size_t k = 0; k < sh->sh_size / sizeof(Elf64_Rela); k++) {
             const Elf64_Rela *r = (const Elf64_Rela *)(im->data + sh->sh_offset) + k;
-            if (ELF64_R_TYPE(r->r_info) == R_X86_64_IRELATIVE) {
+            unsigned type = ELF64_R_TYPE(r->r_info);
+            if ((eh->e_machine == EM_X86_64 && type == R_X86_64_IRELATIVE) ||
+                (eh->e_machine == EM_AARCH64 && type == R_AARCH64_IRELATIVE)) {
                 violation("your code: the library linked from it calls an indirect function's resolver while it "
                           "loads; write ordinary functions.");
                 return;
