@@ -310,6 +310,9 @@ Test(idle, lengths_near_int_max, .timeout = 5, .description = HINT_IDLE)
     static const int lengths[] = {2147483647, 2147483647, 1};
     expect_idle_share(lengths, 3, 1 - (2.0 * 2147483647 + 1) / (3.0 * 2147483647),
                       "two requests of INT_MAX tokens and one of 1 (their sum does not fit an int)");
+    static const int past_float[] = {16777216, 1};
+    expect_idle_share(past_float, 2, 1 - 16777217.0 / 33554432,
+                      "2^24 tokens and 1 (the sum, 2^24 + 1, is not a float: divide in double)");
 }
 
 Test(idle, refuses_what_is_not_a_batch, .timeout = 5, .description = HINT_IDLE)
