@@ -313,6 +313,9 @@ Test(idle, lengths_near_int_max, .timeout = 5, .description = HINT_IDLE)
     static const int past_float[] = {16777216, 1};
     expect_idle_share(past_float, 2, 1 - 16777217.0 / 33554432,
                       "2^24 tokens and 1 (the sum, 2^24 + 1, is not a float: divide in double)");
+    static const int equal_past_float[] = {16777217, 16777217};
+    expect_idle_share(equal_past_float, 2, 0,
+                      "two requests of 2^24 + 1 tokens (nothing idles; 2^24 + 1 is not a float: multiply in double)");
 }
 
 Test(idle, refuses_what_is_not_a_batch, .timeout = 5, .description = HINT_IDLE)
