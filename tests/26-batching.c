@@ -73,6 +73,20 @@ Test(step, a_long_prefill_is_compute_bound, .timeout = 5, .description = HINT_ST
     expect_step(work, 1, "a 1000-token prefill alone");
 }
 
+/* A machine of one FLOP and one byte a second, with one-byte weights: every FLOP and byte is a
+ * whole second, so a count that is off by one is off by a second, not by 10^-9 of the step. */
+Test(step, counts_exact_on_a_machine_of_one_flop_a_second, .timeout = 5, .description = HINT_STEP)
+{
+    static const cost_model unit = {1, 1, 1, 1, 1};
+    sequence_work decode = {1, 0}, prefill = {3, 3};
+    double got = step_seconds(&unit, &decode, 1);
+    cr_assert(got == 1, "one new token and no KV on a machine of 1 FLOP/s and 1 byte/s, 1 byte of weights, 1 FLOP a "
+              "token: step_seconds gave %g s, want 1 s (1 FLOP; 1 byte)", got);
+    got = step_seconds(&unit, &prefill, 1);
+    cr_assert(got == 4, "3 new tokens, 3 KV entries of 1 byte, on the same machine: step_seconds gave %g s, want 4 s "
+              "(3 FLOPs; 1 + 3 bytes)", got);
+}
+
 Test(step, an_empty_step_takes_nothing, .timeout = 5, .description = HINT_STEP)
 {
     cr_assert(step_seconds(&made_up, NULL, 0) == 0, "step_seconds of 0 requests gave %g, want 0",
