@@ -11,8 +11,11 @@
  * its last token it advances every step (iteration-level); the KV slots reserved (prompt +
  * output of every admitted, unfinished request) never exceed the budget, nor the running
  * requests max_batch; requests are admitted in arrival order; and a step never leaves the
- * oldest waiting request out when it fits. Last: the shipped trace is the generator's output,
- * and continuous batching serves it at least 1.2 times the tokens/s of static batching.
+ * oldest waiting request out when it fits. static_idle_share, the share of a static batch's
+ * request-slots that make no token, is held against the chapter's example, against the same share
+ * counted from the simulator's log of static_next_batch, and near INT_MAX. Last: the shipped
+ * trace is the generator's output, and continuous batching serves it at least 1.2 times the
+ * tokens/s of static batching.
  * Nothing here reads a clock: the simulator's time is the sum of predicted step costs. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -68,6 +71,20 @@ Test(step, a_long_prefill_is_compute_bound, .timeout = 5, .description = HINT_ST
     sequence_work work[3] = {{1000, 1000}, {1, 500}, {3, 800}};
     expect_step(work, 3, "a 1000-token prefill beside two decodes (compute-bound: FLOPs per new token)");
     expect_step(work, 1, "a 1000-token prefill alone");
+}
+
+/* A machine of one FLOP and one byte a second, with one-byte weights: every FLOP and byte is a
+ * whole second, so a count that is off by one is off by a second, not by 10^-9 of the step. */
+Test(step, counts_exact_on_a_machine_of_one_flop_a_second, .timeout = 5, .description = HINT_STEP)
+{
+    static const cost_model unit = {1, 1, 1, 1, 1};
+    sequence_work decode = {1, 0}, prefill = {3, 3};
+    double got = step_seconds(&unit, &decode, 1);
+    cr_assert(got == 1, "one new token and no KV on a machine of 1 FLOP/s and 1 byte/s, 1 byte of weights, 1 FLOP a "
+              "token: step_seconds gave %g s, want 1 s (1 FLOP; 1 byte)", got);
+    got = step_seconds(&unit, &prefill, 1);
+    cr_assert(got == 4, "3 new tokens, 3 KV entries of 1 byte, on the same machine: step_seconds gave %g s, want 4 s "
+              "(3 FLOPs; 1 + 3 bytes)", got);
 }
 
 Test(step, an_empty_step_takes_nothing, .timeout = 5, .description = HINT_STEP)
@@ -252,6 +269,77 @@ static void random_trace(unsigned seed, int count, int longest, double gap_s, re
         int prompt = 1 + (int)((state >> 20) % (unsigned)longest), output = 1 + (int)((state >> 7) % (unsigned)longest);
         out[i] = (request){now, prompt, output};
     }
+}
+
+/* ---------------------------------------------------------------------------------
+ * Static batching's idle share: predicted from the lengths, counted from the simulator's log */
+
+#define HINT_IDLE "static_idle_share: count the batch's steps (what ends a static batch?), the slots they hold " \
+                  "and the slots that make a token, as in the chapter's exercise 4; a sum of lengths near INT_MAX " \
+                  "needs 64 bits; -1 for count < 1 or a length below 1."
+
+static void expect_idle_share(const int *lengths, int count, double want, const char *what)
+{
+    double got = static_idle_share(lengths, count);
+    cr_assert(fabs(got - want) <= 1e-9 * fmax(1.0, fabs(want)), "%s: static_idle_share gave %.9g, want %.9g%s", what,
+              got, want, got > 0 && fabs(got + want - 1) <= 1e-9 ? " (that is the busy share: the idle one is the rest)"
+                                                                   : "");
+}
+
+Test(idle, the_chapters_four_requests, .timeout = 5, .description = HINT_IDLE)
+{
+    static const int lengths[] = {10, 20, 40, 400};
+    expect_idle_share(lengths, 4, 1 - 470.0 / 1600, "exercise 4's batch: outputs 10, 20, 40 and 400 tokens");
+}
+
+/* Batches of every size in any order, the longest anywhere; after each batch in memory comes a
+ * length longer than all of them, which a loop that reads one past the batch takes for its longest. */
+Test(idle, counted_from_the_static_schedulers_log, .timeout = 30, .description = HINT_IDLE)
+{
+    static const cost_model flat = {1.0e9, 0, 0, 1.0e12, 1.0e12};   /* every step 1 ms */
+    unsigned long long state = 26;
+    for (int trial = 0; trial < 40; trial++) {
+        int count = 1 + trial % 12, lengths[13];
+        request batch[12];
+        for (int i = 0; i < count; i++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            lengths[i] = 1 + (int)((state >> 33) % 60);
+            batch[i] = (request){0.0, 1 + (int)((state >> 20) % 30), lengths[i]};
+        }
+        lengths[count] = 1000;
+        simulation run = simulate(batch, count, static_next_batch, roofline_step, &flat,
+                                  (serving_limits){1L << 40, count}, 100000);
+        cr_assert(run.error == NULL, "the static scheduler stopped: %s", run.error);
+        double counted = 1.0 - (double)run.event_count / ((double)count * run.step_count);
+        char what[160];
+        snprintf(what, sizeof what, "a static batch of %d requests (the first %d, %d, ... tokens), counted from the "
+                 "simulator's log over its %d steps", count, lengths[0], count > 1 ? lengths[1] : 0, run.step_count);
+        expect_idle_share(lengths, count, counted, what);
+        free_simulation(&run);
+    }
+}
+
+Test(idle, lengths_near_int_max, .timeout = 5, .description = HINT_IDLE)
+{
+    static const int lengths[] = {2147483647, 2147483647, 1};
+    expect_idle_share(lengths, 3, 1 - (2.0 * 2147483647 + 1) / (3.0 * 2147483647),
+                      "two requests of INT_MAX tokens and one of 1 (their sum does not fit an int)");
+    static const int past_float[] = {16777216, 1};
+    expect_idle_share(past_float, 2, 1 - 16777217.0 / 33554432,
+                      "2^24 tokens and 1 (the sum, 2^24 + 1, is not a float: divide in double)");
+    static const int equal_past_float[] = {16777217, 16777217};
+    expect_idle_share(equal_past_float, 2, 0,
+                      "two requests of 2^24 + 1 tokens (nothing idles; 2^24 + 1 is not a float: multiply in double)");
+}
+
+Test(idle, refuses_what_is_not_a_batch, .timeout = 5, .description = HINT_IDLE)
+{
+    static const int ones[] = {1, 1}, with_zero[] = {5, 0, 7}, with_negative[] = {5, -3};
+    expect_idle_share(ones, 1, 0, "one request of one token (a valid batch: nothing idles)");
+    expect_idle_share(ones, 2, 0, "two requests of one token each");
+    expect_idle_share(ones, 0, -1, "no request");
+    expect_idle_share(with_zero, 3, -1, "a request of 0 tokens (each makes at least one)");
+    expect_idle_share(with_negative, 2, -1, "a request of -3 tokens");
 }
 
 /* ---------------------------------------------------------------------------------

@@ -9,6 +9,8 @@
  *      tokens (and give back their KV reservation), admit waiting requests oldest first while
  *      they fit (the KV budget and max_batch), and run every running request one step: a prefill
  *      for the ones just admitted, a decode for the rest.
+ *   3. static_idle_share: what static batching wastes, predicted from a batch's output lengths:
+ *      the share of its request-slots that make no token while it waits for its longest request.
  *
  * Rules: plain C; no memory of your own beyond locals (the running list and the reservation
  * live in the scheduler). First come, first served: never admit a request ahead of an older one
@@ -39,5 +41,16 @@ int continuous_next_batch(scheduler *s, batch_entry *batch)
     //          the first that does not fit.
     //       3. run: one batch entry for every running request, prefill when it has no token yet.
     (void)s, (void)batch;
+    return 0;
+}
+
+double static_idle_share(const int *output_tokens, int count)
+{
+    // TODO: task: the share of a static batch's request-slots that make no token (lab.h), from
+    //       the output lengths alone, before the simulator counts it. Contract: -1 for no request
+    //       or a length below 1; each length may be as large as an int holds. Idea: the chapter's
+    //       four requests of exercise 4, for any batch: how many steps does the batch last, how
+    //       many slots do those steps hold, and how many of them make a token?
+    (void)output_tokens, (void)count;
     return 0;
 }

@@ -23,20 +23,21 @@
 
 void tracer_begin(void *state, const char *name, int rows)
 {
-    // TODO: open a range named `name` on the tracer's stack of open ranges, remembering what its
-    //       span will need (phase, rows, the time it starts, in µs from the origin). Refused past
-    //       TRACE_MAX_DEPTH: an error, nothing opened. Idea: the range's time is the engine's
-    //       work, not the tracer's — take the timestamp as late as you can.
+    // TODO: task: open a range named `name`, remembering what its span will need (the phase, the
+    //       rows, and the time it starts, in µs from the origin). Contract: at most
+    //       TRACE_MAX_DEPTH ranges open at once; one more is an error (lab.h: errors, first_error)
+    //       and opens nothing. Idea: the range's time is the engine's work, not the tracer's.
     (void)state, (void)name, (void)rows;
 }
 
 void tracer_end(void *state, const char *name, int rows)
 {
-    // TODO: close the innermost open range, which must be named `name` (else an error, and
-    //       nothing changes), and keep it as a span (in the order ranges end; depth = the ranges
-    //       still open around it). Every accepted end closes its range, even one whose span finds
-    //       no room (counted in dropped). Idea: a stack — begins push, ends pop, and the
-    //       timestamp is taken before the tracer's own work.
+    // TODO: task: end the range named `name` and keep it as a span (spans in the order their
+    //       ranges end; depth as lab.h defines it). Contract: the engine's ranges nest, so only one
+    //       open range may end here; an end that cannot be that one is an error and changes
+    //       nothing. Every accepted end closes its range, even one whose span finds no room
+    //       (counted in dropped). Idea: ranges nest like function calls — work out from that which
+    //       range an end closes, and what is left open around it afterwards.
     (void)state, (void)name, (void)rows;
 }
 
@@ -45,11 +46,13 @@ void tracer_end(void *state, const char *name, int rows)
 
 int tracer_write_json(const tracer *t, const char *path, char *error, size_t error_size)
 {
-    // TODO: fopen(path, "w"); write {"traceEvents":[ ... ],"displayTimeUnit":"ms"} with one
-    //       complete event per span, commas between events and none after the last:
-    //       {"name":...,"cat":PHASE,"ph":"X","ts":%.3f,"dur":%.3f,"pid":1,"tid":1,"args":{"rows":N}}
-    //       Names are JSON strings: escape " and \ with a backslash, and write a byte below
-    //       0x20 as \u00XX. fclose, and report a failure to open or to close in `error`.
+    // TODO: task: the spans written to `path` as a trace-event file. Contract: one object,
+    //       {"traceEvents":[ ... ],"displayTimeUnit":"ms"}, with one complete event per span,
+    //       {"name":...,"cat":PHASE,"ph":"X","ts":%.3f,"dur":%.3f,"pid":1,"tid":1,"args":{"rows":N}},
+    //       separated by commas; names and phases are JSON strings (" and \ escaped, a byte below
+    //       0x20 as \u00XX). 0 when written; -1, and `error` says why, when the file cannot be
+    //       opened or finished (a full disk shows only at the close). Idea: the file is read by a
+    //       strict JSON parser here and by Perfetto later; a comma after the last event is an error.
     (void)t, (void)path;
     snprintf(error, error_size, "tracer_write_json is not written yet (tracer.c)");
     return -1;
@@ -60,9 +63,10 @@ int tracer_write_json(const tracer *t, const char *path, char *error, size_t err
 
 trace_totals tracer_totals(const tracer *t, const char *phase)
 {
-    // TODO: over the spans whose phase is `phase` (strcmp): count the "step" spans and sum their
-    //       durations into step_us; add each part's durations to part_us at its index in
-    //       trace_part_names, and to parts_us. "layer" is neither: its parts are counted already.
+    // TODO: task: the breakdown of one phase: how many "step" spans and their time (step_us),
+    //       each part's time at its index in trace_part_names (part_us) and the parts' sum
+    //       (parts_us). Contract: spans of other phases count for nothing. Idea: a "layer" is made
+    //       of parts already counted.
     (void)t, (void)phase;
     trace_totals totals = {0};
     return totals;

@@ -9,6 +9,8 @@
  *      tokens (and give back their KV reservation), admit waiting requests oldest first while
  *      they fit (the KV budget and max_batch), and run every running request one step: a prefill
  *      for the ones just admitted, a decode for the rest.
+ *   3. static_idle_share: what static batching wastes, predicted from a batch's output lengths:
+ *      the share of its request-slots that make no token while it waits for its longest request.
  *
  * Rules: plain C; no memory of your own beyond locals (the running list and the reservation
  * live in the scheduler). First come, first served: never admit a request ahead of an older one
@@ -64,4 +66,18 @@ int continuous_next_batch(scheduler *s, batch_entry *batch)
         batch[i] = (batch_entry){id, s->generated[id] == 0};
     }
     return s->running_count;
+}
+
+double static_idle_share(const int *output_tokens, int count)
+{
+    if (count < 1) return -1;
+    long long tokens = 0;   /* a sum of lengths each up to INT_MAX */
+    int longest = 0;
+    for (int i = 0; i < count; i++) {
+        if (output_tokens[i] < 1) return -1;
+        tokens += output_tokens[i];
+        if (output_tokens[i] > longest) longest = output_tokens[i];
+    }
+    /* the batch lasts as many steps as its longest request, each step holding every slot */
+    return 1.0 - (double)tokens / ((double)count * longest);
 }

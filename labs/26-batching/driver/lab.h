@@ -77,6 +77,14 @@ int continuous_next_batch(scheduler *s, batch_entry *batch);
  * its finished requests drop out of the steps. */
 int static_next_batch(scheduler *s, batch_entry *batch);
 
+/* Static batching's idle share, derived from the lengths alone (scheduler.c, yours): `count`
+ * requests admitted together, request i making output_tokens[i] tokens (>= 1), one a step; the
+ * batch holds its `count` request-slots until its longest request is done. The share of those
+ * slots, over all the batch's steps, in which no token is made (0 when every request is as long as
+ * the longest). -1 for count < 1 or a length below 1. The tests count it from static_next_batch's
+ * token log. */
+double static_idle_share(const int *output_tokens, int count);
+
 /* ---- the simulator (sim.c) ---- */
 /* One token given to a request, in the order they were given. */
 typedef struct token_event {
