@@ -408,12 +408,14 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
                 type_name(Btype), type_name(Ctype), compute_name(computeType), refused);
         return CUBLAS_STATUS_NOT_SUPPORTED;
     }
-    size_t a_size = Atype == CUDA_R_32F ? 4 : 2, b_size = Btype == CUDA_R_32F ? 4 : 2, c_size = Ctype == CUDA_R_32F ? 4 : 2;
+    size_t a_size = Atype == CUDA_R_32F ? 4 : 2, b_size = Btype == CUDA_R_32F ? 4 : 2;
+    size_t c_size = Ctype == CUDA_R_32F ? 4 : 2;
     int a_rows = transa == CUBLAS_OP_N ? m : k, a_cols = transa == CUBLAS_OP_N ? k : m;
     int b_rows = transb == CUBLAS_OP_N ? k : n, b_cols = transb == CUBLAS_OP_N ? n : k;
     for (int i = 0; i < batchCount; i++) {   /* a fault in any product would stop the GPU's one kernel */
         char name[40];
-        const char *a = (const char *)A + i * strideA * (long long)a_size, *b = (const char *)B + i * strideB * (long long)b_size;
+        const char *a = (const char *)A + i * strideA * (long long)a_size;
+        const char *b = (const char *)B + i * strideB * (long long)b_size;
         char *c = (char *)C + i * strideC * (long long)c_size;
         snprintf(name, sizeof name, "A of product %d", i);
         if (!sim_matrix_on_device(call, name, a, a_rows, a_cols, lda, a_size)) return CUBLAS_STATUS_EXECUTION_FAILED;

@@ -6,8 +6,9 @@
  * not a GPU's. Each event also notes how many launches and copies had run, so that what
  * lay between two can be counted (sim_last_event_span). Stream capture records the
  * launches, copies and memsets made on a capturing stream instead of running them (and a graph
- * launched into it, as one child-graph node); an instantiated graph replays them in order. As on a GPU, work sent to the legacy default
- * stream while a capture is in progress is an error that invalidates the capture. */
+ * launched into it, as one child-graph node); an instantiated graph replays them in order. As on
+ * a GPU, work sent to the legacy default stream while a capture is in progress is an error that
+ * invalidates the capture. */
 #include "internal.h"
 #include "runtime.h"
 
@@ -328,7 +329,9 @@ static cudaError_t run_nodes(const struct sim_graph *g)
         cudaError_t error = cudaSuccess;
         switch (node->type) {
         case NODE_KERNEL: error = launch_now(&node->launch); break;
-        case NODE_MEMCPY: error = copy_now(node->destination, node->source, node->bytes, (cudaMemcpyKind)node->value_or_kind); break;
+        case NODE_MEMCPY:
+            error = copy_now(node->destination, node->source, node->bytes, (cudaMemcpyKind)node->value_or_kind);
+            break;
         case NODE_MEMSET: error = sim_memset_now(node->destination, node->value_or_kind, node->bytes); break;
         case NODE_EVENT: error = record_event_now(node->event); break;
         case NODE_GRAPH: error = run_nodes(node->child); break;

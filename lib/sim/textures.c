@@ -40,7 +40,8 @@ struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, e
 
 /* The number of channels (1, 2 or 4) and bytes per channel of a texel, or CUDA's error and a message
  * (cudaErrorNotSupported for what CUDA has and the simulator does not). */
-static cudaError_t texel_format(const char *call, const struct cudaChannelFormatDesc *d, int *channels, int *channel_bytes)
+static cudaError_t texel_format(const char *call, const struct cudaChannelFormatDesc *d, int *channels,
+                                int *channel_bytes)
 {
     int n = d->w ? 4 : d->z ? 3 : d->y ? 2 : 1;
     int same = (n < 2 || d->y == d->x) && (n < 3 || d->z == d->x) && (n < 4 || d->w == d->x);
@@ -239,8 +240,8 @@ static cudaError_t describe_resource(const struct cudaResourceDesc *r, sim_textu
     if (r->resType == cudaResourceTypePitch2D) {
         size_t width = r->res.pitch2D.width, height = r->res.pitch2D.height, pitch = r->res.pitch2D.pitchInBytes;
         if (!width || !height || width > 131072 || height > 65536 || width * texel > pitch) {
-            fprintf(stderr, "sim: cudaCreateTextureObject: pitched memory of %zu x %zu texels of %zu bytes with a pitch "
-                    "of %zu bytes: %s\n", width, height, texel, pitch,
+            fprintf(stderr, "sim: cudaCreateTextureObject: pitched memory of %zu x %zu texels of %zu bytes with a "
+                    "pitch of %zu bytes: %s\n", width, height, texel, pitch,
                     width * texel > pitch ? "a row is wider than the pitch (the width is in texels, the pitch in bytes)"
                                           : "each side must be 1 to 65536 texels (131072 wide)");
             return cudaErrorInvalidValue;
@@ -268,10 +269,13 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *texture, const struct c
     const char *why = NULL;
     cudaError_t error = cudaErrorInvalidValue;
     for (int i = 0; i < 2; i++)
-        if ((unsigned)d->addressMode[i] > cudaAddressModeBorder) why = "an address mode is not Wrap, Clamp, Mirror or Border";
+        if ((unsigned)d->addressMode[i] > cudaAddressModeBorder)
+            why = "an address mode is not Wrap, Clamp, Mirror or Border";
     if ((unsigned)d->filterMode > cudaFilterModeLinear) why = "the filter mode is not Point or Linear";
-    else if ((unsigned)d->readMode > cudaReadModeNormalizedFloat) why = "the read mode is not ElementType or NormalizedFloat";
-    else if (d->readMode == cudaReadModeNormalizedFloat && view.kind != cudaChannelFormatKindFloat && view.channel_bytes == 4)
+    else if ((unsigned)d->readMode > cudaReadModeNormalizedFloat)
+        why = "the read mode is not ElementType or NormalizedFloat";
+    else if (d->readMode == cudaReadModeNormalizedFloat && view.kind != cudaChannelFormatKindFloat &&
+             view.channel_bytes == 4)
         why = "cudaReadModeNormalizedFloat takes 8- and 16-bit integer channels only";
     else if (d->filterMode == cudaFilterModeLinear && !float_result)
         why = "linear filtering needs texels that read as float (float channels, or cudaReadModeNormalizedFloat)";

@@ -59,7 +59,17 @@ printf '#include <mma.h>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); re
 expect_output "a CUDA header the simulator lacks says so, and what to use instead" \
     "mma.h (WMMA, Tensor Core fragments) is not simulated" lib/sim/tools/simcc -o "$tmp/mma" "$tmp/mma.cu"
 # Cooperative groups' tiles of several warps are refused by simcc with why and what to do instead.
-printf '#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n__global__ void k(int *o) {\n  __shared__ cg::block_tile_memory<128> s;\n  auto t = cg::tiled_partition<64>(cg::this_thread_block(s));\n  o[0] = t.thread_rank();\n}\nint main() { return 0; }\n' > "$tmp/tile64.cu"
+cat > "$tmp/tile64.cu" <<'CU'
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(int *o)
+{
+    __shared__ cg::block_tile_memory<128> s;
+    auto t = cg::tiled_partition<64>(cg::this_thread_block(s));
+    o[0] = t.thread_rank();
+}
+int main() { return 0; }
+CU
 expect_output "a tile of 64 threads is refused by simcc, saying what to use instead" \
     "simcc: cooperative groups' tiles of more than 32 threads" lib/sim/tools/simcc -o "$tmp/tile64" "$tmp/tile64.cu"
 printf '#include <builtin_types.h>\nint main() { return 0; }\n' > "$tmp/toolkit.cu"

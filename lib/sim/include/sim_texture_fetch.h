@@ -8,8 +8,9 @@
  * 8 fractional bits: so does the simulator (alpha rounded to the nearest 1/256; the guide gives the
  * format, not whether the hardware rounds or truncates). A texel outside the texture is clamped to
  * the edge, wrapped (normalised coordinates only), or the border colour; the guide defines Wrap and
- * Mirror for normalised coordinates only, and with unnormalised ones the simulator clamps. cudaReadModeNormalizedFloat maps 8- and 16-bit integers to
- * [0, 1] (unsigned) or [-1, 1] (signed, -128 read as -1).
+ * Mirror for normalised coordinates only, and with unnormalised ones the simulator clamps.
+ * cudaReadModeNormalizedFloat maps 8- and 16-bit integers to [0, 1] (unsigned) or [-1, 1] (signed,
+ * -128 read as -1).
  * Each texel is read with an ordinary load of this file, so the access checks see it (a texture on
  * memory since freed is reported as such) and the metrics count it as a global load; a GPU reads it
  * through its texture cache, which the metrics do not model. */
@@ -21,22 +22,23 @@ namespace texture {
 
 /* What a fetch of T gives: its channels, and whether they are floats. */
 template <typename T> struct result {
-    static_assert(std::is_arithmetic<T>::value, "a texture fetch returns a scalar or a CUDA vector type (float4, uchar4 ...)");
+    static_assert(std::is_arithmetic<T>::value,
+                  "a texture fetch returns a scalar or a CUDA vector type (float4, uchar4 ...)");
     enum { channels = 1, is_float = std::is_floating_point<T>::value };
     template <typename S> static T make(const S *v) { return (T)v[0]; }
 };
 #define SIM_TEXTURE_RESULT(V, E)                                                                               \
     template <> struct result<V##1> {                                                                          \
         enum { channels = 1, is_float = std::is_floating_point<E>::value };                                    \
-        template <typename S> static V##1 make(const S *v) { return V##1{(E)v[0]}; }                                        \
+        template <typename S> static V##1 make(const S *v) { return V##1{(E)v[0]}; }                           \
     };                                                                                                         \
     template <> struct result<V##2> {                                                                          \
         enum { channels = 2, is_float = std::is_floating_point<E>::value };                                    \
-        template <typename S> static V##2 make(const S *v) { return V##2{(E)v[0], (E)v[1]}; }                               \
+        template <typename S> static V##2 make(const S *v) { return V##2{(E)v[0], (E)v[1]}; }                  \
     };                                                                                                         \
     template <> struct result<V##4> {                                                                          \
         enum { channels = 4, is_float = std::is_floating_point<E>::value };                                    \
-        template <typename S> static V##4 make(const S *v) { return V##4{(E)v[0], (E)v[1], (E)v[2], (E)v[3]}; }             \
+        template <typename S> static V##4 make(const S *v) { return V##4{(E)v[0], (E)v[1], (E)v[2], (E)v[3]}; } \
     };
 SIM_TEXTURE_RESULT(char, signed char)
 SIM_TEXTURE_RESULT(uchar, unsigned char)
@@ -83,7 +85,8 @@ static inline void texel(const sim_texture_view &v, int i, int j, channel *out)
 {
     if (i < 0 || j < 0) {
         for (int k = 0; k < 4; k++) {
-            if (v.kind == cudaChannelFormatKindFloat || v.read_mode == cudaReadModeNormalizedFloat) out[k].f = v.border[k];
+            if (v.kind == cudaChannelFormatKindFloat || v.read_mode == cudaReadModeNormalizedFloat)
+                out[k].f = v.border[k];
             else if (v.kind == cudaChannelFormatKindSigned) out[k].i = (int)v.border[k];
             else out[k].u = (unsigned)v.border[k];
         }
@@ -153,7 +156,8 @@ template <typename T> static inline T fetch(const sim_texture_view &v, float x, 
         texel(v, i1, j1, t[3]);
     }
     for (int k = 0; k < v.channels; k++)
-        c[k].f = two ? (1 - a) * (1 - b) * t[0][k].f + a * (1 - b) * t[1][k].f + (1 - a) * b * t[2][k].f + a * b * t[3][k].f
+        c[k].f = two ? (1 - a) * (1 - b) * t[0][k].f + a * (1 - b) * t[1][k].f + (1 - a) * b * t[2][k].f +
+                           a * b * t[3][k].f
                      : (1 - a) * t[0][k].f + a * t[1][k].f;
     return make<T>(v, c);
 }
@@ -202,7 +206,10 @@ template <typename T> static inline cudaChannelFormatDesc cudaCreateChannelDesc(
     return cudaCreateChannelDesc(0, 0, 0, 0, cudaChannelFormatKindNone);
 }
 #define SIM_CHANNEL_DESC(T, bits, kind)                                                                        \
-    template <> inline cudaChannelFormatDesc cudaCreateChannelDesc<T>() { return cudaCreateChannelDesc(bits, 0, 0, 0, kind); }
+    template <> inline cudaChannelFormatDesc cudaCreateChannelDesc<T>()                                        \
+    {                                                                                                          \
+        return cudaCreateChannelDesc(bits, 0, 0, 0, kind);                                                     \
+    }
 #define SIM_CHANNEL_DESCS(V, bits, kind)                                                                       \
     SIM_CHANNEL_DESC(V##1, bits, kind)                                                                         \
     template <> inline cudaChannelFormatDesc cudaCreateChannelDesc<V##2>()                                     \

@@ -105,7 +105,7 @@ int main(void)
     srand(0);
     for (size_t i = 0; i < n_inp; i++) {
         inp_x[i] = __float2bfloat16((float)(rand() / (double)RAND_MAX) * 2.0f - 1.0f);
-        inp[i] = __bfloat162float(inp_x[i]);   /* the reference sees the same BF16 inputs */
+        inp[i] = __bfloat162float(inp_x[i]); /* the reference sees the same BF16 inputs */
     }
     attention_forward_cpu(out, inp, B, T, C, NH);
 
@@ -127,15 +127,15 @@ int main(void)
     cudaCheck(cudaGetLastError());
     const float alpha = 1.0f, beta = 0.0f;
     /* preatt[b, h] = k^T q in cuBLAS's column-major view: (T x T) = op_T(k) (HS x T) q, one product a head. */
-    cublasCheck(cublasGemmStridedBatchedEx(cublas_handle, CUBLAS_OP_T, CUBLAS_OP_N, T, T, HS, &alpha, k, CUBLAS_LOWP, HS,
-                                           T * HS, q, CUBLAS_LOWP, HS, T * HS, &beta, d_preatt, CUBLAS_LOWP, T, T * T,
-                                           B * NH, cublas_compute, CUBLAS_GEMM_DEFAULT));
+    cublasCheck(cublasGemmStridedBatchedEx(cublas_handle, CUBLAS_OP_T, CUBLAS_OP_N, T, T, HS, &alpha, k, CUBLAS_LOWP,
+                                           HS, T * HS, q, CUBLAS_LOWP, HS, T * HS, &beta, d_preatt, CUBLAS_LOWP, T,
+                                           T * T, B * NH, cublas_compute, CUBLAS_GEMM_DEFAULT));
     softmax_forward_kernel<<<(B * NH * T + 63) / 64, 64>>>(d_att, d_preatt, B * NH * T, T, 1.0f / sqrtf((float)HS));
     cudaCheck(cudaGetLastError());
     /* vaccum[b, h] = att v: (HS x T) = v (HS x T) op_N(att) in the column-major view. */
-    cublasCheck(cublasGemmStridedBatchedEx(cublas_handle, CUBLAS_OP_N, CUBLAS_OP_N, HS, T, T, &alpha, v, CUBLAS_LOWP, HS,
-                                           T * HS, d_att, CUBLAS_LOWP, T, T * T, &beta, d_vaccum, CUBLAS_LOWP, HS, T * HS,
-                                           B * NH, cublas_compute, CUBLAS_GEMM_DEFAULT));
+    cublasCheck(cublasGemmStridedBatchedEx(cublas_handle, CUBLAS_OP_N, CUBLAS_OP_N, HS, T, T, &alpha, v, CUBLAS_LOWP,
+                                           HS, T * HS, d_att, CUBLAS_LOWP, T, T * T, &beta, d_vaccum, CUBLAS_LOWP, HS,
+                                           T * HS, B * NH, cublas_compute, CUBLAS_GEMM_DEFAULT));
     unpermute_kernel<<<(total + block_size - 1) / block_size, block_size>>>(d_vaccum, d_out, B, T, NH, HS);
     cudaCheck(cudaGetLastError());
     cudaCheck(cudaMemcpy(out_x, d_out, n_out * sizeof(floatX), cudaMemcpyDeviceToHost));

@@ -2,18 +2,18 @@
  * that build a step from smaller captured graphs do: cudaGraphLaunch on a capturing stream does not run
  * the graph, it records it as one child-graph node of the new graph (a copy: the executable graph it came
  * from may be destroyed before the new one runs). The outer graph then replays kernel, child, kernel.
- *   lib/sim/tools/simcc -o samples_graph_in_capture tests/sim/programs/samples_graph_in_capture.cu && ./samples_graph_in_capture
- *   nvcc -o samples_graph_in_capture tests/sim/programs/samples_graph_in_capture.cu && ./samples_graph_in_capture   (on a GPU) */
+ *   lib/sim/tools/simcc -o graph_in_capture tests/sim/programs/samples_graph_in_capture.cu && ./graph_in_capture
+ *   nvcc -o graph_in_capture tests/sim/programs/samples_graph_in_capture.cu && ./graph_in_capture   (on a GPU) */
 #include <cstdio>
 #include <cstdlib>
 
-#define checkCudaErrors(call)                                                                  \
-    do {                                                                                       \
-        cudaError_t status_ = (call);                                                          \
-        if (status_ != cudaSuccess) {                                                          \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(status_)); \
-            exit(EXIT_FAILURE);                                                                \
-        }                                                                                      \
+#define checkCudaErrors(call)                                                                                          \
+    do {                                                                                                               \
+        cudaError_t status_ = (call);                                                                                  \
+        if (status_ != cudaSuccess) {                                                                                  \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(status_));                           \
+            exit(EXIT_FAILURE);                                                                                        \
+        }                                                                                                              \
     } while (0)
 
 __global__ void scale(float *x, float factor, int n)
@@ -62,7 +62,7 @@ int main(void)
 
     cudaGraphExec_t outer_exec;
     checkCudaErrors(cudaGraphInstantiate(&outer_exec, outer, 0));
-    checkCudaErrors(cudaGraphExecDestroy(inner_exec));   /* the outer graph holds its own copy */
+    checkCudaErrors(cudaGraphExecDestroy(inner_exec)); /* the outer graph holds its own copy */
     checkCudaErrors(cudaGraphDestroy(inner));
     int all_wrong = 0;
     for (int replay = 1; replay <= 2; replay++) {

@@ -13,13 +13,13 @@
 #include <cstring>
 #include <cuda_runtime.h>
 
-#define checkCudaErrors(call)                                                                  \
-    do {                                                                                       \
-        cudaError_t status_ = (call);                                                          \
-        if (status_ != cudaSuccess) {                                                          \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(status_)); \
-            exit(EXIT_FAILURE);                                                                \
-        }                                                                                      \
+#define checkCudaErrors(call)                                                                                          \
+    do {                                                                                                               \
+        cudaError_t status_ = (call);                                                                                  \
+        if (status_ != cudaSuccess) {                                                                                  \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(status_));                           \
+            exit(EXIT_FAILURE);                                                                                        \
+        }                                                                                                              \
     } while (0)
 
 enum { W = 40, H = 24 };
@@ -43,7 +43,7 @@ __global__ void read_colours(float4 *out, cudaTextureObject_t colours, int n)
 __global__ void fetch_ints(int *out, cudaTextureObject_t values, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n + 4) out[i] = tex1Dfetch<int>(values, i - 2);   /* two before the start, two past the end */
+    if (i < n + 4) out[i] = tex1Dfetch<int>(values, i - 2); /* two before the start, two past the end */
 }
 
 /* The host's texel under a mode: Clamp, Wrap, or Border (-1 for outside). */
@@ -103,8 +103,8 @@ int main(void)
     cudaChannelFormatDesc floats = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
     cudaArray_t array;
     checkCudaErrors(cudaMallocArray(&array, &floats, W, H));
-    checkCudaErrors(cudaMemcpy2DToArray(array, 0, 0, image, W * sizeof(float), W * sizeof(float), H,
-                                        cudaMemcpyHostToDevice));
+    checkCudaErrors(
+        cudaMemcpy2DToArray(array, 0, 0, image, W * sizeof(float), W * sizeof(float), H, cudaMemcpyHostToDevice));
     cudaResourceDesc resource;
     memset(&resource, 0, sizeof resource);
     resource.resType = cudaResourceTypeArray;
@@ -114,16 +114,19 @@ int main(void)
     dim3 block(16, 8), grid((W + 15) / 16, (H + 7) / 8);
 
     /* Point filtering, Clamp: moved 3 texels right and 2 up, the edge texels repeat. */
-    cudaTextureObject_t point = make_texture(resource, cudaAddressModeClamp, cudaFilterModePoint, cudaReadModeElementType, 0);
+    cudaTextureObject_t point =
+        make_texture(resource, cudaAddressModeClamp, cudaFilterModePoint, cudaReadModeElementType, 0);
     read_shifted<<<grid, block>>>(d_result, point, 3.0f, -2.0f, 0);
     checkCudaErrors(cudaMemcpy(result, d_result, sizeof result, cudaMemcpyDeviceToHost));
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
-            expected[y * W + x] = image[host_address(y - 2, H, cudaAddressModeClamp) * W + host_address(x + 3, W, cudaAddressModeClamp)];
+            expected[y * W + x] =
+                image[host_address(y - 2, H, cudaAddressModeClamp) * W + host_address(x + 3, W, cudaAddressModeClamp)];
     printf("point, clamp: %d texels differ of %d\n", count_differences(result, expected, W * H, 0.0f), W * H);
 
     /* Linear filtering, normalised coordinates, Wrap: a third of a texel left, a quarter down. */
-    cudaTextureObject_t linear = make_texture(resource, cudaAddressModeWrap, cudaFilterModeLinear, cudaReadModeElementType, 1);
+    cudaTextureObject_t linear =
+        make_texture(resource, cudaAddressModeWrap, cudaFilterModeLinear, cudaReadModeElementType, 1);
     read_shifted<<<grid, block>>>(d_result, linear, -1.0f / 3, 0.25f, 1);
     checkCudaErrors(cudaMemcpy(result, d_result, sizeof result, cudaMemcpyDeviceToHost));
     int differ_exact = 0;
@@ -140,11 +143,13 @@ int main(void)
            count_differences(result, expected, W * H, 1e-5f), W * H, differ_exact);
 
     /* Linear filtering, Border: half a texel right, so the last column blends with the border colour -1. */
-    cudaTextureObject_t border = make_texture(resource, cudaAddressModeBorder, cudaFilterModeLinear, cudaReadModeElementType, 0);
+    cudaTextureObject_t border =
+        make_texture(resource, cudaAddressModeBorder, cudaFilterModeLinear, cudaReadModeElementType, 0);
     read_shifted<<<grid, block>>>(d_result, border, 0.5f, 0.0f, 0);
     checkCudaErrors(cudaMemcpy(result, d_result, sizeof result, cudaMemcpyDeviceToHost));
     for (int y = 0; y < H; y++)
-        for (int x = 0; x < W; x++) expected[y * W + x] = host_linear(image, x + 1.0f, y + 0.5f, cudaAddressModeBorder, -1.0f);
+        for (int x = 0; x < W; x++)
+            expected[y * W + x] = host_linear(image, x + 1.0f, y + 0.5f, cudaAddressModeBorder, -1.0f);
     printf("linear, border: %d texels differ of %d; texel (%d,0) %.1f next to the border -1 reads %.2f\n",
            count_differences(result, expected, W * H, 1e-5f), W * H, W - 1, image[W - 1], result[W - 1]);
 
@@ -170,8 +175,8 @@ int main(void)
     for (int i = 0; i < COLOURS; i++)
         colour_differences += read_back[i].x != i / 255.0f || read_back[i].y != (255 - i) / 255.0f ||
                               read_back[i].z != (i / 2) / 255.0f || read_back[i].w != 1.0f;
-    printf("uchar4 as normalised floats: %d of %d differ; texel 51 reads (%.1f, %.1f, %.1f, %.1f)\n", colour_differences,
-           COLOURS, read_back[51].x, read_back[51].y, read_back[51].z, read_back[51].w);
+    printf("uchar4 as normalised floats: %d of %d differ; texel 51 reads (%.1f, %.1f, %.1f, %.1f)\n",
+           colour_differences, COLOURS, read_back[51].x, read_back[51].y, read_back[51].z, read_back[51].w);
 
     /* tex1Dfetch of ints in linear memory, Border: out of range reads the border colour, here 0 after the cast. */
     enum { N = 100 };
@@ -196,14 +201,15 @@ int main(void)
     checkCudaErrors(cudaMemcpy(fetched, d_fetched, sizeof fetched, cudaMemcpyDeviceToHost));
     int int_differences = 0;
     for (int i = 0; i < N; i++) int_differences += fetched[i + 2] != values[i];
-    printf("tex1Dfetch<int>: %d of %d differ; index -1 reads %d, index %d reads %d, index 7 reads %d\n", int_differences,
-           N, fetched[1], N, fetched[N + 2], fetched[9]);
+    printf("tex1Dfetch<int>: %d of %d differ; index -1 reads %d, index %d reads %d, index 7 reads %d\n",
+           int_differences, N, fetched[1], N, fetched[N + 2], fetched[9]);
 
     /* Pitched memory (cudaMallocPitch, 512-byte rows) read with tex2D, point filtering. */
     float *pitched;
     size_t pitch;
     checkCudaErrors(cudaMallocPitch((void **)&pitched, &pitch, W * sizeof(float), H));
-    checkCudaErrors(cudaMemcpy2D(pitched, pitch, image, W * sizeof(float), W * sizeof(float), H, cudaMemcpyHostToDevice));
+    checkCudaErrors(
+        cudaMemcpy2D(pitched, pitch, image, W * sizeof(float), W * sizeof(float), H, cudaMemcpyHostToDevice));
     cudaResourceDesc pitched_resource;
     memset(&pitched_resource, 0, sizeof pitched_resource);
     pitched_resource.resType = cudaResourceTypePitch2D;
@@ -216,8 +222,8 @@ int main(void)
         make_texture(pitched_resource, cudaAddressModeClamp, cudaFilterModePoint, cudaReadModeElementType, 0);
     read_shifted<<<grid, block>>>(d_result, pitched_texture, 0.0f, 0.0f, 0);
     checkCudaErrors(cudaMemcpy(result, d_result, sizeof result, cudaMemcpyDeviceToHost));
-    printf("pitched memory (pitch %zu bytes): %d texels differ of %d\n", pitch, count_differences(result, image, W * H, 0.0f),
-           W * H);
+    printf("pitched memory (pitch %zu bytes): %d texels differ of %d\n", pitch,
+           count_differences(result, image, W * H, 0.0f), W * H);
 
     checkCudaErrors(cudaDestroyTextureObject(point));
     checkCudaErrors(cudaDestroyTextureObject(linear));
