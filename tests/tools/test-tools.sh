@@ -72,6 +72,11 @@ int main() { return 0; }
 CU
 expect_output "a tile of 64 threads is refused by simcc, saying what to use instead" \
     "simcc: cooperative groups' tiles of more than 32 threads" lib/sim/tools/simcc -o "$tmp/tile64" "$tmp/tile64.cu"
+# A texture fetch the simulator lacks (3-D) is a compile error naming it, not an unknown name.
+printf '__global__ void k(float *o, cudaTextureObject_t t) { o[0] = tex3D<float>(t, 0, 0, 0); }\nint main() {}\n' \
+    > "$tmp/tex3d.cu"
+expect_output "tex3D is refused at compile time, by name" "tex3D: 3-D textures are not simulated" \
+    lib/sim/tools/simcc -o "$tmp/tex3d" "$tmp/tex3d.cu"
 printf '#include <builtin_types.h>\nint main() { return 0; }\n' > "$tmp/toolkit.cu"
 if lib/sim/tools/simcc -o "$tmp/toolkit" "$tmp/toolkit.cu" > "$tmp/toolkit.log" 2>&1; then
     bad "a toolkit-only header (builtin_types.h) was taken from an installed CUDA toolkit"

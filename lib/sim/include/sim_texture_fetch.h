@@ -6,7 +6,8 @@
  * filtering reads texel floor(x); linear filtering reads texels i = floor(x - 0.5) and i + 1 (and
  * j, j + 1) and blends them with alpha = frac(x - 0.5), which a GPU holds in 9-bit fixed point with
  * 8 fractional bits: so does the simulator (alpha rounded to the nearest 1/256; the guide gives the
- * format, not whether the hardware rounds or truncates). A texel outside the texture is clamped to
+ * format, not whether the hardware rounds or truncates, and NVIDIA's simpleTexture reference image,
+ * made on a GPU, agrees best with rounding: lib/sim/README.md, Textures). A texel outside the texture is clamped to
  * the edge, wrapped (normalised coordinates only), or the border colour; the guide defines Wrap and
  * Mirror for normalised coordinates only, and with unnormalised ones the simulator clamps.
  * cudaReadModeNormalizedFloat maps 8- and 16-bit integers to [0, 1] (unsigned) or [-1, 1] (signed,
@@ -199,6 +200,29 @@ template <typename T> static inline T tex2D(cudaTextureObject_t texture, float x
     sim::texture::check_result<T>(v, "tex2D");
     return sim::texture::fetch<T>(v, x, y);
 }
+
+/* What is not simulated says so at compile time, rather than as an unknown name. */
+namespace sim {
+namespace texture {
+template <typename> struct not_simulated : std::false_type {};
+} /* namespace texture */
+} /* namespace sim */
+#define SIM_TEXTURE_NOT_SIMULATED(name, what)                                                                  \
+    template <typename T, typename... Arguments> static inline T name(cudaTextureObject_t, Arguments...)      \
+    {                                                                                                          \
+        static_assert(sim::texture::not_simulated<T>::value, #name ": " what " (lib/sim/README.md, Textures)"); \
+        return T();                                                                                            \
+    }
+SIM_TEXTURE_NOT_SIMULATED(tex3D, "3-D textures are not simulated")
+SIM_TEXTURE_NOT_SIMULATED(tex1DLayered, "layered textures are not simulated")
+SIM_TEXTURE_NOT_SIMULATED(tex2DLayered, "layered textures are not simulated")
+SIM_TEXTURE_NOT_SIMULATED(texCubemap, "cube-map textures are not simulated")
+SIM_TEXTURE_NOT_SIMULATED(tex1DLod, "mipmaps (levels of detail) are not simulated")
+SIM_TEXTURE_NOT_SIMULATED(tex2DLod, "mipmaps (levels of detail) are not simulated")
+SIM_TEXTURE_NOT_SIMULATED(tex1DGrad, "mipmaps (gradients) are not simulated")
+SIM_TEXTURE_NOT_SIMULATED(tex2DGrad, "mipmaps (gradients) are not simulated")
+SIM_TEXTURE_NOT_SIMULATED(tex2Dgather, "texture gather is not simulated")
+#undef SIM_TEXTURE_NOT_SIMULATED
 
 /* cudaCreateChannelDesc<T>(): the channel format of T (char is signed, as nvcc has it on x86). */
 template <typename T> static inline cudaChannelFormatDesc cudaCreateChannelDesc()
