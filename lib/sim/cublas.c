@@ -9,7 +9,7 @@
  * that cuBLAS's table lists, and refuses the rest with CUBLAS_STATUS_NOT_SUPPORTED, as cuBLAS does.
  * Half and bfloat16 inputs are widened to float; FP32 inputs are narrowed first where the compute
  * type allows a GPU to (TF32, FP16 or BF16), as its Tensor Cores would. cuBLASLt (cublaslt.c)
- * multiplies through sim_gemm_to_floats, below. */
+ * multiplies through sim_gemm_to_floats, below. cublasGemmStridedBatchedEx is cublasGemmEx over a batch. */
 #include "internal.h"
 #include "runtime.h"
 
@@ -383,6 +383,57 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
                         ldb, *(const float *)beta, C, Ctype, ldc, rounding);
     if (status == CUBLAS_STATUS_SUCCESS) count_as_one_launch("cublasGemmEx", m, n, 2.0 * m * n * k);
     return status;
+}
+
+/* cublasGemmEx over a batch: strides in elements of each matrix's type, the same table of types, every
+ * matrix of the batch checked before any is computed, and one launch for all of it (llm.c's attention). */
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                          int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype,
+                                          int lda, long long strideA, const void *B, cudaDataType Btype, int ldb,
+                                          long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc,
+                                          long long strideC, int batchCount, cublasComputeType_t computeType,
+                                          cublasGemmAlgo_t algo)
+{
+    (void)algo;
+    const char *call = "cublasGemmStridedBatchedEx";
+    cublasStatus_t status = check_gemm(call, handle, transa, transb, m, n, k, alpha, beta, lda, ldb, ldc);
+    if (status != CUBLAS_STATUS_SUCCESS) return status;
+    if (batchCount < 0) {
+        fprintf(stderr, "sim: %s: batchCount %d is negative\n", call, batchCount);
+        return CUBLAS_STATUS_INVALID_VALUE;
+    }
+    const char *refused = gemm_ex_refusal(Atype, Btype, Ctype, computeType);
+    if (refused) {
+        fprintf(stderr, "sim: %s: input types %s and %s, output %s, compute type %s: %s\n", call, type_name(Atype),
+                type_name(Btype), type_name(Ctype), compute_name(computeType), refused);
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    size_t a_size = Atype == CUDA_R_32F ? 4 : 2, b_size = Btype == CUDA_R_32F ? 4 : 2;
+    size_t c_size = Ctype == CUDA_R_32F ? 4 : 2;
+    int a_rows = transa == CUBLAS_OP_N ? m : k, a_cols = transa == CUBLAS_OP_N ? k : m;
+    int b_rows = transb == CUBLAS_OP_N ? k : n, b_cols = transb == CUBLAS_OP_N ? n : k;
+    for (int i = 0; i < batchCount; i++) {   /* a fault in any product would stop the GPU's one kernel */
+        char name[40];
+        const char *a = (const char *)A + i * strideA * (long long)a_size;
+        const char *b = (const char *)B + i * strideB * (long long)b_size;
+        char *c = (char *)C + i * strideC * (long long)c_size;
+        snprintf(name, sizeof name, "A of product %d", i);
+        if (!sim_matrix_on_device(call, name, a, a_rows, a_cols, lda, a_size)) return CUBLAS_STATUS_EXECUTION_FAILED;
+        snprintf(name, sizeof name, "B of product %d", i);
+        if (!sim_matrix_on_device(call, name, b, b_rows, b_cols, ldb, b_size)) return CUBLAS_STATUS_EXECUTION_FAILED;
+        snprintf(name, sizeof name, "C of product %d", i);
+        if (!sim_matrix_on_device(call, name, c, m, n, ldc, c_size)) return CUBLAS_STATUS_EXECUTION_FAILED;
+    }
+    input_rounding rounding = rounding_for(computeType, Atype, handle->math);
+    for (int i = 0; i < batchCount; i++) {
+        status = gemm_typed(call, handle, transa, transb, m, n, k, *(const float *)alpha,
+                            (const char *)A + i * strideA * (long long)a_size, Atype, lda,
+                            (const char *)B + i * strideB * (long long)b_size, Btype, ldb, *(const float *)beta,
+                            (char *)C + i * strideC * (long long)c_size, Ctype, ldc, rounding);
+        if (status != CUBLAS_STATUS_SUCCESS) return status;
+    }
+    count_as_one_launch(call, m, batchCount ? n : 0, 2.0 * m * n * k * batchCount);
+    return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,

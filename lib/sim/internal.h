@@ -168,6 +168,7 @@ const allocation *sim_find_allocation(uintptr_t address);           /* live or f
 const allocation *sim_nearest_allocation(uintptr_t address, long long *offset);
 int sim_is_device_address(uintptr_t address);                         /* inside the device region */
 int sim_is_pinned_host(uintptr_t address);
+cudaError_t sim_device_alloc(void **pointer, size_t bytes, void *caller);   /* made at `caller` */
 
 /* access.c */
 void sim_access_begin_launch(const sim_launch_request *r);   /* the launch's parameters, for every worker */

@@ -103,6 +103,9 @@ static cudaError_t allocate(void **pointer, size_t bytes, void *caller, int mana
 
 cudaError_t cudaMalloc(void **pointer, size_t bytes) { return allocate(pointer, bytes, __builtin_return_address(0), 0); }
 
+/* Device memory for the simulator's own objects (a CUDA array's texels: textures.c), recorded as made by `caller`. */
+cudaError_t sim_device_alloc(void **pointer, size_t bytes, void *caller) { return allocate(pointer, bytes, caller, 0); }
+
 /* Unified memory: one allocation the host and every kernel use through the same pointer. It is
  * device memory (bounds, races and metrics are checked in kernels as for cudaMalloc) that host
  * code may also read and write. The simulator runs each kernel to its end inside the launch, so

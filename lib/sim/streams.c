@@ -5,9 +5,10 @@
  * host's monotonic clock: on the simulator an elapsed time is the CPU's time to simulate,
  * not a GPU's. Each event also notes how many launches and copies had run, so that what
  * lay between two can be counted (sim_last_event_span). Stream capture records the
- * launches, copies and memsets made on a capturing stream instead of running them; an
- * instantiated graph replays them in order. As on a GPU, work sent to the legacy default
- * stream while a capture is in progress is an error that invalidates the capture. */
+ * launches, copies and memsets made on a capturing stream instead of running them (and a graph
+ * launched into it, as one child-graph node); an instantiated graph replays them in order. As on
+ * a GPU, work sent to the legacy default stream while a capture is in progress is an error that
+ * invalidates the capture. */
 #include "internal.h"
 #include "runtime.h"
 
@@ -19,7 +20,7 @@
 /* ---------------------------------------------------------------------------------
  * Graphs: what a capture records */
 
-typedef enum { NODE_KERNEL, NODE_MEMCPY, NODE_MEMSET, NODE_EVENT } node_type;
+typedef enum { NODE_KERNEL, NODE_MEMCPY, NODE_MEMSET, NODE_EVENT, NODE_GRAPH } node_type;
 
 typedef struct graph_node {
     node_type type;
@@ -29,6 +30,7 @@ typedef struct graph_node {
     size_t bytes;
     int value_or_kind;
     cudaEvent_t event;              /* NODE_EVENT */
+    struct sim_graph *child;        /* NODE_GRAPH: a graph launched into a capturing stream, its own copy */
 } graph_node;
 
 struct sim_graph { graph_node *nodes; size_t count, capacity; };
@@ -66,8 +68,13 @@ static void append_node(struct sim_graph *g, graph_node node)
 
 static void free_nodes(struct sim_graph *g)
 {
-    for (size_t i = 0; i < g->count; i++)
+    for (size_t i = 0; i < g->count; i++) {
         if (g->nodes[i].type == NODE_KERNEL) free(g->nodes[i].launch.arguments);
+        if (g->nodes[i].type == NODE_GRAPH) {
+            free_nodes(g->nodes[i].child);
+            free(g->nodes[i].child);
+        }
+    }
     free(g->nodes);
     g->nodes = NULL;
     g->count = g->capacity = 0;
@@ -285,46 +292,71 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t 
     return cudaSuccess;
 }
 
+/* `to` gets its own copy of every node of `from`: kernel arguments and child graphs included. */
+static void copy_nodes(struct sim_graph *to, const struct sim_graph *from)
+{
+    for (size_t i = 0; i < from->count; i++) {
+        graph_node node = from->nodes[i];
+        if (node.type == NODE_KERNEL) {
+            node.launch.arguments = sim_alloc(node.launch.arguments_bytes, 1);
+            memcpy(node.launch.arguments, from->nodes[i].launch.arguments, node.launch.arguments_bytes);
+        }
+        if (node.type == NODE_GRAPH) {
+            node.child = sim_alloc(1, sizeof *node.child);
+            copy_nodes(node.child, from->nodes[i].child);
+        }
+        append_node(to, node);
+    }
+}
+
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags)
 {
     (void)flags;
     if (!exec || !graph) return sim_record_error(cudaErrorInvalidValue);
     struct sim_graph_exec *e = sim_alloc(1, sizeof *e);
-    for (size_t i = 0; i < graph->count; i++) {
-        graph_node node = graph->nodes[i];
-        if (node.type == NODE_KERNEL) {
-            node.launch.arguments = sim_alloc(node.launch.arguments_bytes, 1);
-            memcpy(node.launch.arguments, graph->nodes[i].launch.arguments, node.launch.arguments_bytes);
-        }
-        append_node(&e->graph, node);
-    }
+    copy_nodes(&e->graph, graph);
     *exec = e;
     return cudaSuccess;
 }
 
 static cudaError_t record_event_now(cudaEvent_t event);
 
-cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
+/* Runs a graph's nodes in order, a child graph's where its node stands. */
+static cudaError_t run_nodes(const struct sim_graph *g)
 {
-    if (!exec) return sim_record_error(cudaErrorInvalidValue);
-    if (stream && !sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
-    if (!stream) {   /* a replay on the legacy stream during a capture is work sent there, as a launch is */
-        int capturing;
-        cudaError_t error = capture_state(NULL, &capturing);
-        if (error != cudaSuccess) return sim_record_error(error);
-    }
-    for (size_t i = 0; i < exec->graph.count; i++) {
-        graph_node *node = &exec->graph.nodes[i];
+    for (size_t i = 0; i < g->count; i++) {
+        graph_node *node = &g->nodes[i];
         cudaError_t error = cudaSuccess;
         switch (node->type) {
         case NODE_KERNEL: error = launch_now(&node->launch); break;
-        case NODE_MEMCPY: error = copy_now(node->destination, node->source, node->bytes, (cudaMemcpyKind)node->value_or_kind); break;
+        case NODE_MEMCPY:
+            error = copy_now(node->destination, node->source, node->bytes, (cudaMemcpyKind)node->value_or_kind);
+            break;
         case NODE_MEMSET: error = sim_memset_now(node->destination, node->value_or_kind, node->bytes); break;
         case NODE_EVENT: error = record_event_now(node->event); break;
+        case NODE_GRAPH: error = run_nodes(node->child); break;
         }
         if (error != cudaSuccess) return error;
     }
     return cudaSuccess;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
+{
+    if (!exec) return sim_record_error(cudaErrorInvalidValue);
+    if (stream && !sim_stream_is_valid(stream)) return sim_record_error(cudaErrorInvalidResourceHandle);
+    /* A replay on the legacy stream during a capture is work sent there, as a launch is; one into a
+     * capturing stream is recorded, as CUDA records it: one child-graph node, a copy of the graph. */
+    int capturing;
+    cudaError_t error = capture_state(stream, &capturing);
+    if (error != cudaSuccess) return sim_record_error(error);
+    if (capturing) {
+        graph_node node = {.type = NODE_GRAPH, .child = sim_alloc(1, sizeof *node.child)};
+        copy_nodes(node.child, &exec->graph);
+        append_node(stream->capture, node);
+        return cudaSuccess;
+    }
+    return run_nodes(&exec->graph);
 }
 
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)

@@ -287,3 +287,50 @@ Test(cublas, each_call_counts_as_one_launch, .timeout = 10, .init = cr_redirect_
     cr_assert_eq(sim_metrics_count(), before_refusal, "counted only while the metrics count");
     cublasDestroy(handle);
 }
+
+/* cublasGemmStridedBatchedEx (llm.c's attention): cublasGemmEx's table, strides in elements of each matrix's type,
+ * every product checked before any is computed, and one launch for the batch. */
+Test(cublas, gemm_strided_batched_ex_is_gemm_ex_over_a_batch, .timeout = 10, .init = cr_redirect_stderr)
+{
+    int m = 3, n = 4, k = 5, batches = 4, stride = 32;
+    std::vector<float> a(stride * batches), b(stride * batches), c(stride * batches, 0.0f);
+    std::vector<__nv_bfloat16> a16(a.size()), b16(b.size());
+    for (size_t i = 0; i < a.size(); i++) {
+        a16[i] = __float2bfloat16(value((int)i, 1)), a[i] = __bfloat162float(a16[i]);
+        b16[i] = __float2bfloat16(value((int)i, 2)), b[i] = __bfloat162float(b16[i]);
+    }
+    __nv_bfloat16 *da = to_device(a16), *db = to_device(b16);
+    float *dc = to_device(c), one = 1, zero = 0;
+    cublasHandle_t handle;
+    cublasCreate(&handle);
+    sim_metrics_enable(1);
+    int first = sim_metrics_count();
+    cr_assert_eq(cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, da, CUDA_R_16BF, k, stride,
+                                            db, CUDA_R_16BF, k, stride, &zero, dc, CUDA_R_32F, m, stride, batches,
+                                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT), CUBLAS_STATUS_SUCCESS);
+    cr_assert_eq(sim_metrics_count() - first, 1, "a strided batch of %d is one launch", batches);
+    cr_assert_str_eq(sim_metrics_get(-1)->kernel, "cublasGemmStridedBatchedEx");
+    cr_assert_eq(sim_metrics_get(-1)->declared_flops, 2.0 * m * n * k * batches);
+    sim_metrics_enable(0);
+    std::vector<float> got = to_host(dc, c.size());
+    for (int p = 0; p < batches; p++) {
+        std::vector<float> pa(a.begin() + p * stride, a.begin() + (p + 1) * stride);
+        std::vector<float> pb(b.begin() + p * stride, b.begin() + (p + 1) * stride), pc(stride, 0.0f);
+        reference_gemm('T', 'N', m, n, k, 1, pa, k, pb, k, 0, pc, m);
+        for (int i = 0; i < m * n; i++)
+            cr_assert_float_eq(got[p * stride + i], pc[i], 1e-5, "product %d, C[%d] = %g, want %g", p, i,
+                               got[p * stride + i], pc[i]);
+    }
+    cr_assert_eq(cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, da, CUDA_R_16BF, k, stride,
+                                            db, CUDA_R_16BF, k, stride, &zero, dc, CUDA_R_32F, m, stride, batches,
+                                            CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT),
+                 CUBLAS_STATUS_NOT_SUPPORTED, "BF16 inputs with a FAST compute type: the table leaves it out");
+    cudaMemset(dc, 0, c.size() * sizeof(float));
+    cr_assert_eq(cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, da, CUDA_R_16BF, k, stride,
+                                            db, CUDA_R_16BF, k, stride, &zero, dc, CUDA_R_32F, m, stride, batches + 1,
+                                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 CUBLAS_STATUS_EXECUTION_FAILED, "one product more than the allocations hold");
+    got = to_host(dc, c.size());
+    for (size_t i = 0; i < got.size(); i++) cr_assert_eq(got[i], 0.0f, "nothing computed before the overrun was found");
+    cublasDestroy(handle);
+}

@@ -15,7 +15,8 @@
  * Blocks run independently (one per core at most), so no barrier can span the grid: grid.sync()
  * stops the launch with an error that says so (a GPU needs a cooperative launch for it, which the
  * simulator does not run).
- * Tiles of more than one warp (64 to 512 threads) are not simulated: a compile error says so.
+ * Tiles of more than one warp (64 to 512 threads) are not simulated: a compile error says so (and
+ * block_tile_memory, the scratch CUDA gives them, exists so that the message is that one).
  * cg::reduce is in cooperative_groups/reduce.h and the scans in cooperative_groups/scan.h, as in CUDA. */
 #ifndef SIM_COOPERATIVE_GROUPS_H
 #define SIM_COOPERATIVE_GROUPS_H
@@ -174,7 +175,9 @@ static inline void check_tile_size(unsigned size, const char *file, int line)
 template <unsigned int Size> class tile_operations {
     static_assert(Size >= 1 && Size <= 32 && (Size & (Size - 1)) == 0,
                   "a thread_block_tile has 1, 2, 4, 8, 16 or 32 threads here: tiles of several warps (64 to 512 "
-                  "threads) are not simulated");
+                  "threads) are not simulated: their sync() is a barrier of some of a block's warps, which the "
+                  "simulator's scheduler and race detector do not have. Use tiles of 32 and combine their results "
+                  "through shared memory after block.sync()");
 
 public:
     static unsigned sim_lanes() { return (~0u >> (32 - Size)) << (lane() & ~(Size - 1)); }
@@ -282,6 +285,25 @@ public:
 };
 
 inline thread_block this_thread_block() { return thread_block(); }
+
+/* Shared memory through which CUDA lets tiles of several warps (64 to 512 threads) communicate, for
+ * blocks of up to MaxBlockSize threads: `__shared__ cg::block_tile_memory<256> scratch;` then
+ * this_thread_block(scratch). The block it gives works as any; the tiles of more than 32 threads it
+ * exists for are not simulated (tile_operations says why), those of 32 or fewer are. */
+template <unsigned int MaxBlockSize = 1024> struct block_tile_memory {
+    static_assert(MaxBlockSize >= 1 && MaxBlockSize <= 1024, "block_tile_memory<MaxBlockSize>: 1 to 1024 threads");
+    alignas(16) unsigned char scratch[(MaxBlockSize + 31) / 32 * 16];   /* unused here */
+};
+template <unsigned int MaxBlockSize>
+thread_block this_thread_block(block_tile_memory<MaxBlockSize> &scratch, SIM_CALL_SITE)
+{
+    (void)scratch;
+    if (sim::groups::block_size() > MaxBlockSize)
+        sim_kernel_fail(cudaErrorLaunchFailure,
+            "%s:%d: this_thread_block(block_tile_memory<%u>): the block has %u threads, more than the %u the\n"
+            "     scratch memory was declared for", file, line, MaxBlockSize, sim::groups::block_size(), MaxBlockSize);
+    return this_thread_block();
+}
 
 /* The whole grid. Its ranks and sizes work; its barrier cannot (see grid_sync_fails). */
 class grid_group : public thread_group {

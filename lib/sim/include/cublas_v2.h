@@ -66,6 +66,12 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          int m, int n, int k, const float *alpha, const float *A, int lda,
                                          long long strideA, const float *B, int ldb, long long strideB,
                                          const float *beta, float *C, int ldc, long long strideC, int batchCount);
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                          int m, int n, int k, const void *alpha, const void *A, cudaDataType Atype,
+                                          int lda, long long strideA, const void *B, cudaDataType Btype, int ldb,
+                                          long long strideB, const void *beta, void *C, cudaDataType Ctype, int ldc,
+                                          long long strideC, int batchCount, cublasComputeType_t computeType,
+                                          cublasGemmAlgo_t algo);
 
 /* Vectors and matrices to and from the device (column-major, strided), as cuBLAS copies them. */
 cublasStatus_t cublasSetVector(int n, int element_size, const void *x, int incx, void *y, int incy);

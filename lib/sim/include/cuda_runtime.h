@@ -568,4 +568,6 @@ template <typename T> struct dynamic_shared {
 
 } /* namespace sim */
 
+#include "sim_texture_fetch.h"   /* tex1Dfetch, tex1D, tex2D: after the vector types they return */
+
 #endif

@@ -7,6 +7,7 @@
 #define SIM_CUDA_RUNTIME_API_H
 
 #include "../sim.h"
+#include "sim_textures.h"
 
 #ifdef __cplusplus
 extern "C" {
