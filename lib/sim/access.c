@@ -153,7 +153,8 @@ static inline __attribute__((always_inline)) void check(void *address, size_t by
     uintptr_t a = (uintptr_t)address;
     if (a - cached_start < cached_end - cached_start && a + bytes <= cached_end) {   /* the common case */
         if (__builtin_expect(sim_metrics_counting, 0)) sim_metrics_global(sim_current_worker, a, bytes, is_write, site);
-        if (__builtin_expect(sim_initcheck_on, 0)) sim_initcheck_device(sim_current_worker, a, bytes, !is_write, is_write, site);
+        if (__builtin_expect(sim_initcheck_on, 0))
+            sim_initcheck_device(sim_current_worker, a, bytes, !is_write, is_write, site);
         return;
     }
     worker *w = sim_current_worker;

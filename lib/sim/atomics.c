@@ -65,7 +65,8 @@ INTEGER_ATOMIC(sim_atomic_ull, unsigned long long)
 
 float sim_atomic_float(sim_atomic_op op, float *address, float value)
 {
-    sim_check_atomic_address(address, sizeof(float), sim_atomic_name(op), op != SIM_ATOMIC_EXCH, __builtin_return_address(0));
+    sim_check_atomic_address(address, sizeof(float), sim_atomic_name(op), op != SIM_ATOMIC_EXCH,
+                             __builtin_return_address(0));
     sim_metrics_atomic();
     switch (op) {
     case SIM_ATOMIC_ADD: CAS_LOOP(float, uint32_t, address, old_value + value);

@@ -108,7 +108,7 @@ void sim_initcheck_unwritten(worker *w, uintptr_t address, size_t bytes, void *s
         sim_report("%s%sread %zu bytes at %p, which nothing has written (initcheck):\n"
                    "     byte %zu of a %zu-byte allocation made at %s.\n"
                    "     Memory from %s is undefined until written (here it holds 0xff bytes): zero it\n"
-                   "     with cudaMemset, or write it before a kernel reads it (an atomicAdd reads the value it adds to).\n",
+                   "     with cudaMemset, or write it before a kernel reads it (an atomicAdd reads what it adds to).\n",
                    where, *where ? ": " : "", bytes, (void *)address, (size_t)(address + first - al->start), al->bytes,
                    sim_source_line(al->made_at), al->managed ? "cudaMallocManaged" : "cudaMalloc");
     }
