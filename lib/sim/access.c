@@ -13,7 +13,8 @@
  *   host memory from cudaMallocHost
  *   anything else                                      an error, explained: past the end of
  *                                                      an allocation, freed, NULL, a host pointer
- * In host code, touching device memory is the error (on a real system it crashes). */
+ * In host code, touching device memory is the error (on a real system it crashes). With
+ * SIM_INITCHECK=1, a kernel's read of global or shared memory nothing wrote is one too (initcheck.h). */
 #include "initcheck.h"
 #include "internal.h"
 #include "metrics.h"

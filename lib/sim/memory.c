@@ -7,7 +7,8 @@
  * so that a later access is explained as use after free rather than a random crash. The
  * table of allocations lets the simulator refuse what a GPU refuses: a copy in the wrong
  * direction or past the end, freeing twice. New allocations are filled with 0xff bytes
- * (NaN as float, -1 as int) so that reading memory nobody wrote shows up. */
+ * (NaN as float, -1 as int) so that reading memory nobody wrote shows up; with SIM_INITCHECK=1
+ * such a read is reported (initcheck.c), and the copies and memsets here mark what they write. */
 #include "initcheck.h"
 #include "internal.h"
 #include "runtime.h"
