@@ -13,7 +13,9 @@
  *   host memory from cudaMallocHost
  *   anything else                                      an error, explained: past the end of
  *                                                      an allocation, freed, NULL, a host pointer
- * In host code, touching device memory is the error (on a real system it crashes). */
+ * In host code, touching device memory is the error (on a real system it crashes). With
+ * SIM_INITCHECK=1, a kernel's read of global or shared memory nothing wrote is one too (initcheck.h). */
+#include "initcheck.h"
 #include "internal.h"
 #include "metrics.h"
 
@@ -73,6 +75,7 @@ void sim_access_begin_launch(const sim_launch_request *r)
     arguments_start = (uintptr_t)r->arguments;
     arguments_bytes = r->arguments_bytes;
     host_stack_hint = (uintptr_t)__builtin_frame_address(0);
+    sim_initcheck_start();
 }
 
 /* ---------------------------------------------------------------------------------
@@ -126,7 +129,10 @@ static __attribute__((noinline)) void host_touches_device(uintptr_t a, size_t by
 {
     const allocation *al = sim_find_allocation(a);
     if (!al) return;   /* unmapped device space: the fault handler explains it */
-    if (al->managed && !al->freed && a + bytes <= al->start + al->bytes) return;   /* unified memory */
+    if (al->managed && !al->freed && a + bytes <= al->start + al->bytes) {   /* unified memory */
+        if (is_write && sim_initcheck_on) sim_initcheck_written((void *)a, bytes);
+        return;
+    }
     const char *where = sim_source_line(site);
     if (al->managed) {
         sim_crash("host code %s %zu bytes of unified memory at %p%s%s, %s %zu-byte allocation from\n"
@@ -148,6 +154,8 @@ static inline __attribute__((always_inline)) void check(void *address, size_t by
     uintptr_t a = (uintptr_t)address;
     if (a - cached_start < cached_end - cached_start && a + bytes <= cached_end) {   /* the common case */
         if (__builtin_expect(sim_metrics_counting, 0)) sim_metrics_global(sim_current_worker, a, bytes, is_write, site);
+        if (__builtin_expect(sim_initcheck_on, 0))
+            sim_initcheck_device(sim_current_worker, a, bytes, !is_write, is_write, site);
         return;
     }
     worker *w = sim_current_worker;
@@ -163,6 +171,7 @@ static inline __attribute__((always_inline)) void check(void *address, size_t by
             sim_shared_out_of_bounds(w, a, bytes, is_write, site);
         sim_race_check(w, a, bytes, is_write, site);
         sim_metrics_shared(w, a, bytes, is_write, site);
+        if (__builtin_expect(sim_initcheck_on, 0)) sim_initcheck_shared(w, a, bytes, !is_write, is_write, site);
         return;
     }
     if (sim_is_device_address(a)) {
@@ -170,6 +179,7 @@ static inline __attribute__((always_inline)) void check(void *address, size_t by
             if (a - recent_start[k] < recent_end[k] - recent_start[k] && a + bytes <= recent_end[k]) {
                 cached_start = recent_start[k], cached_end = recent_end[k];
                 sim_metrics_global(w, a, bytes, is_write, site);
+                if (sim_initcheck_on) sim_initcheck_device(w, a, bytes, !is_write, is_write, site);
                 return;
             }
         const allocation *al = sim_find_allocation(a);
@@ -178,6 +188,7 @@ static inline __attribute__((always_inline)) void check(void *address, size_t by
             cached_end = recent_end[recent_next] = al->start + al->bytes;
             recent_next = (recent_next + 1) % CACHED;
             sim_metrics_global(w, a, bytes, is_write, site);
+            if (sim_initcheck_on) sim_initcheck_device(w, a, bytes, !is_write, is_write, site);
             return;
         }
         bad_kernel_access(w, a, bytes, is_write, site);
@@ -188,15 +199,23 @@ static inline __attribute__((always_inline)) void check(void *address, size_t by
     bad_kernel_access(w, a, bytes, is_write, site);
 }
 
-/* An atomic's address must be global or shared memory, as on a GPU. */
-void sim_check_atomic_address(const void *address, size_t bytes, const char *operation)
+/* An atomic's address must be global or shared memory, as on a GPU. Every atomic writes; all but
+ * atomicExch read the value they change (initcheck). */
+void sim_check_atomic_address(const void *address, size_t bytes, const char *operation, int reads, void *site)
 {
     worker *w = sim_current_worker;
     uintptr_t a = (uintptr_t)address;
     if (!w || !w->running) sim_crash("%s called from host code; atomics are device functions", operation);
-    if (a - (uintptr_t)w->shared_arena < SHARED_ARENA_BYTES) return;
+    if (a - (uintptr_t)w->shared_arena < SHARED_ARENA_BYTES) {
+        if (sim_initcheck_on && w->shared_valid[a - (uintptr_t)w->shared_arena])
+            sim_initcheck_shared(w, a, bytes, reads, 1, site);
+        return;
+    }
     const allocation *al = sim_is_device_address(a) ? sim_find_allocation(a) : NULL;
-    if (al && !al->freed && a + bytes <= al->start + al->bytes) return;
+    if (al && !al->freed && a + bytes <= al->start + al->bytes) {
+        if (sim_initcheck_on) sim_initcheck_device(w, a, bytes, reads, 1, site);
+        return;
+    }
     bad_kernel_access(w, a, bytes, 1, NULL);
 }
 

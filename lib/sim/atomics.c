@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sim_check_atomic_address(const void *address, size_t bytes, const char *operation);
+void sim_check_atomic_address(const void *address, size_t bytes, const char *operation, int reads, void *site);
 
 #define CAS_LOOP(T, BITS, address, update)                                                      \
     do {                                                                                         \
@@ -29,7 +29,8 @@ void sim_check_atomic_address(const void *address, size_t bytes, const char *ope
 #define INTEGER_ATOMIC(NAME, T)                                                                  \
     T NAME(sim_atomic_op op, T *address, T value, T compare)                                     \
     {                                                                                            \
-        sim_check_atomic_address(address, sizeof(T), sim_atomic_name(op));                       \
+        sim_check_atomic_address(address, sizeof(T), sim_atomic_name(op), op != SIM_ATOMIC_EXCH, \
+                                 __builtin_return_address(0));                               \
         sim_metrics_atomic();                                                                    \
         switch (op) {                                                                            \
         case SIM_ATOMIC_ADD: return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);        \
@@ -64,7 +65,8 @@ INTEGER_ATOMIC(sim_atomic_ull, unsigned long long)
 
 float sim_atomic_float(sim_atomic_op op, float *address, float value)
 {
-    sim_check_atomic_address(address, sizeof(float), sim_atomic_name(op));
+    sim_check_atomic_address(address, sizeof(float), sim_atomic_name(op), op != SIM_ATOMIC_EXCH,
+                             __builtin_return_address(0));
     sim_metrics_atomic();
     switch (op) {
     case SIM_ATOMIC_ADD: CAS_LOOP(float, uint32_t, address, old_value + value);
@@ -75,7 +77,7 @@ float sim_atomic_float(sim_atomic_op op, float *address, float value)
 
 double sim_atomic_double(sim_atomic_op op, double *address, double value)
 {
-    sim_check_atomic_address(address, sizeof(double), sim_atomic_name(op));
+    sim_check_atomic_address(address, sizeof(double), sim_atomic_name(op), 1, __builtin_return_address(0));
     sim_metrics_atomic();
     switch (op) {
     case SIM_ATOMIC_ADD: CAS_LOOP(double, uint64_t, address, old_value + value);

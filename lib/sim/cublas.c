@@ -10,6 +10,7 @@
  * Half and bfloat16 inputs are widened to float; FP32 inputs are narrowed first where the compute
  * type allows a GPU to (TF32, FP16 or BF16), as its Tensor Cores would. cuBLASLt (cublaslt.c)
  * multiplies through sim_gemm_to_floats, below. cublasGemmStridedBatchedEx is cublasGemmEx over a batch. */
+#include "initcheck.h"
 #include "internal.h"
 #include "runtime.h"
 
@@ -344,6 +345,7 @@ static cublasStatus_t gemm_typed(const char *call, cublasHandle_t handle, cublas
             }
         free(c);
     }
+    sim_initcheck_matrix_written(C, m, n, ldc, c_size);
     free(a);
     free(b);
     return CUBLAS_STATUS_SUCCESS;
@@ -472,6 +474,7 @@ cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
     cblas_sgemv(CBLAS_COL_MAJOR, trans == CUBLAS_OP_N ? CBLAS_NO_TRANS : CBLAS_TRANS, m, n, *alpha, A, lda, x, incx,
                 *beta, y, incy);
+    sim_initcheck_matrix_written(y, 1, y_length, step_y, 4);
     count_as_one_launch("cublasSgemv", m, n, 2.0 * m * n);
     return CUBLAS_STATUS_SUCCESS;
 }

@@ -9,6 +9,7 @@
  * must lie in one live cudaMalloc allocation, as for cuBLAS; an argument cuBLASLt refuses is
  * CUBLAS_STATUS_INVALID_VALUE, and what the simulator does not do is CUBLAS_STATUS_NOT_SUPPORTED,
  * each with one line on stderr. */
+#include "initcheck.h"
 #include "internal.h"
 #include "runtime.h"
 
@@ -305,6 +306,7 @@ static float load(const void *p, cudaDataType type, size_t i)
 
 static void store(void *p, cudaDataType type, size_t i, float v)
 {
+    sim_initcheck_written((char *)p + i * type_bytes(type), type_bytes(type));
     if (type == CUDA_R_32F) ((float *)p)[i] = v;
     else ((unsigned short *)p)[i] = type == CUDA_R_16BF ? sim_float_to_bfloat16_bits(v, SIM_TO_NEAREST_EVEN)
                                                         : sim_float_to_half_bits(v, SIM_TO_NEAREST_EVEN);

@@ -72,6 +72,19 @@ typedef struct pending_race {
     char accesses[900];      /* "read tile[0] at x.cu:12, which thread (0,0,0) wrote at x.cu:11" */
 } pending_race;
 
+/* A write to bytes another thread wrote in the interval, with nothing ordering the two: a race unless
+ * it stores the bytes already there. The hooks run before the store, so it is decided once the store
+ * has happened (races.c). */
+typedef struct suspect_write {
+    int pending;
+    uintptr_t address, record_address;  /* the access, and the record (word or byte) that raced */
+    size_t bytes;
+    unsigned char before[16];           /* the access's bytes before the store */
+    unsigned other;                     /* the thread that wrote them */
+    const void *site, *other_site;
+    unsigned long long steps_left;      /* the thread's step budget, while sim_steps_left is 1 */
+} suspect_write;
+
 /* What a block has printed while blocks before it still run (output.c). */
 typedef struct sim_output_buffer { char *data; size_t bytes, capacity; } sim_output_buffer;
 
@@ -108,6 +121,7 @@ typedef struct worker {
     struct access_record *shadow;     /* race-detector state, one per 4-byte word of the arena */
     struct access_record *shadow_bytes;   /* and one per byte, for words accessed in parts */
     pending_race race;
+    suspect_write suspect;
     struct metrics_state *metrics;    /* per-block counting state, while a counted launch runs */
     struct metrics_state *metrics_memory;   /* kept from one counted launch to the next */
 
@@ -179,6 +193,13 @@ void sim_image_ranges_init(void);
 void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, void *site);
 /* Fails the launch with the pending race, in the name of the thread whose access raced. */
 __attribute__((noreturn)) void sim_race_fail(worker *w);
+/* Decides a suspect write (above) once its store has happened: at the running thread's next basic
+ * block (sim_out_of_steps), its next shared access, or when it stops or ends. */
+void sim_race_settle_write(worker *w);
+static inline void sim_race_settle(worker *w)
+{
+    if (__builtin_expect(w->suspect.pending, 0)) sim_race_settle_write(w);
+}
 
 /* metrics.c */
 extern int sim_metrics_counting;    /* true during a launch whose metrics are being counted */

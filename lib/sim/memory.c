@@ -7,7 +7,9 @@
  * so that a later access is explained as use after free rather than a random crash. The
  * table of allocations lets the simulator refuse what a GPU refuses: a copy in the wrong
  * direction or past the end, freeing twice. New allocations are filled with 0xff bytes
- * (NaN as float, -1 as int) so that reading memory nobody wrote shows up. */
+ * (NaN as float, -1 as int) so that reading memory nobody wrote shows up; with SIM_INITCHECK=1
+ * such a read is reported (initcheck.c), and the copies and memsets here mark what they write. */
+#include "initcheck.h"
 #include "internal.h"
 #include "runtime.h"
 #include "device.h"
@@ -33,6 +35,7 @@ static int reserve_region(void)
         if (p != MAP_FAILED) {
             region_start = region_next = (uintptr_t)p;
             region_bytes = bytes;
+            sim_initcheck_reserve(region_start, region_bytes);
             return 1;
         }
     }
@@ -95,6 +98,7 @@ static cudaError_t allocate(void **pointer, size_t bytes, void *caller, int mana
     void *memory = (void *)region_next;
     region_next += pages + GAP;
     memset(memory, 0xff, bytes);
+    sim_initcheck_map((uintptr_t)memory, bytes);
     allocations[allocation_count++] = (allocation){(uintptr_t)memory, bytes, caller, 0, managed};
     bytes_allocated += bytes;
     *pointer = memory;
@@ -184,6 +188,7 @@ static void release(allocation *a)
     size_t pages = (a->bytes + PAGE - 1) & ~(size_t)(PAGE - 1);
     madvise((void *)a->start, pages, MADV_DONTNEED);
     mprotect((void *)a->start, pages, PROT_NONE);
+    sim_initcheck_unmap(a->start, a->bytes);
     a->freed = 1;
     bytes_allocated -= a->bytes;
 }
@@ -398,6 +403,7 @@ cudaError_t sim_memcpy_now(void *destination, const void *source, size_t bytes, 
         !check_side(names[kind], "source", source, bytes, source_on_device))
         return sim_record_error(cudaErrorInvalidValue);
     memmove(destination, source, bytes);
+    sim_initcheck_copied(destination, source, bytes);
     return cudaSuccess;
 }
 
@@ -407,6 +413,7 @@ cudaError_t sim_memset_now(void *pointer, int value, size_t bytes)
     if (bytes == 0) return cudaSuccess;
     if (!check_side("cudaMemset", "destination", pointer, bytes, 1)) return sim_record_error(cudaErrorInvalidValue);
     memset(pointer, value, bytes);
+    sim_initcheck_written(pointer, bytes);
     return cudaSuccess;
 }
 

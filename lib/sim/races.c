@@ -17,6 +17,15 @@
  * writing neighbouring chars or halves of one word do not race, and the common whole-word
  * access costs one record, as before.
  *
+ * A write after another thread's write that stores the same bytes (every lane of a warp writing the
+ * warp's sum to one word after cg::reduce, as llm.c's layernorm does) changes nothing whatever the
+ * order, and compute-sanitizer's racecheck reports it as a warning, not an error: so does this file,
+ * once for each line that writes, and the launch goes on. The hooks see the address before the
+ * store, not the value, so such a write is a suspect until the store has happened: the old bytes are
+ * kept, the thread's step budget is set to 1 so that its next basic block comes back here
+ * (sim_out_of_steps), and the bytes are compared then, or at the thread's next shared access, or
+ * when it stops at a barrier or collective or ends, whichever comes first.
+ *
  * A race with a thread that waits at a barrier this one has not passed may be a symptom:
  * if this thread never reaches that barrier (it sits in a branch, or this thread returns
  * first), the missing arrival is the mistake. Such a race is kept, the block runs on to
@@ -24,6 +33,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,17 +99,75 @@ static __attribute__((cold, noinline)) void report(worker *w, uintptr_t address,
     if (w->threads[other].state != AT_BARRIER) sim_race_fail(w);
 }
 
+/* The running thread is about to write bytes another thread wrote in the interval (see the top). */
+static __attribute__((cold, noinline)) void suspect(worker *w, uintptr_t access, size_t bytes, uintptr_t address,
+                                                  unsigned other, const void *this_site, const void *other_site)
+{
+    if (w->suspect.pending) return;   /* an earlier record of this access holds it */
+    suspect_write *s = &w->suspect;
+    s->pending = 1;
+    s->address = access, s->record_address = address;
+    s->bytes = bytes < sizeof s->before ? bytes : sizeof s->before;
+    memcpy(s->before, (const void *)access, s->bytes);
+    s->other = other, s->site = this_site, s->other_site = other_site;
+    s->steps_left = sim_steps_left;
+    sim_steps_left = 1;
+}
+
+/* Each line whose identical writes were reported, so that each is reported once. */
+static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
+static const void *warned_sites[64];
+static int warned_count;
+
+static int first_warning_for(const void *site)
+{
+    int first = 1;
+    pthread_mutex_lock(&warned_lock);
+    for (int i = 0; i < warned_count && first; i++) first = warned_sites[i] != site;
+    if (first && warned_count < 64) warned_sites[warned_count++] = site;
+    else if (first) first = 0;   /* enough said */
+    pthread_mutex_unlock(&warned_lock);
+    return first;
+}
+
+void sim_race_settle_write(worker *w)
+{
+    suspect_write s = w->suspect;
+    w->suspect.pending = 0;
+    sim_steps_left = s.steps_left;
+    if (memcmp(s.before, (const void *)s.address, s.bytes) != 0) {
+        report(w, s.record_address, "wrote", s.other, "wrote", s.site, s.other_site);
+        return;
+    }
+    if (!first_warning_for(s.site)) return;
+    char name[160], here[600];
+    sim_shared_name(w, s.record_address, name, sizeof name);
+    snprintf(here, sizeof here, "%s", sim_source_line(s.site));
+    const char *there = sim_source_line(s.other_site);
+    const sim_launch_request *r = w->launch;
+    const uint3 t = w->running->idx, o = w->threads[s.other].idx;
+    sim_report("sim: warning: kernel %s (launched at %s:%d), block (%u,%u,%u), thread (%u,%u,%u):\n"
+               "     wrote %s%s%s, which thread (%u,%u,%u) wrote%s%s\n"
+               "     in the same barrier interval, with the same value. Nothing orders the two writes, but as they\n"
+               "     store the same bytes the result does not depend on timing (compute-sanitizer's racecheck warns\n"
+               "     of this too). Said once for this line; the launch goes on.\n", r->kernel_name, r->file, r->line,
+               sim_builtins.block_idx.x, sim_builtins.block_idx.y, sim_builtins.block_idx.z, t.x, t.y, t.z, name,
+               *here ? " at " : "", here,
+               o.x, o.y, o.z, *there ? " at " : "", there);
+}
+
 /* Checks one access against the record of the bytes at `address`, and enters it there. */
 static inline __attribute__((always_inline)) void check_record(worker *w, access_record *s, uintptr_t address,
-                                                               int is_write, void *site)
+                                                               uintptr_t access, size_t bytes, int is_write,
+                                                               void *site)
 {
     unsigned self = w->running->linear, warp = self / WARP_SIZE;
     uint16_t epoch = (uint16_t)w->warp_epoch[warp];
     uint32_t interval = w->interval;
     int written_now = s->write_interval == interval && s->writer != self &&
                       !ordered_in_warp(w, s->writer, s->write_epoch, self);
-    if (written_now)
-        report(w, address, is_write ? "wrote" : "read", s->writer, "wrote", site, s->write_site);
+    if (written_now && is_write) suspect(w, access, bytes, address, s->writer, site, s->write_site);
+    else if (written_now) report(w, address, "read", s->writer, "wrote", site, s->write_site);
     if (is_write) {
         if (s->read_interval == interval) {
             /* Name a reader other than this thread, at the place where it read. */
@@ -130,8 +198,8 @@ static inline __attribute__((always_inline)) void check_record(worker *w, access
 }
 
 /* The bytes [first, end) of word `i`, through the word's byte records. */
-static __attribute__((noinline)) void check_bytes(worker *w, size_t i, unsigned first, unsigned end, int is_write,
-                                                void *site)
+static __attribute__((noinline)) void check_bytes(worker *w, size_t i, unsigned first, unsigned end,
+                                                uintptr_t access, size_t bytes, int is_write, void *site)
 {
     access_record *word = &w->shadow[i], *byte = &w->shadow_bytes[4 * i];
     if (word->split_interval != w->interval) {
@@ -139,18 +207,19 @@ static __attribute__((noinline)) void check_bytes(worker *w, size_t i, unsigned 
         word->split_interval = w->interval;
     }
     for (unsigned b = first; b < end; b++)
-        check_record(w, &byte[b], (uintptr_t)w->shared_arena + 4 * i + b, is_write, site);
+        check_record(w, &byte[b], (uintptr_t)w->shared_arena + 4 * i + b, access, bytes, is_write, site);
 }
 
 void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, void *site)
 {
+    sim_race_settle(w);   /* a suspect write before this access, in the same basic block */
     if (!w->shadow) {
         w->shadow = map_shadow(WORDS * sizeof(access_record));
         w->shadow_bytes = map_shadow(4 * WORDS * sizeof(access_record));
     }
     size_t offset = address - (uintptr_t)w->shared_arena, end = offset + bytes;
     if (bytes == 4 && offset % 4 == 0 && w->shadow[offset / 4].split_interval != w->interval) {   /* the most common */
-        check_record(w, &w->shadow[offset / 4], address, is_write, site);
+        check_record(w, &w->shadow[offset / 4], address, address, bytes, is_write, site);
         return;
     }
     if (end > SHARED_ARENA_BYTES) end = SHARED_ARENA_BYTES;
@@ -158,8 +227,8 @@ void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, vo
         unsigned first = offset > 4 * i ? (unsigned)(offset - 4 * i) : 0;
         unsigned last = end < 4 * i + 4 ? (unsigned)(end - 4 * i) : 4;
         if (first == 0 && last == 4 && w->shadow[i].split_interval != w->interval)
-            check_record(w, &w->shadow[i], (uintptr_t)w->shared_arena + 4 * i, is_write, site);
+            check_record(w, &w->shadow[i], (uintptr_t)w->shared_arena + 4 * i, address, bytes, is_write, site);
         else
-            check_bytes(w, i, first, last, is_write, site);
+            check_bytes(w, i, first, last, address, bytes, is_write, site);
     }
 }

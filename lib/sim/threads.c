@@ -172,6 +172,10 @@ void sim_out_of_steps(void *site)
         sim_steps_left = ~0ULL;
         return;
     }
+    if (w->suspect.pending) {   /* a suspect write's store has happened (races.c); one step taken since */
+        sim_race_settle_write(w);
+        if (--sim_steps_left > 0) return;
+    }
     unsigned long long steps = steps_for(w);
     const char *where = sim_source_line(site);   /* often only "file.cu:?": the count is code of no line */
     if (*where && where[strlen(where) - 1] == '?') where = "";
@@ -279,6 +283,7 @@ static void switch_to_lane(worker *w, fiber *from, cuda_thread *next)
 /* `self` has just stopped at a barrier or a collective: run another lane, or the scheduler. */
 void sim_block_running_thread(worker *w, cuda_thread *self)
 {
+    sim_race_settle(w);
     self->steps += self->steps_mark - sim_steps_left;
     cuda_thread *next = next_runnable_lane(w, self);
     if (next) {
@@ -295,6 +300,7 @@ static void cuda_thread_main(void)
     cuda_thread *self = w->running;
     for (;;) {
         w->launch->run_thread(w->launch->arguments);
+        sim_race_settle(w);
         self->state = DONE;
         w->done_count++;
         cuda_thread *next = next_runnable_lane(w, self);
@@ -321,6 +327,7 @@ long long sim_clock64(void)
     worker *w = sim_current_worker;
     if (!w || !w->running || !w->launch) sim_crash("clock64() called outside a kernel: in CUDA it is device code only");
     cuda_thread *t = w->running;
+    sim_race_settle(w);
     return (long long)(t->steps + (t->steps_mark - sim_steps_left));
 }
 
@@ -436,6 +443,7 @@ static void run_block(worker *w)
     w->done_count = 0;
     w->collectives_waiting = 0;
     w->race.pending = 0;
+    w->suspect.pending = 0;   /* a launch that stopped may have left one */
     for (int i = 0; i < w->thread_count; i++) w->threads[i].state = NOT_STARTED, w->threads[i].steps = 0;
     for (;;) {
         for (int first = 0; first < w->thread_count; first += WARP_SIZE)
