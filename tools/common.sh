@@ -13,6 +13,11 @@ all_days=$(cat "$root/tools/days.list")
 
 die() { echo "$*" >&2; exit 2; }
 
+# A time limit of N seconds, LAB_TIMEOUT_SCALE times longer where that is set: make test-arm64 runs
+# everything under an emulator, several times slower than the machine the limits were written for
+# (tests/support/report.c scales the tests' own limits the same way).
+limit() { echo $(( $1 * ${LAB_TIMEOUT_SCALE:-1} )); }
+
 # OpenBLAS (under the simulator's cuBLAS) starts a thread per core as a program loads, and
 # that thread spins on sched_yield while it waits: a test process on two cores spent 1.05 s of
 # CPU with it and 0.60 s without, the same 0.6 s on the clock. The labs use OpenBLAS on one

@@ -150,7 +150,7 @@ static void send_workers_to_the_lab_code(void)
     free(path);
 }
 
-/* LAB_TIMEOUT_SCALE=N multiplies every test's time limit by N (1 to 100): make test-arm64 runs the
+/* LAB_TIMEOUT_SCALE=N (a whole number) multiplies every test's time limit by N (1 to 100): make test-arm64 runs the
  * tests under an emulator, several times slower than the machine they were written for. The runner
  * enforces the limits, so they are changed here, in the runner, before any worker starts. */
 static void scale_timeouts(struct criterion_test_set *set)
@@ -158,8 +158,8 @@ static void scale_timeouts(struct criterion_test_set *set)
     const char *text = getenv("LAB_TIMEOUT_SCALE");
     if (!text || !*text) return;
     char *end;
-    double scale = strtod(text, &end);
-    if (*end || !(scale >= 1 && scale <= 100)) refuse_to_run("LAB_TIMEOUT_SCALE is not a number from 1 to 100");
+    long scale = strtol(text, &end, 10);
+    if (*end || scale < 1 || scale > 100) refuse_to_run("LAB_TIMEOUT_SCALE is not a whole number from 1 to 100");
     if (criterion_options.timeout > 0) criterion_options.timeout *= scale;
     struct criterion_suite_set *suite;
     struct criterion_test *test;
