@@ -142,17 +142,15 @@ static __attribute__((noinline)) void check_bytes(worker *w, size_t i, unsigned 
         check_record(w, &byte[b], (uintptr_t)w->shared_arena + 4 * i + b, is_write, site);
 }
 
-void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, void *site)
+/* Accesses other than a whole word in a word of one record, and the first access of all. */
+static __attribute__((noinline)) void check_unusual(worker *w, uintptr_t address, size_t bytes, int is_write,
+                                                    void *site)
 {
     if (!w->shadow) {
         w->shadow = map_shadow(WORDS * sizeof(access_record));
         w->shadow_bytes = map_shadow(4 * WORDS * sizeof(access_record));
     }
     size_t offset = address - (uintptr_t)w->shared_arena, end = offset + bytes;
-    if (bytes == 4 && offset % 4 == 0 && w->shadow[offset / 4].split_interval != w->interval) {   /* the most common */
-        check_record(w, &w->shadow[offset / 4], address, is_write, site);
-        return;
-    }
     if (end > SHARED_ARENA_BYTES) end = SHARED_ARENA_BYTES;
     for (size_t i = offset / 4; 4 * i < end; i++) {
         unsigned first = offset > 4 * i ? (unsigned)(offset - 4 * i) : 0;
@@ -162,4 +160,17 @@ void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, vo
         else
             check_bytes(w, i, first, last, is_write, site);
     }
+}
+
+void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, void *site)
+{
+    size_t offset = address - (uintptr_t)w->shared_arena;
+    if (__builtin_expect(bytes == 4 && offset % 4 == 0 && w->shadow != NULL, 1)) {   /* the most common */
+        access_record *s = &w->shadow[offset / 4];
+        if (__builtin_expect(s->split_interval != w->interval, 1)) {
+            check_record(w, s, address, is_write, site);
+            return;
+        }
+    }
+    check_unusual(w, address, bytes, is_write, site);
 }

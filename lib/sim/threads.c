@@ -239,6 +239,7 @@ static void install_fault_handlers(void)
 static void become_running(worker *w, cuda_thread *t)
 {
     sim_steps_left = t->steps_mark = steps_for(w);
+    sim_running_stack_low = t->stack_low;
     t->state = RUNNING;
     w->running = t;
     w->running_lane = t->linear % WARP_SIZE;
@@ -297,7 +298,9 @@ static void cuda_thread_main(void)
         w->launch->run_thread(w->launch->arguments);
         self->state = DONE;
         w->done_count++;
-        cuda_thread *next = next_runnable_lane(w, self);
+        cuda_thread *following = self + 1;   /* the common case: the next lane has not started */
+        cuda_thread *next = self->linear % WARP_SIZE != WARP_SIZE - 1 && (int)self->linear + 1 < w->thread_count &&
+                            following->state == NOT_STARTED ? following : next_runnable_lane(w, self);
         if (next && next->state == NOT_STARTED) {     /* it inherits this stack, right here */
             next->stack = self->stack;
             next->stack_low = self->stack_low;
@@ -516,7 +519,7 @@ static void begin_worker(worker *w, const grid_run *run)
         w->threads[i].idx = (uint3){linear % r->block.x, linear / r->block.x % r->block.y,
                                     linear / (r->block.x * r->block.y)};
     }
-    sim_access_forget_allocations();
+    sim_access_begin_worker(w);
     sim_metrics_begin_worker(w);
 }
 
