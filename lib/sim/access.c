@@ -207,12 +207,6 @@ static __attribute__((noinline)) void count_global(uintptr_t a, size_t bytes, in
 static inline __attribute__((always_inline)) void check(void *address, size_t bytes, int is_write, void *site)
 {
     uintptr_t a = (uintptr_t)address;
-    for (unsigned k = 0; k < CACHED; k++)
-        if (a - recent_start[k] < recent_end[k] - recent_start[k] && a + bytes <= recent_end[k]) {
-            if (__builtin_expect(sim_metrics_counting, 0)) count_global(a, bytes, is_write, site);
-            return;
-        }
-    if (a - sim_running_stack_low < STACK_BYTES) return;                 /* a local variable */
     if (a - arena_start < SHARED_ARENA_BYTES) {   /* shared memory: inside a variable, then races */
         size_t offset = a - arena_start;
         worker *w = sim_current_worker;
@@ -221,6 +215,12 @@ static inline __attribute__((always_inline)) void check(void *address, size_t by
             return check_shared_rest(a, bytes, is_write, site);
         return sim_race_check(w, a, bytes, is_write, site);
     }
+    for (unsigned k = 0; k < CACHED; k++)
+        if (a - recent_start[k] < recent_end[k] - recent_start[k] && a + bytes <= recent_end[k]) {
+            if (__builtin_expect(sim_metrics_counting, 0)) count_global(a, bytes, is_write, site);
+            return;
+        }
+    if (a - sim_running_stack_low < STACK_BYTES) return;                 /* a local variable */
     check_rest(a, bytes, is_write, site);
 }
 

@@ -89,27 +89,13 @@ static __attribute__((cold, noinline)) void report(worker *w, uintptr_t address,
     if (w->threads[other].state != AT_BARRIER) sim_race_fail(w);
 }
 
-/* Checks one access against the record of the bytes at `address`, and enters it there. */
-static inline __attribute__((always_inline)) void check_record(worker *w, access_record *s, uintptr_t address,
-                                                               int is_write, void *site)
+/* Enters one access in the record of the bytes it touches (once checked: check_record). */
+static inline __attribute__((always_inline)) void enter(worker *w, access_record *s, int is_write, void *site)
 {
     unsigned self = w->running->linear, warp = self / WARP_SIZE;
     uint16_t epoch = (uint16_t)w->warp_epoch[warp];
     uint32_t interval = w->interval;
-    int written_now = s->write_interval == interval && s->writer != self &&
-                      !ordered_in_warp(w, s->writer, s->write_epoch, self);
-    if (written_now)
-        report(w, address, is_write ? "wrote" : "read", s->writer, "wrote", site, s->write_site);
     if (is_write) {
-        if (s->read_interval == interval) {
-            /* Name a reader other than this thread, at the place where it read. */
-            int last_is_other = s->last_reader != self;
-            unsigned other = last_is_other ? s->last_reader : s->first_reader;
-            const void *other_site = last_is_other ? s->last_read_site : s->first_read_site;
-            int others_read = s->many_readers || s->first_reader != self;
-            int ordered = !s->readers_in_several_warps && ordered_in_warp(w, other, s->read_epoch, self);
-            if (others_read && !ordered) report(w, address, "wrote", other, "read", site, other_site);
-        }
         s->writer = (uint16_t)self;
         s->write_interval = interval;
         s->write_epoch = epoch;
@@ -127,6 +113,28 @@ static inline __attribute__((always_inline)) void check_record(worker *w, access
         s->read_epoch = epoch;
         s->last_read_site = site;
     }
+}
+
+/* Checks one access against the record of the bytes at `address`, and enters it there. */
+static __attribute__((noinline)) void check_record(worker *w, access_record *s, uintptr_t address, int is_write,
+                                                   void *site)
+{
+    unsigned self = w->running->linear;
+    uint32_t interval = w->interval;
+    int written_now = s->write_interval == interval && s->writer != self &&
+                      !ordered_in_warp(w, s->writer, s->write_epoch, self);
+    if (written_now)
+        report(w, address, is_write ? "wrote" : "read", s->writer, "wrote", site, s->write_site);
+    if (is_write && s->read_interval == interval) {
+        /* Name a reader other than this thread, at the place where it read. */
+        int last_is_other = s->last_reader != self;
+        unsigned other = last_is_other ? s->last_reader : s->first_reader;
+        const void *other_site = last_is_other ? s->last_read_site : s->first_read_site;
+        int others_read = s->many_readers || s->first_reader != self;
+        int ordered = !s->readers_in_several_warps && ordered_in_warp(w, other, s->read_epoch, self);
+        if (others_read && !ordered) report(w, address, "wrote", other, "read", site, other_site);
+    }
+    enter(w, s, is_write, site);
 }
 
 /* The bytes [first, end) of word `i`, through the word's byte records. */
@@ -162,15 +170,20 @@ static __attribute__((noinline)) void check_unusual(worker *w, uintptr_t address
     }
 }
 
+/* The common case, a whole word of one record, with nothing to report: entered here, at once.
+ * Whatever might be a race (another thread wrote the word in this interval, or this thread writes
+ * it after others read it) goes to check_record, which decides. */
 void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, void *site)
 {
     size_t offset = address - (uintptr_t)w->shared_arena;
-    if (__builtin_expect(bytes == 4 && offset % 4 == 0 && w->shadow != NULL, 1)) {   /* the most common */
-        access_record *s = &w->shadow[offset / 4];
-        if (__builtin_expect(s->split_interval != w->interval, 1)) {
-            check_record(w, s, address, is_write, site);
-            return;
-        }
-    }
-    check_unusual(w, address, bytes, is_write, site);
+    uint32_t interval = w->interval;
+    if (__builtin_expect(bytes != 4 || offset % 4 != 0 || w->shadow == NULL, 0))
+        return check_unusual(w, address, bytes, is_write, site);
+    access_record *s = &w->shadow[offset / 4];
+    if (__builtin_expect(s->split_interval == interval, 0)) return check_unusual(w, address, bytes, is_write, site);
+    unsigned self = w->running->linear;
+    if ((s->write_interval == interval && s->writer != self) ||
+        (is_write && s->read_interval == interval && (s->many_readers || s->first_reader != self)))
+        return check_record(w, s, address, is_write, site);
+    enter(w, s, is_write, site);
 }

@@ -274,6 +274,7 @@ static void switch_to_lane(worker *w, fiber *from, cuda_thread *next)
         sim_fiber_prepare(&next->context, stack_base(w, next->stack), usable_stack_bytes(next->stack), cuda_thread_main);
     }
     become_running(w, next);
+    if (next->linear + 1 < (unsigned)w->thread_count) sim_fiber_prefetch(&next[1].context);   /* the next switch's */
     sim_fiber_switch(from, &next->context);
 }
 
@@ -444,7 +445,7 @@ static void run_block(worker *w)
         for (int first = 0; first < w->thread_count; first += WARP_SIZE)
             run_warp(w, first, w->thread_count - first < WARP_SIZE ? w->thread_count - first : WARP_SIZE);
         if (w->done_count == w->thread_count) return;
-        sim_check_collectives_at_barrier(w);
+        if (w->collectives_waiting) sim_check_collectives_at_barrier(w);
         release_barrier(w);
     }
 }
