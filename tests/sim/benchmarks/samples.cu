@@ -161,13 +161,13 @@ int main(int argc, char **argv)
 
     /* matmul: small integers, so the float sums are exact whatever the order */
     float *a = (float *)malloc(sizeof(float) * n * n), *b = (float *)malloc(sizeof(float) * n * n);
-    float *c = (float *)malloc(sizeof(float) * n * n);
+    float *c = (float *)calloc(n * n, sizeof(float));
     for (int i = 0; i < n * n; i++) a[i] = (float)(rand() % 5), b[i] = (float)(rand() % 5);
     float *da = (float *)device_copy(a, sizeof(float) * n * n), *db = (float *)device_copy(b, sizeof(float) * n * n);
     float *dc = (float *)device_copy(c, sizeof(float) * n * n);
     kernel_run matmul = {"matmul_tiled", (double)n * n, (double)n * n * 2 * (n / TILE), 1e30, 1e30, 1};
 
-    int *scan_in = (int *)malloc(sizeof(int) * scan_values), *scan_out = (int *)malloc(sizeof(int) * scan_values);
+    int *scan_in = (int *)malloc(sizeof(int) * scan_values), *scan_out = (int *)calloc(scan_values, sizeof(int));
     for (int i = 0; i < scan_values; i++) scan_in[i] = rand() % 100;
     int *dscan_in = (int *)device_copy(scan_in, sizeof(int) * scan_values);
     int *dscan_out = (int *)device_copy(scan_out, sizeof(int) * scan_values);
@@ -177,7 +177,8 @@ int main(int argc, char **argv)
     scan_barriers++;
     kernel_run scan = {"scan", scan_values / 2.0, scan_values / 2.0 * scan_barriers, 1e30, 1e30, 1};
 
-    unsigned *keys = (unsigned *)malloc(sizeof(unsigned) * sort_keys), *sorted = (unsigned *)malloc(sizeof(unsigned) * sort_keys);
+    unsigned *keys = (unsigned *)malloc(sizeof(unsigned) * sort_keys);
+    unsigned *sorted = (unsigned *)malloc(sizeof(unsigned) * sort_keys);
     for (int i = 0; i < sort_keys; i++) keys[i] = (unsigned)rand();
     unsigned *dkeys = (unsigned *)device_copy(keys, sizeof(unsigned) * sort_keys);
     int sort_barriers = 1;
@@ -186,16 +187,17 @@ int main(int argc, char **argv)
     kernel_run bitonic = {"bitonic", sort_keys / 2.0, sort_keys / 2.0 * sort_barriers, 1e30, 1e30, 1};
 
     float *t_in = (float *)malloc(sizeof(float) * transpose_n * transpose_n);
-    float *t_out = (float *)malloc(sizeof(float) * transpose_n * transpose_n);
+    float *t_out = (float *)calloc(transpose_n * transpose_n, sizeof(float));
     for (int i = 0; i < transpose_n * transpose_n; i++) t_in[i] = (float)i;
     float *dt_in = (float *)device_copy(t_in, sizeof(float) * transpose_n * transpose_n);
     float *dt_out = (float *)device_copy(t_out, sizeof(float) * transpose_n * transpose_n);
     kernel_run transpose = {"transpose_naive", (double)transpose_n * transpose_n, 0, 1e30, 1e30, 1};
 
     float *x = (float *)malloc(sizeof(float) * add_values), *y = (float *)malloc(sizeof(float) * add_values);
-    float *z = (float *)malloc(sizeof(float) * add_values);
+    float *z = (float *)calloc(add_values, sizeof(float));
     for (int i = 0; i < add_values; i++) x[i] = (float)i, y[i] = 1;
-    float *dx = (float *)device_copy(x, sizeof(float) * add_values), *dy = (float *)device_copy(y, sizeof(float) * add_values);
+    float *dx = (float *)device_copy(x, sizeof(float) * add_values);
+    float *dy = (float *)device_copy(y, sizeof(float) * add_values);
     float *dz = (float *)device_copy(z, sizeof(float) * add_values);
     kernel_run add = {"vector_add", (double)add_values, 0, 1e30, 1e30, 1};
 
@@ -235,7 +237,8 @@ int main(int argc, char **argv)
         }
         if (runs(only, &transpose)) {
             t0 = now();
-            transpose_naive<<<dim3(transpose_n / TILE, transpose_n / TILE), dim3(TILE, TILE)>>>(dt_in, dt_out, transpose_n);
+            dim3 tiles(transpose_n / TILE, transpose_n / TILE);
+            transpose_naive<<<tiles, dim3(TILE, TILE)>>>(dt_in, dt_out, transpose_n);
             cudaDeviceSynchronize();
             keep_best(&transpose.sim_seconds, now() - t0);
             t0 = now();
