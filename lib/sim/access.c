@@ -57,21 +57,22 @@ static int in_image(uintptr_t a)
 
 static uintptr_t arguments_start, arguments_bytes, host_stack_hint;   /* set before any worker starts */
 /* The allocations this worker's last accesses hit: a kernel reads and writes a few arrays in turn,
- * and an access inside one of them is the common case, checked first and without a call. Empty
- * ranges (start 1, end 0) outside a launch: no access may pass as a kernel's. */
+ * and an access inside one of them is the common case, checked without a call. Empty ranges
+ * (start and end 0) outside a launch: no access may pass as a kernel's. */
 enum { CACHED = 4 };
-static __thread uintptr_t recent_start[CACHED] = {1, 1, 1, 1}, recent_end[CACHED];
+static __thread uintptr_t recent_start[CACHED], recent_end[CACHED];
 static __thread unsigned recent_next;
-/* The running worker's shared-memory arena, and the running CUDA thread's stack, as thread-local
- * copies so that the next most common accesses read no worker: both name the top of the address
- * space, where no access lands, outside a launch and between threads. */
+/* The running worker's shared-memory arena and its validity bytes, and the running CUDA thread's
+ * stack, as thread-local copies, so that the hook tells these accesses apart without reading the
+ * worker. Outside a launch the arena and the stack name the top of the address space, where no
+ * access lands. */
 static __thread uintptr_t arena_start = (uintptr_t)-SHARED_ARENA_BYTES;
 static __thread const unsigned char *valid_start;   /* its shared_valid */
 __thread uintptr_t sim_running_stack_low = (uintptr_t)-STACK_BYTES;
 
 void sim_access_forget_allocations(void)
 {
-    for (unsigned k = 0; k < CACHED; k++) recent_start[k] = 1, recent_end[k] = 0;
+    for (unsigned k = 0; k < CACHED; k++) recent_start[k] = recent_end[k] = 0;
     arena_start = (uintptr_t)-SHARED_ARENA_BYTES;
     sim_running_stack_low = (uintptr_t)-STACK_BYTES;
 }
