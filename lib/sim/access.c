@@ -58,16 +58,32 @@ static int in_image(uintptr_t a)
  * The running launch */
 
 static uintptr_t arguments_start, arguments_bytes, host_stack_hint;   /* set before any worker starts */
-/* The allocations this worker's last accesses hit: a kernel reads and writes a few arrays in turn. */
+/* The allocations this worker's last accesses hit: a kernel reads and writes a few arrays in turn,
+ * and an access inside one of them is the common case, checked without a call. Empty ranges
+ * (start and end 0) outside a launch: no access may pass as a kernel's. */
 enum { CACHED = 4 };
-static __thread uintptr_t cached_start, cached_end, recent_start[CACHED], recent_end[CACHED];
+static __thread uintptr_t recent_start[CACHED], recent_end[CACHED];
 static __thread unsigned recent_next;
+/* The running worker's shared-memory arena and its validity bytes, and the running CUDA thread's
+ * stack, as thread-local copies, so that the hook tells these accesses apart without reading the
+ * worker. Outside a launch the arena and the stack name the top of the address space, where no
+ * access lands. */
+static __thread uintptr_t arena_start = (uintptr_t)-SHARED_ARENA_BYTES;
+static __thread const unsigned char *valid_start;   /* its shared_valid */
+__thread uintptr_t sim_running_stack_low = (uintptr_t)-STACK_BYTES;
 
-/* Once forgotten (a worker's launch has ended), no access may pass as a kernel's. */
 void sim_access_forget_allocations(void)
 {
-    cached_start = cached_end = 0;
-    memset(recent_start, 0, sizeof recent_start), memset(recent_end, 0, sizeof recent_end);
+    for (unsigned k = 0; k < CACHED; k++) recent_start[k] = recent_end[k] = 0;
+    arena_start = (uintptr_t)-SHARED_ARENA_BYTES;
+    sim_running_stack_low = (uintptr_t)-STACK_BYTES;
+}
+
+void sim_access_begin_worker(worker *w)
+{
+    sim_access_forget_allocations();
+    arena_start = (uintptr_t)w->shared_arena;
+    valid_start = w->shared_valid;
 }
 
 void sim_access_begin_launch(const sim_launch_request *r)
@@ -147,45 +163,25 @@ static __attribute__((noinline)) void host_touches_device(uintptr_t a, size_t by
 }
 
 /* ---------------------------------------------------------------------------------
- * The check of one access */
+ * The check of one access
+ *
+ * check() is inlined into each hook and holds the common cases: a recent allocation and the
+ * thread's own stack, which need no worker, and shared memory. Everything else goes to
+ * check_rest(). Only kernel code calls a hook while arena_start names an arena (between a
+ * worker's begin and end of a launch), so a shared access always has a running thread. */
 
-static inline __attribute__((always_inline)) void check(void *address, size_t bytes, int is_write, void *site)
+static __attribute__((noinline)) void check_rest(uintptr_t a, size_t bytes, int is_write, void *site)
 {
-    uintptr_t a = (uintptr_t)address;
-    if (a - cached_start < cached_end - cached_start && a + bytes <= cached_end) {   /* the common case */
-        if (__builtin_expect(sim_metrics_counting, 0)) sim_metrics_global(sim_current_worker, a, bytes, is_write, site);
-        if (__builtin_expect(sim_initcheck_on, 0))
-            sim_initcheck_device(sim_current_worker, a, bytes, !is_write, is_write, site);
-        return;
-    }
     worker *w = sim_current_worker;
     if (__builtin_expect(!w || !w->running, 0)) {
         if (sim_is_device_address(a)) host_touches_device(a, bytes, is_write, site);
         return;
     }
-    if (a - w->running->stack_low < STACK_BYTES) return;                 /* a local variable */
-    if (a - (uintptr_t)w->shared_arena < SHARED_ARENA_BYTES) {
-        size_t offset = a - (uintptr_t)w->shared_arena;
-        if (__builtin_expect(!w->shared_valid[offset] || offset + bytes > SHARED_ARENA_BYTES ||
-                             !w->shared_valid[offset + bytes - 1], 0))
-            sim_shared_out_of_bounds(w, a, bytes, is_write, site);
-        sim_race_check(w, a, bytes, is_write, site);
-        sim_metrics_shared(w, a, bytes, is_write, site);
-        if (__builtin_expect(sim_initcheck_on, 0)) sim_initcheck_shared(w, a, bytes, !is_write, is_write, site);
-        return;
-    }
     if (sim_is_device_address(a)) {
-        for (unsigned k = 0; k < CACHED; k++)
-            if (a - recent_start[k] < recent_end[k] - recent_start[k] && a + bytes <= recent_end[k]) {
-                cached_start = recent_start[k], cached_end = recent_end[k];
-                sim_metrics_global(w, a, bytes, is_write, site);
-                if (sim_initcheck_on) sim_initcheck_device(w, a, bytes, !is_write, is_write, site);
-                return;
-            }
         const allocation *al = sim_find_allocation(a);
         if (al && !al->freed && a + bytes <= al->start + al->bytes) {
-            cached_start = recent_start[recent_next] = al->start;
-            cached_end = recent_end[recent_next] = al->start + al->bytes;
+            recent_start[recent_next] = al->start;
+            recent_end[recent_next] = al->start + al->bytes;
             recent_next = (recent_next + 1) % CACHED;
             sim_metrics_global(w, a, bytes, is_write, site);
             if (sim_initcheck_on) sim_initcheck_device(w, a, bytes, !is_write, is_write, site);
@@ -197,6 +193,46 @@ static inline __attribute__((always_inline)) void check(void *address, size_t by
     if (a - (uintptr_t)&sim_builtins < sizeof sim_builtins) return;     /* threadIdx and friends */
     if (in_image(a) || sim_is_pinned_host(a)) return;
     bad_kernel_access(w, a, bytes, is_write, site);
+}
+
+/* A shared access outside every variable, or one the metrics or initcheck see. */
+static __attribute__((noinline)) void check_shared_rest(uintptr_t a, size_t bytes, int is_write, void *site)
+{
+    worker *w = sim_current_worker;
+    size_t offset = a - arena_start;
+    if (!w->shared_valid[offset] || offset + bytes > SHARED_ARENA_BYTES || !w->shared_valid[offset + bytes - 1])
+        sim_shared_out_of_bounds(w, a, bytes, is_write, site);
+    sim_metrics_shared(w, a, bytes, is_write, site);   /* (a launch that fails later drops its counts) */
+    sim_race_check(w, a, bytes, is_write, site);
+    if (sim_initcheck_on) sim_initcheck_shared(w, a, bytes, !is_write, is_write, site);
+}
+
+/* An access to a recent allocation that the metrics count or initcheck checks. */
+static __attribute__((noinline)) void count_global(uintptr_t a, size_t bytes, int is_write, void *site)
+{
+    if (sim_metrics_counting) sim_metrics_global(sim_current_worker, a, bytes, is_write, site);
+    if (sim_initcheck_on) sim_initcheck_device(sim_current_worker, a, bytes, !is_write, is_write, site);
+}
+
+/* Every call here is a tail call: the hooks save no registers. */
+static inline __attribute__((always_inline)) void check(void *address, size_t bytes, int is_write, void *site)
+{
+    uintptr_t a = (uintptr_t)address;
+    if (a - arena_start < SHARED_ARENA_BYTES) {   /* shared memory: inside a variable, then races */
+        size_t offset = a - arena_start;
+        worker *w = sim_current_worker;
+        if (__builtin_expect(!valid_start[offset] || offset + bytes > SHARED_ARENA_BYTES ||
+                             !valid_start[offset + bytes - 1] || sim_metrics_counting | sim_initcheck_on, 0))
+            return check_shared_rest(a, bytes, is_write, site);
+        return sim_race_check(w, a, bytes, is_write, site);
+    }
+    for (unsigned k = 0; k < CACHED; k++)
+        if (a - recent_start[k] < recent_end[k] - recent_start[k] && a + bytes <= recent_end[k]) {
+            if (__builtin_expect(sim_metrics_counting | sim_initcheck_on, 0)) count_global(a, bytes, is_write, site);
+            return;
+        }
+    if (a - sim_running_stack_low < STACK_BYTES) return;                 /* a local variable */
+    check_rest(a, bytes, is_write, site);
 }
 
 /* An atomic's address must be global or shared memory, as on a GPU. Every atomic writes; all but
@@ -237,10 +273,16 @@ void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop)
     for (uint32_t *guard = start; guard < stop; guard++) *guard = next++;
 }
 
-void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
+static __attribute__((noinline)) void count_block_or_stop(uint32_t *guard, void *site)
 {
-    if (__builtin_expect(--sim_steps_left == 0, 0)) sim_out_of_steps(__builtin_return_address(0));   /* a thread that never ends (threads.c) */
-    if (__builtin_expect(!sim_metrics_counting, 1)) return;
+    if (sim_steps_left == 0) sim_out_of_steps(site);   /* a thread that never ends (threads.c) */
+    if (!sim_metrics_counting) return;
     worker *w = sim_current_worker;
     if (w && w->running && w->metrics) sim_metrics_block_point(w, *guard);
+}
+
+void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
+{
+    if (__builtin_expect(--sim_steps_left == 0 || sim_metrics_counting, 0))
+        count_block_or_stop(guard, __builtin_return_address(0));
 }

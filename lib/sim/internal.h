@@ -186,7 +186,10 @@ cudaError_t sim_device_alloc(void **pointer, size_t bytes, void *caller);   /* m
 
 /* access.c */
 void sim_access_begin_launch(const sim_launch_request *r);   /* the launch's parameters, for every worker */
-void sim_access_forget_allocations(void);   /* this worker's cache of allocations: at its start and end */
+void sim_access_begin_worker(worker *w);     /* this worker runs the launch's blocks: its arena */
+void sim_access_forget_allocations(void);   /* this worker's cache of allocations and arena: at its end */
+/* The running CUDA thread's stack (threads.c sets it as a thread starts or resumes). */
+extern __thread uintptr_t sim_running_stack_low;
 void sim_image_ranges_init(void);
 
 /* races.c */

@@ -156,28 +156,13 @@ void sim_race_settle_write(worker *w)
                o.x, o.y, o.z, *there ? " at " : "", there);
 }
 
-/* Checks one access against the record of the bytes at `address`, and enters it there. */
-static inline __attribute__((always_inline)) void check_record(worker *w, access_record *s, uintptr_t address,
-                                                               uintptr_t access, size_t bytes, int is_write,
-                                                               void *site)
+/* Enters one access in the record of the bytes it touches (once checked: check_record). */
+static inline __attribute__((always_inline)) void enter(worker *w, access_record *s, int is_write, void *site)
 {
     unsigned self = w->running->linear, warp = self / WARP_SIZE;
     uint16_t epoch = (uint16_t)w->warp_epoch[warp];
     uint32_t interval = w->interval;
-    int written_now = s->write_interval == interval && s->writer != self &&
-                      !ordered_in_warp(w, s->writer, s->write_epoch, self);
-    if (written_now && is_write) suspect(w, access, bytes, address, s->writer, site, s->write_site);
-    else if (written_now) report(w, address, "read", s->writer, "wrote", site, s->write_site);
     if (is_write) {
-        if (s->read_interval == interval) {
-            /* Name a reader other than this thread, at the place where it read. */
-            int last_is_other = s->last_reader != self;
-            unsigned other = last_is_other ? s->last_reader : s->first_reader;
-            const void *other_site = last_is_other ? s->last_read_site : s->first_read_site;
-            int others_read = s->many_readers || s->first_reader != self;
-            int ordered = !s->readers_in_several_warps && ordered_in_warp(w, other, s->read_epoch, self);
-            if (others_read && !ordered) report(w, address, "wrote", other, "read", site, other_site);
-        }
         s->writer = (uint16_t)self;
         s->write_interval = interval;
         s->write_epoch = epoch;
@@ -197,6 +182,28 @@ static inline __attribute__((always_inline)) void check_record(worker *w, access
     }
 }
 
+/* Checks one access against the record of the bytes at `address`, and enters it there. */
+static __attribute__((noinline)) void check_record(worker *w, access_record *s, uintptr_t address,
+                                                   uintptr_t access, size_t bytes, int is_write, void *site)
+{
+    unsigned self = w->running->linear;
+    uint32_t interval = w->interval;
+    int written_now = s->write_interval == interval && s->writer != self &&
+                      !ordered_in_warp(w, s->writer, s->write_epoch, self);
+    if (written_now && is_write) suspect(w, access, bytes, address, s->writer, site, s->write_site);
+    else if (written_now) report(w, address, "read", s->writer, "wrote", site, s->write_site);
+    if (is_write && s->read_interval == interval) {
+        /* Name a reader other than this thread, at the place where it read. */
+        int last_is_other = s->last_reader != self;
+        unsigned other = last_is_other ? s->last_reader : s->first_reader;
+        const void *other_site = last_is_other ? s->last_read_site : s->first_read_site;
+        int others_read = s->many_readers || s->first_reader != self;
+        int ordered = !s->readers_in_several_warps && ordered_in_warp(w, other, s->read_epoch, self);
+        if (others_read && !ordered) report(w, address, "wrote", other, "read", site, other_site);
+    }
+    enter(w, s, is_write, site);
+}
+
 /* The bytes [first, end) of word `i`, through the word's byte records. */
 static __attribute__((noinline)) void check_bytes(worker *w, size_t i, unsigned first, unsigned end,
                                                 uintptr_t access, size_t bytes, int is_write, void *site)
@@ -210,18 +217,15 @@ static __attribute__((noinline)) void check_bytes(worker *w, size_t i, unsigned 
         check_record(w, &byte[b], (uintptr_t)w->shared_arena + 4 * i + b, access, bytes, is_write, site);
 }
 
-void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, void *site)
+/* Accesses other than a whole word in a word of one record, and the first access of all. */
+static __attribute__((noinline)) void check_unusual(worker *w, uintptr_t address, size_t bytes, int is_write,
+                                                    void *site)
 {
-    sim_race_settle(w);   /* a suspect write before this access, in the same basic block */
     if (!w->shadow) {
         w->shadow = map_shadow(WORDS * sizeof(access_record));
         w->shadow_bytes = map_shadow(4 * WORDS * sizeof(access_record));
     }
     size_t offset = address - (uintptr_t)w->shared_arena, end = offset + bytes;
-    if (bytes == 4 && offset % 4 == 0 && w->shadow[offset / 4].split_interval != w->interval) {   /* the most common */
-        check_record(w, &w->shadow[offset / 4], address, address, bytes, is_write, site);
-        return;
-    }
     if (end > SHARED_ARENA_BYTES) end = SHARED_ARENA_BYTES;
     for (size_t i = offset / 4; 4 * i < end; i++) {
         unsigned first = offset > 4 * i ? (unsigned)(offset - 4 * i) : 0;
@@ -231,4 +235,23 @@ void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, vo
         else
             check_bytes(w, i, first, last, address, bytes, is_write, site);
     }
+}
+
+/* The common case, a whole word of one record, with nothing to report: entered here, at once.
+ * Whatever might be a race (another thread wrote the word in this interval, or this thread writes
+ * it after others read it) goes to check_record, which decides. */
+void sim_race_check(worker *w, uintptr_t address, size_t bytes, int is_write, void *site)
+{
+    sim_race_settle(w);   /* a suspect write before this access, in the same basic block */
+    size_t offset = address - (uintptr_t)w->shared_arena;
+    uint32_t interval = w->interval;
+    if (__builtin_expect(bytes != 4 || offset % 4 != 0 || w->shadow == NULL, 0))
+        return check_unusual(w, address, bytes, is_write, site);
+    access_record *s = &w->shadow[offset / 4];
+    if (__builtin_expect(s->split_interval == interval, 0)) return check_unusual(w, address, bytes, is_write, site);
+    unsigned self = w->running->linear;
+    if ((s->write_interval == interval && s->writer != self) ||
+        (is_write && s->read_interval == interval && (s->many_readers || s->first_reader != self)))
+        return check_record(w, s, address, address, bytes, is_write, site);
+    enter(w, s, is_write, site);
 }

@@ -18,7 +18,9 @@
 
 void sim_shared_reset_block(worker *w)
 {
-    if (w->shared_used) memset(w->shared_valid, 0, w->shared_used < SHARED_ARENA_BYTES ? w->shared_used : SHARED_ARENA_BYTES);
+    /* every valid byte lies below the gap after the last variable */
+    if (w->shared_used > SHARED_GAP_BYTES)
+        memset(w->shared_valid, 0, w->shared_used < SHARED_ARENA_BYTES ? w->shared_used - SHARED_GAP_BYTES : SHARED_ARENA_BYTES);
     w->declaration_count = 0;
     w->static_shared_bytes = 0;
     w->shared_used = ((w->dynamic_shared_bytes + 127) & ~(size_t)127) + SHARED_GAP_BYTES;

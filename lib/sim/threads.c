@@ -243,6 +243,7 @@ static void install_fault_handlers(void)
 static void become_running(worker *w, cuda_thread *t)
 {
     sim_steps_left = t->steps_mark = steps_for(w);
+    sim_running_stack_low = t->stack_low;
     t->state = RUNNING;
     w->running = t;
     w->running_lane = t->linear % WARP_SIZE;
@@ -277,6 +278,7 @@ static void switch_to_lane(worker *w, fiber *from, cuda_thread *next)
         sim_fiber_prepare(&next->context, stack_base(w, next->stack), usable_stack_bytes(next->stack), cuda_thread_main);
     }
     become_running(w, next);
+    if (next->linear + 1 < (unsigned)w->thread_count) sim_fiber_prefetch(&next[1].context);   /* the next switch's */
     sim_fiber_switch(from, &next->context);
 }
 
@@ -303,7 +305,9 @@ static void cuda_thread_main(void)
         sim_race_settle(w);
         self->state = DONE;
         w->done_count++;
-        cuda_thread *next = next_runnable_lane(w, self);
+        cuda_thread *following = self + 1;   /* the common case: the next lane has not started */
+        cuda_thread *next = self->linear % WARP_SIZE != WARP_SIZE - 1 && (int)self->linear + 1 < w->thread_count &&
+                            following->state == NOT_STARTED ? following : next_runnable_lane(w, self);
         if (next && next->state == NOT_STARTED) {     /* it inherits this stack, right here */
             next->stack = self->stack;
             next->stack_low = self->stack_low;
@@ -449,7 +453,7 @@ static void run_block(worker *w)
         for (int first = 0; first < w->thread_count; first += WARP_SIZE)
             run_warp(w, first, w->thread_count - first < WARP_SIZE ? w->thread_count - first : WARP_SIZE);
         if (w->done_count == w->thread_count) return;
-        sim_check_collectives_at_barrier(w);
+        if (w->collectives_waiting) sim_check_collectives_at_barrier(w);
         release_barrier(w);
     }
 }
@@ -524,7 +528,7 @@ static void begin_worker(worker *w, const grid_run *run)
         w->threads[i].idx = (uint3){linear % r->block.x, linear / r->block.x % r->block.y,
                                     linear / (r->block.x * r->block.y)};
     }
-    sim_access_forget_allocations();
+    sim_access_begin_worker(w);
     sim_metrics_begin_worker(w);
 }
 
