@@ -2,12 +2,13 @@
  * closed forms against hand counts (launch-bound, GPU-bound, synchronous, a graph with kernels
  * above and below its node floor) and NaN for arguments that make no step; the event simulations
  * against hand-timed events, against the closed forms on a grid of equal-kernel steps, and on
- * uneven kernels, where the queue depth matters. Then the graph, on the toy decoder: capturing runs nothing and leaves the stream
- * idle, the graph holds one node per launch of the step, replaying it step after step gives the
- * eager path's logits and tokens bit for bit and the CPU reference's within 1e-4, a replay
- * without a graph is refused; a step that fails inside the capture leaves the stream not capturing
- * and nothing on the heap; a replay waits for nothing (it can itself be captured) and goes to the
- * stream it is given. No check is timed; each has a .timeout. */
+ * uneven kernels, where the queue depth matters. Then the graph, on the toy decoder: capturing
+ * runs nothing and leaves the stream idle, the graph holds one node per launch of the step,
+ * replaying it step after step gives the eager path's logits and tokens bit for bit and the CPU
+ * reference's within 1e-4, a replay without a graph is refused; a step that fails inside the
+ * capture leaves the stream not capturing and nothing on the heap; a replay waits for nothing
+ * (it can itself be captured) and goes to the stream it is given. No check is timed; each has a
+ * .timeout. */
 #include <criterion/criterion.h>
 #include <malloc.h>
 #include <math.h>

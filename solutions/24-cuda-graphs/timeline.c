@@ -100,7 +100,7 @@ step_timeline simulate_graph(const double *kernel_us, int kernels, double graph_
         events[i].host_start = 0;
         events[i].host_end = graph_launch_us;
         events[i].gpu_start = i > 0 ? events[i - 1].gpu_end : graph_launch_us;
-        events[i].gpu_end = events[i].gpu_start + fmax(kernel_us[i], node_floor_us);   // a node holds the GPU at least F
+        events[i].gpu_end = events[i].gpu_start + fmax(kernel_us[i], node_floor_us);   // at least the floor
     }
     return totals(events, kernel_us, kernels);
 }

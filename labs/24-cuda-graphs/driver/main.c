@@ -216,8 +216,8 @@ static void model_part(lab_results *csv)
     if (isfinite(t_eager.makespan_us) && t_eager.makespan_us > 0) write_events(csv, "eager", c, eager, kernel_us, kernels);
     if (isfinite(t_graph.makespan_us) && t_graph.makespan_us > 0) write_events(csv, "graph", c, graph, kernel_us, kernels);
 
-    printf("4. Idle share against the kernel time, %d equal kernels, %.0f us a launch, a graph's node at least %.2f us\n"
-           "   (closed form / simulated):\n"
+    printf("4. Idle share against the kernel time, %d equal kernels, %.0f us a launch, a graph's node at least\n"
+           "   %.2f us (closed form / simulated):\n"
            "   kernel us     eager async       eager sync            graph\n", kernels, LAUNCH_US, NODE_FLOOR_US);
     double *equal = malloc(sizeof(double) * kernels);
     for (int e = -8; e <= 16; e++) {
