@@ -12,9 +12,8 @@
  * and what share of it does the GPU sit idle? Draw the two lanes (host, GPU) for a few kernels,
  * find what ends the step when the host is ahead of the GPU and when it is behind, then what a
  * queue of depth 1 and a graph change, and what the floor changes when K is below it and when
- * it is above. The checks hold your closed forms to hand counts, and
- * your event simulation (the same rules walked kernel by kernel, for kernels of any lengths) to
- * your closed forms.
+ * it is above. The checks hold your closed forms to hand counts, and your event simulation
+ * (the same rules walked kernel by kernel, for kernels of any lengths) to your closed forms.
  *
  * Rules: plain C. Arguments that make no step give NaN (lab.h lists them); so do the totals of
  * the simulations, which then leave the events untouched.
