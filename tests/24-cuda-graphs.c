@@ -138,6 +138,17 @@ Test(closed_form, large_finite_arguments_are_valid, .timeout = 10,
               "work)", got);
 }
 
+Test(closed_form, kernel_counts_past_float, .timeout = 10,
+     .description = "Every int is a kernel count: 16 777 217 kernels (2^24 + 1, the first int a float cannot hold) "
+                    "must be counted exactly. Take the count in double, not float.")
+{
+    /* G = 1e6, no floor, K = 1, n = 2^24 + 1: idle 1e6 / (1e6 + 16777217); a float n (16777216) is 3e-9 off */
+    double got = graph_idle_share(1e6, 0, 1, 16777217), want = 1e6 / (1e6 + 16777217.0);
+    cr_assert(fabs(got - want) <= 1e-12, "graph_idle_share(1e6, 0, 1, 16777217) = %.15g, want %.15g%s", got, want,
+              fabs(got - 1e6 / (1e6 + 16777216.0)) <= 1e-12 ? ": that is the share of 16777216 kernels; the count "
+              "went through a float, which rounds 2^24 + 1 down" : "");
+}
+
 /* ---------------------------------------------------------------------------------
  * The event simulations */
 
@@ -268,17 +279,19 @@ Test(simulation, invalid_arguments, .timeout = 10,
      .description = "Invalid arguments (no kernels, a kernel of 0 or NaN us, a negative or NaN launch cost or node "
                     "floor, a depth below 1): totals of NaN, and no event written.")
 {
-    const double good[3] = {1, 2, 3}, zero[3] = {1, 0, 3}, nan_time[3] = {1, NAN, 3};
+    const double good[3] = {1, 2, 3}, zero[3] = {1, 0, 3}, nan_time[3] = {1, NAN, 3}, first_bad[3] = {-1, 2, 3};
     launch_event events[3];
     const struct { const char *what; step_timeline t; } cases[] = {
         {"simulate_eager(good, 0 kernels)", simulate_eager(good, 0, 1, 2, events)},
         {"simulate_eager({1, 0, 3})", simulate_eager(zero, 3, 1, 2, events)},
         {"simulate_eager({1, NaN, 3})", simulate_eager(nan_time, 3, 1, 2, events)},
+        {"simulate_eager({-1, 2, 3}): the first kernel too", simulate_eager(first_bad, 3, 1, 2, events)},
         {"simulate_eager(launch -1)", simulate_eager(good, 3, -1, 2, events)},
         {"simulate_eager(launch NaN)", simulate_eager(good, 3, NAN, 2, events)},
         {"simulate_eager(depth 0)", simulate_eager(good, 3, 1, 0, events)},
         {"simulate_graph(good, 0 kernels)", simulate_graph(good, 0, 1, 0.5, events)},
         {"simulate_graph({1, 0, 3})", simulate_graph(zero, 3, 1, 0.5, events)},
+        {"simulate_graph({-1, 2, 3}): the first kernel too", simulate_graph(first_bad, 3, 1, 0.5, events)},
         {"simulate_graph(launch -1)", simulate_graph(good, 3, -1, 0.5, events)},
         {"simulate_graph(floor -1)", simulate_graph(good, 3, 1, -1, events)},
         {"simulate_graph(floor NaN)", simulate_graph(good, 3, 1, NAN, events)}};
