@@ -1,7 +1,8 @@
 # 24-cuda-graphs.gp — Day 24's picture: where the GPU waits for the host. Left, predicted by your
 # timeline model for the toy decode step at stories110M's widths (185 kernels) on an H100 SXM,
-# each kernel's time its bytes over the bandwidth, 5 us a launch: a Gantt chart of the host's
-# launches and the GPU's kernels, eager (one launch per kernel) and as one CUDA graph. Right, the
+# each kernel's time its bytes over the bandwidth, 5 us a launch, a graph's node at least the
+# model's node floor: a Gantt chart of the host's launches and the GPU's kernels, eager (one
+# launch per kernel) and as one CUDA graph. Right, the
 # idle share of that many equal kernels against the kernel time: closed forms (lines) and the
 # event simulation (points), synchronous and asynchronous eager launches and a graph.
 #   gnuplot -e "csv='build/24-cuda-graphs/results.csv'; png='out.png'" plots/24-cuda-graphs.gp
@@ -21,7 +22,7 @@ set grid xtics ytics
 if (png ne '') {
     set terminal pngcairo size 1800,640 font ',11'
     set output png
-    set multiplot layout 1,2 title "Day 24: launch gaps in a decode step, eager vs one CUDA graph (predicted by the timeline model; launch costs are the model's parameters)" font ',13' noenhanced
+    set multiplot layout 1,2 title "Day 24: launch gaps in a decode step, eager vs one CUDA graph (predicted by the timeline model; launch costs and node floor are the model's parameters)" font ',13' noenhanced
 
     set title sprintf("One decode step, stories110M widths on an H100 SXM, 5 us a launch (predicted): eager %.0f us, graph %.0f us", eager_end, graph_end) noenhanced
     set xlabel 'time from the first launch (microseconds)'
@@ -38,7 +39,7 @@ if (png ne '') {
          '' skip 1 using ((gantt(7) + gantt(8)) / 2):(is_gemv(strcol(4)) ? lane(strcol(2), 0) : NaN):((gantt(8) - gantt(7)) / 2):(0.3) with boxxyerror lc rgb '#1f77b4' title 'GPU: GEMV (projections, logits)', \
          '' skip 1 using ((gantt(7) + gantt(8)) / 2):(is_gemv(strcol(4)) ? NaN : lane(strcol(2), 0)):((gantt(8) - gantt(7)) / 2):(0.3) with boxxyerror lc rgb '#ff7f0e' title 'GPU: small kernels (norms, RoPE, attention, adds)'
 
-    set title 'Idle share of the GPU vs kernel time: 185 equal kernels, 5 us a launch (predicted)'
+    set title 'Idle share of the GPU vs kernel time: 185 equal kernels, 5 us a launch, a floor per graph node (predicted)'
     set xlabel 'time of each kernel K (microseconds, log scale)'
     set ylabel 'share of the step the GPU runs no kernel'
     set logscale x
@@ -55,7 +56,7 @@ if (png ne '') {
          '' skip 1 using 9:(sweep(13)) with points pt 7 ps 1.2 lc rgb '#d62728' title 'eager, synchronous: event simulation', \
          '' skip 1 using 9:(sweep(10)) with lines lw 2 lc rgb '#9467bd' title 'eager, asynchronous: 1 - nK / max(L + nK, nL + K)', \
          '' skip 1 using 9:(sweep(11)) with points pt 5 ps 1.2 lc rgb '#9467bd' title 'eager, asynchronous: event simulation', \
-         '' skip 1 using 9:(sweep(14)) with lines lw 2 lc rgb '#2ca02c' title 'one graph: G / (G + nK)', \
+         '' skip 1 using 9:(sweep(14)) with lines lw 2 lc rgb '#2ca02c' title 'one graph, node floor F: 1 - nK / (G + n max(K, F))', \
          '' skip 1 using 9:(sweep(15)) with points pt 9 ps 1.4 lc rgb '#2ca02c' title 'one graph: event simulation'
     unset multiplot
 } else {

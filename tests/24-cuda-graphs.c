@@ -1,13 +1,14 @@
 /* 24-cuda-graphs.c — the checks for day 24. The timeline model first (plain C, instant): the
- * closed forms against hand counts (launch-bound, GPU-bound, synchronous, a graph) and NaN for
- * arguments that make no step; the event simulations against hand-timed events, against the
- * closed forms on a grid of equal-kernel steps, and on uneven kernels, where the queue depth
- * matters. Then the graph, on the toy decoder: capturing runs nothing and leaves the stream
- * idle, the graph holds one node per launch of the step, replaying it step after step gives the
- * eager path's logits and tokens bit for bit and the CPU reference's within 1e-4, a replay
- * without a graph is refused; a step that fails inside the capture leaves the stream not capturing
- * and nothing on the heap; a replay waits for nothing (it can itself be captured) and goes to the
- * stream it is given. No check is timed; each has a .timeout. */
+ * closed forms against hand counts (launch-bound, GPU-bound, synchronous, a graph with kernels
+ * above and below its node floor) and NaN for arguments that make no step; the event simulations
+ * against hand-timed events, against the closed forms on a grid of equal-kernel steps, and on
+ * uneven kernels, where the queue depth matters. Then the graph, on the toy decoder: capturing
+ * runs nothing and leaves the stream idle, the graph holds one node per launch of the step,
+ * replaying it step after step gives the eager path's logits and tokens bit for bit and the CPU
+ * reference's within 1e-4, a replay without a graph is refused; a step that fails inside the
+ * capture leaves the stream not capturing and nothing on the heap; a replay waits for nothing
+ * (it can itself be captured) and goes to the stream it is given. No check is timed; each has a
+ * .timeout. */
 #include <criterion/criterion.h>
 #include <malloc.h>
 #include <math.h>
@@ -64,17 +65,43 @@ Test(closed_form, synchronous, .timeout = 10,
 }
 
 Test(closed_form, graph, .timeout = 10,
-     .description = "A graph: one launch of G for the whole step, then the n kernels back to back: idle share "
-                    "G / (G + n K), however many kernels there are.")
+     .description = "A graph whose kernels are all longer than the node floor: one launch of G for the whole step, "
+                    "then the n kernels back to back: idle share G / (G + n K), however many kernels there are.")
 {
-    expect_share("graph_idle_share(8, 1, 10)", graph_idle_share(8, 1, 10), 8.0 / 18, "makespan 8 + 10 = 18 us");
-    expect_share("graph_idle_share(5, 0.5, 184)", graph_idle_share(5, 0.5, 184), 5.0 / 97, "makespan 5 + 92 = 97 us");
-    expect_share("graph_idle_share(0, 3, 2)", graph_idle_share(0, 3, 2), 0, "a free launch: never idle");
+    expect_share("graph_idle_share(8, 0, 1, 10)", graph_idle_share(8, 0, 1, 10), 8.0 / 18, "makespan 8 + 10 = 18 us");
+    expect_share("graph_idle_share(5, 0, 0.5, 184)", graph_idle_share(5, 0, 0.5, 184), 5.0 / 97,
+                 "makespan 5 + 92 = 97 us");
+    expect_share("graph_idle_share(0, 1, 3, 2)", graph_idle_share(0, 1, 3, 2), 0, "a free launch, kernels above "
+                 "the floor: never idle");
+}
+
+Test(closed_form, graph_node_floor, .timeout = 10,
+     .description = "Your derivation with the node floor F: every node holds the GPU for max(K, F), and only the "
+                    "kernels' own n K is busy. Kernels below the floor: the floor sets the makespan, and the rest "
+                    "of each node is idle; kernels above it: the floor changes nothing.")
+{
+    /* G = 5, F = 1, K = 0.5, n = 10: makespan 5 + 10 x 1 = 15, busy 5, idle 10 / 15 */
+    double got = graph_idle_share(5, 1, 0.5, 10);
+    cr_assert(fabs(got - 2.0 / 3) <= 1e-12, "graph_idle_share(5, 1, 0.5, 10) = %.15g, want 2/3: the makespan is "
+              "5 + 10 x max(0.5, 1) = 15 us and the kernels are busy 5 us of it%s", got,
+              fabs(got - 0.5) <= 1e-12 ? ". You have 1/2, the share without the floor: a node holds the GPU for at "
+              "least F" : fabs(got - 1.0 / 3) <= 1e-12 ? ". You have 1/3: the floor counted as busy time; the GPU does "
+              "no kernel's work in it" : "");
+    /* G = 5, F = 1, K = 2, n = 10: the floor is below every kernel: 5 / 25 */
+    got = graph_idle_share(5, 1, 2, 10);
+    cr_assert(fabs(got - 0.2) <= 1e-12, "graph_idle_share(5, 1, 2, 10) = %.15g, want 0.2 = 5 / 25: kernels longer "
+              "than the floor hold the GPU for their own time%s", got, fabs(got - 1 + 20.0 / 35) <= 1e-12 ?
+              ". You have 1 - 20/35: the floor added to every kernel; it is a minimum, not an extra" : "");
+    /* F = 0 is the model without a floor; a floor at K exactly changes nothing */
+    expect_share("graph_idle_share(4, 0, 0.25, 48)", graph_idle_share(4, 0, 0.25, 48), 0.25, "no floor: 4 / 16");
+    expect_share("graph_idle_share(4, 0.25, 0.25, 48)", graph_idle_share(4, 0.25, 0.25, 48), 0.25,
+                 "a floor equal to K: 4 / 16");
 }
 
 Test(closed_form, invalid_arguments_give_nan, .timeout = 10,
      .description = "No kernels, a queue depth below 1, a negative, infinite or NaN launch cost, a kernel time that "
-                    "is 0, negative, infinite or NaN: no step, and the answer is NaN, never a plausible share.")
+                    "is 0, negative, infinite or NaN, a node floor that is negative, infinite or NaN: no step, and "
+                    "the answer is NaN, never a plausible share.")
 {
     const struct { double launch, kernel; int kernels, depth; } bad[] = {
         {5, 1, 0, 2}, {5, 1, -3, 2}, {5, 1, 10, 0}, {5, 1, 10, -1}, {-1, 1, 10, 2}, {NAN, 1, 10, 2},
@@ -84,10 +111,16 @@ Test(closed_form, invalid_arguments_give_nan, .timeout = 10,
         cr_assert(isnan(got), "eager_idle_share(%g, %g, %d, %d) = %g, want NaN", bad[i].launch, bad[i].kernel,
                   bad[i].kernels, bad[i].depth, got);
         if (bad[i].depth >= 1) {
-            got = graph_idle_share(bad[i].launch, bad[i].kernel, bad[i].kernels);
-            cr_assert(isnan(got), "graph_idle_share(%g, %g, %d) = %g, want NaN", bad[i].launch, bad[i].kernel,
+            got = graph_idle_share(bad[i].launch, 0.5, bad[i].kernel, bad[i].kernels);
+            cr_assert(isnan(got), "graph_idle_share(%g, 0.5, %g, %d) = %g, want NaN", bad[i].launch, bad[i].kernel,
                       bad[i].kernels, got);
         }
+    }
+    const double bad_floors[] = {-0.5, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof bad_floors / sizeof bad_floors[0]; i++) {
+        double got = graph_idle_share(5, bad_floors[i], 1, 10);
+        cr_assert(isnan(got), "graph_idle_share(5, %g, 1, 10) = %g, want NaN: a node floor is a cost, finite and not "
+                  "negative", bad_floors[i], got);
     }
 }
 
@@ -98,8 +131,22 @@ Test(closed_form, large_finite_arguments_are_valid, .timeout = 10,
     double got = eager_idle_share(1e300, 1, 10, 4);
     cr_assert(fabs(got - 1) <= 1e-12, "eager_idle_share(1e300, 1, 10, 4) = %g, want 1 (the GPU idles all but 10 us "
               "of 1e301)", got);
-    got = graph_idle_share(1, 1e300, 10);
-    cr_assert(fabs(got) <= 1e-12, "graph_idle_share(1, 1e300, 10) = %g, want 0 (1 us of idle in 1e301)", got);
+    got = graph_idle_share(1, 0.5, 1e300, 10);
+    cr_assert(fabs(got) <= 1e-12, "graph_idle_share(1, 0.5, 1e300, 10) = %g, want 0 (1 us of idle in 1e301)", got);
+    got = graph_idle_share(1, 1e300, 1, 10);
+    cr_assert(fabs(got - 1) <= 1e-12, "graph_idle_share(1, 1e300, 1, 10) = %g, want 1 (nodes of 1e300 us, 10 us of "
+              "work)", got);
+}
+
+Test(closed_form, kernel_counts_past_float, .timeout = 10,
+     .description = "Every int is a kernel count: 16 777 217 kernels (2^24 + 1, the first int a float cannot hold) "
+                    "must be counted exactly. Take the count in double, not float.")
+{
+    /* G = 1e6, no floor, K = 1, n = 2^24 + 1: idle 1e6 / (1e6 + 16777217); a float n (16777216) is 3e-9 off */
+    double got = graph_idle_share(1e6, 0, 1, 16777217), want = 1e6 / (1e6 + 16777217.0);
+    cr_assert(fabs(got - want) <= 1e-12, "graph_idle_share(1e6, 0, 1, 16777217) = %.15g, want %.15g%s", got, want,
+              fabs(got - 1e6 / (1e6 + 16777216.0)) <= 1e-12 ? ": that is the share of 16777216 kernels; the count "
+              "went through a float, which rounds 2^24 + 1 down" : "");
 }
 
 /* ---------------------------------------------------------------------------------
@@ -179,16 +226,30 @@ Test(simulation, graph_hand_timed, .timeout = 10,
     const launch_event want[3] = {{0, 4, 4, 6}, {0, 4, 6, 12}, {0, 4, 12, 13}};
     launch_event got[3];
     memset(got, 0, sizeof got);
-    step_timeline t = simulate_graph(kernel_us, 3, 4, got);
-    expect_events("simulate_graph({2, 6, 1}, 3, 4 us)", got, want, 3);
-    expect_totals("simulate_graph({2, 6, 1}, 3, 4 us)", t, 13, 9);
+    step_timeline t = simulate_graph(kernel_us, 3, 4, 0, got);
+    expect_events("simulate_graph({2, 6, 1}, 3, 4 us, no floor)", got, want, 3);
+    expect_totals("simulate_graph({2, 6, 1}, 3, 4 us, no floor)", t, 13, 9);
+}
+
+Test(simulation, graph_node_floor, .timeout = 10,
+     .description = "A graph with a node floor of 3 us: a node holds the GPU for its kernel's time or the floor, "
+                    "whichever is longer; the busy time is still the kernels' own.")
+{
+    /* {2, 6, 1}, G = 4, F = 3: nodes 4..7 (2 us of work), 7..13, 13..16 (1 us of work): makespan 16, busy 9 */
+    const double kernel_us[3] = {2, 6, 1};
+    const launch_event want[3] = {{0, 4, 4, 7}, {0, 4, 7, 13}, {0, 4, 13, 16}};
+    launch_event got[3];
+    memset(got, 0, sizeof got);
+    step_timeline t = simulate_graph(kernel_us, 3, 4, 3, got);
+    expect_events("simulate_graph({2, 6, 1}, 3, 4 us, floor 3 us)", got, want, 3);
+    expect_totals("simulate_graph({2, 6, 1}, 3, 4 us, floor 3 us)", t, 16, 9);
 }
 
 Test(simulation, agrees_with_closed_form, .timeout = 30,
      .description = "Equal kernels: the event simulation and the closed form must agree (to 1e-9) for every launch "
                     "cost, kernel time, kernel count and queue depth — launch-bound, GPU-bound and in between.")
 {
-    const double launches[] = {0, 0.5, 2, 5, 20}, times[] = {0.1, 1, 2, 5, 50};
+    const double launches[] = {0, 0.5, 2, 5, 20}, times[] = {0.1, 1, 2, 5, 50}, floors[] = {0, 0.58, 3};
     const int counts[] = {1, 2, 7, 34, 184}, depths[] = {1, 2, 3, 1024};
     double kernel_us[184];
     launch_event events[184];
@@ -205,29 +266,35 @@ Test(simulation, agrees_with_closed_form, .timeout = 30,
                     cr_assert(fabs(closed - simulated) <= 1e-9, "L = %g, K = %g, n = %d, depth %d: closed form %.12g, "
                               "simulated %.12g", launches[a], times[b], counts[c], depths[d], closed, simulated);
                 }
-                double closed = graph_idle_share(launches[a], times[b], counts[c]);
-                double simulated = simulate_graph(kernel_us, counts[c], launches[a], events).idle_share;
-                cr_assert(fabs(closed - simulated) <= 1e-9, "graph, G = %g, K = %g, n = %d: closed form %.12g, "
-                          "simulated %.12g", launches[a], times[b], counts[c], closed, simulated);
+                for (int f = 0; f < 3; f++) {
+                    double closed = graph_idle_share(launches[a], floors[f], times[b], counts[c]);
+                    double simulated = simulate_graph(kernel_us, counts[c], launches[a], floors[f], events).idle_share;
+                    cr_assert(fabs(closed - simulated) <= 1e-9, "graph, G = %g, F = %g, K = %g, n = %d: closed form "
+                              "%.12g, simulated %.12g", launches[a], floors[f], times[b], counts[c], closed, simulated);
+                }
             }
 }
 
 Test(simulation, invalid_arguments, .timeout = 10,
-     .description = "Invalid arguments (no kernels, a kernel of 0 or NaN us, a negative or NaN launch cost, a depth "
-                    "below 1): totals of NaN, and no event written.")
+     .description = "Invalid arguments (no kernels, a kernel of 0 or NaN us, a negative or NaN launch cost or node "
+                    "floor, a depth below 1): totals of NaN, and no event written.")
 {
-    const double good[3] = {1, 2, 3}, zero[3] = {1, 0, 3}, nan_time[3] = {1, NAN, 3};
+    const double good[3] = {1, 2, 3}, zero[3] = {1, 0, 3}, nan_time[3] = {1, NAN, 3}, first_bad[3] = {-1, 2, 3};
     launch_event events[3];
     const struct { const char *what; step_timeline t; } cases[] = {
         {"simulate_eager(good, 0 kernels)", simulate_eager(good, 0, 1, 2, events)},
         {"simulate_eager({1, 0, 3})", simulate_eager(zero, 3, 1, 2, events)},
         {"simulate_eager({1, NaN, 3})", simulate_eager(nan_time, 3, 1, 2, events)},
+        {"simulate_eager({-1, 2, 3}): the first kernel too", simulate_eager(first_bad, 3, 1, 2, events)},
         {"simulate_eager(launch -1)", simulate_eager(good, 3, -1, 2, events)},
         {"simulate_eager(launch NaN)", simulate_eager(good, 3, NAN, 2, events)},
         {"simulate_eager(depth 0)", simulate_eager(good, 3, 1, 0, events)},
-        {"simulate_graph(good, 0 kernels)", simulate_graph(good, 0, 1, events)},
-        {"simulate_graph({1, 0, 3})", simulate_graph(zero, 3, 1, events)},
-        {"simulate_graph(launch -1)", simulate_graph(good, 3, -1, events)}};
+        {"simulate_graph(good, 0 kernels)", simulate_graph(good, 0, 1, 0.5, events)},
+        {"simulate_graph({1, 0, 3})", simulate_graph(zero, 3, 1, 0.5, events)},
+        {"simulate_graph({-1, 2, 3}): the first kernel too", simulate_graph(first_bad, 3, 1, 0.5, events)},
+        {"simulate_graph(launch -1)", simulate_graph(good, 3, -1, 0.5, events)},
+        {"simulate_graph(floor -1)", simulate_graph(good, 3, 1, -1, events)},
+        {"simulate_graph(floor NaN)", simulate_graph(good, 3, 1, NAN, events)}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         cr_assert(isnan(cases[i].t.makespan_us) && isnan(cases[i].t.busy_us) && isnan(cases[i].t.idle_share),
                   "%s: makespan %g, busy %g, idle share %g; want NaN for each", cases[i].what, cases[i].t.makespan_us,
@@ -235,7 +302,7 @@ Test(simulation, invalid_arguments, .timeout = 10,
     /* and nothing written: poisoned events stay poisoned */
     lab_poison(events, sizeof events);
     simulate_eager(zero, 3, 1, 2, events);
-    simulate_graph(zero, 3, 1, events);
+    simulate_graph(zero, 3, 1, 0.5, events);
     for (int i = 0; i < 3; i++)
         cr_assert(isnan(events[i].host_start) && isnan(events[i].gpu_end), "simulate_eager or simulate_graph with "
                   "kernel_us[1] = 0 wrote event %d; check every kernel time before writing anything", i);

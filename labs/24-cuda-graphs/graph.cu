@@ -3,8 +3,9 @@
  * Eagerly, a decode step is decode_step_enqueue: 35 launches for the lab's two layers, each a
  * call into the CUDA runtime that costs the host microseconds, often more than the kernel runs.
  * Today's idea: record those launches once (stream capture), and from then on hand the whole
- * step to the GPU in one call. The chapter's "CUDA graphs" section names the runtime calls:
- * begin and end a capture, ask a graph its nodes, instantiate it, launch and destroy an exec.
+ * step to the GPU in one call. The chapter's section "A graph: record once, launch once" sets
+ * out a graph's life, from the recording to the replay; which call does what is yours to find
+ * in the CUDA Runtime API's "Graph Management" and "Stream Management" pages.
  *
  * Rules: capture on `stream`, never the legacy default stream (0): work sent there while a
  * blocking stream is being captured invalidates the capture, whatever its mode. Nothing inside

@@ -15,13 +15,17 @@
  *
  * queue_depth = 1 (synchronous): the host launches kernel i only after kernel i - 1 has ended, so
  * nothing overlaps: makespan = n (L + K), idle share = L / (L + K).
- * A graph: one launch of G for the whole step, then n K back to back: idle share = G / (G + n K).
+ * A graph: one launch of G for the whole step, then the n nodes back to back, each holding the
+ * GPU for max(K, F), F the node floor; the GPU is busy only the n K of its kernels' own work:
+ *   makespan = G + n max(K, F),   idle share = 1 - n K / (G + n max(K, F))
+ * (= G / (G + n K) when K >= F; a floor under kernels that move nothing is idle time, not work).
  *
  * The event simulation walks the same rules kernel by kernel, for kernels of any lengths:
  *   host_start[i] = max(host_end[i - 1], gpu_end[i - queue_depth])   (a free slot in the queue)
  *   host_end[i]   = host_start[i] + L
  *   gpu_start[i]  = max(host_end[i], gpu_end[i - 1]),  gpu_end[i] = gpu_start[i] + kernel_us[i]
- * (terms with a negative index are 0). With equal kernels it must agree with the closed forms.
+ * (terms with a negative index are 0); a graph's node i starts at G or when node i - 1 ends, and
+ * ends max(kernel_us[i], F) later. With equal kernels it must agree with the closed forms.
  *
  * Rules: plain C. Arguments that make no step give NaN (lab.h lists them); so do the totals of
  * the simulations, which then leave the events untouched.
@@ -32,7 +36,7 @@
 
 #include <math.h>
 
-static int cost_is_valid(double launch_us) { return isfinite(launch_us) && launch_us >= 0; }
+static int cost_is_valid(double cost_us) { return isfinite(cost_us) && cost_us >= 0; }
 static int time_is_valid(double kernel_us) { return isfinite(kernel_us) && kernel_us > 0; }
 
 double eager_idle_share(double launch_us, double kernel_us, int kernels, int queue_depth)
@@ -44,10 +48,12 @@ double eager_idle_share(double launch_us, double kernel_us, int kernels, int que
     return 1 - busy / makespan;
 }
 
-double graph_idle_share(double graph_launch_us, double kernel_us, int kernels)
+double graph_idle_share(double graph_launch_us, double node_floor_us, double kernel_us, int kernels)
 {
-    if (!cost_is_valid(graph_launch_us) || !time_is_valid(kernel_us) || kernels < 1) return NAN;
-    return graph_launch_us / (graph_launch_us + kernels * kernel_us);
+    if (!cost_is_valid(graph_launch_us) || !cost_is_valid(node_floor_us) || !time_is_valid(kernel_us) || kernels < 1)
+        return NAN;
+    double n = kernels;
+    return 1 - n * kernel_us / (graph_launch_us + n * fmax(kernel_us, node_floor_us));
 }
 
 static const step_timeline no_step = {NAN, NAN, NAN};
@@ -85,14 +91,16 @@ step_timeline simulate_eager(const double *kernel_us, int kernels, double launch
     return totals(events, kernel_us, kernels);
 }
 
-step_timeline simulate_graph(const double *kernel_us, int kernels, double graph_launch_us, launch_event *events)
+step_timeline simulate_graph(const double *kernel_us, int kernels, double graph_launch_us, double node_floor_us,
+                             launch_event *events)
 {
-    if (!kernels_are_valid(kernel_us, kernels) || !cost_is_valid(graph_launch_us)) return no_step;
+    if (!kernels_are_valid(kernel_us, kernels) || !cost_is_valid(graph_launch_us) || !cost_is_valid(node_floor_us))
+        return no_step;
     for (int i = 0; i < kernels; i++) {
         events[i].host_start = 0;
         events[i].host_end = graph_launch_us;
         events[i].gpu_start = i > 0 ? events[i - 1].gpu_end : graph_launch_us;
-        events[i].gpu_end = events[i].gpu_start + kernel_us[i];
+        events[i].gpu_end = events[i].gpu_start + fmax(kernel_us[i], node_floor_us);   // at least the floor
     }
     return totals(events, kernel_us, kernels);
 }

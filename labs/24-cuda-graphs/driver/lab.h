@@ -4,7 +4,8 @@
  * Two halves. graph.cu captures the toy model's decode step (model.cu: a chain of small
  * kernels, one token through a tiny decoder) into a CUDA graph and replays it. timeline.c
  * models what a graph saves: the host pays `launch_us` to launch each kernel, the GPU spends
- * kernel_us[i] running kernel i, and every microsecond the GPU waits for a launch is idle. */
+ * kernel_us[i] running kernel i, and every microsecond the GPU waits for a launch is idle; a
+ * graph's node holds the GPU for at least `node_floor_us`, however little its kernel does. */
 #ifndef DAY24_LAB_H
 #define DAY24_LAB_H
 
@@ -84,8 +85,9 @@ void decode_graph_destroy(decode_graph *graph);
 /* ---- timeline.c (yours): the timeline of one step, modelled ---- */
 
 /* One kernel of a step, on the timeline (microseconds from the first launch's start):
- * the host is busy launching it over [host_start, host_end); the GPU runs it over
- * [gpu_start, gpu_end). With a graph every node shares the one graph launch's interval. */
+ * the host is busy launching it over [host_start, host_end); the GPU runs it (a graph: holds
+ * its node) over [gpu_start, gpu_end). With a graph every node shares the one graph launch's
+ * host interval. */
 typedef struct launch_event {
     double host_start, host_end, gpu_start, gpu_end;
 } launch_event;
@@ -104,19 +106,22 @@ typedef struct step_timeline {
  *          queue_depth = 1 is a synchronous launch (CUDA_LAUNCH_BLOCKING=1, or a synchronize
  *          after every launch).
  *   graph  the host launches the whole step once (graph_launch_us); then the GPU runs every
- *          node back to back.
- * Closed forms of the idle share (your derivation; the chapter sets it out). Arguments that
- * make no step (kernels < 1, queue_depth < 1, a launch cost that is negative, infinite or NaN,
- * a kernel time that is not > 0 and finite) give NaN. */
+ *          node back to back, each holding the GPU for its kernel's time or node_floor_us,
+ *          whichever is longer (the GPU's own cost of a node, paid even by an empty kernel).
+ *          busy_us counts the kernels' own times only: the rest of a node's floor is idle.
+ * Closed forms of the idle share (your derivation; the chapter sets out the rules). Arguments
+ * that make no step (kernels < 1, queue_depth < 1, a launch cost or node floor that is
+ * negative, infinite or NaN, a kernel time that is not > 0 and finite) give NaN. */
 double eager_idle_share(double launch_us, double kernel_us, int kernels, int queue_depth);
-double graph_idle_share(double graph_launch_us, double kernel_us, int kernels);
+double graph_idle_share(double graph_launch_us, double node_floor_us, double kernel_us, int kernels);
 
 /* The event simulation of the same rules, for kernels that may each take their own time: fills
  * events[0 .. kernels) and returns the totals. Invalid arguments (as above, any kernel_us[i])
  * give totals of NaN and leave events untouched. */
 step_timeline simulate_eager(const double *kernel_us, int kernels, double launch_us, int queue_depth,
                              launch_event *events);
-step_timeline simulate_graph(const double *kernel_us, int kernels, double graph_launch_us, launch_event *events);
+step_timeline simulate_graph(const double *kernel_us, int kernels, double graph_launch_us, double node_floor_us,
+                             launch_event *events);
 
 /* ---- run.cu (driver): timing on a real GPU ---- */
 /* Microseconds per decode step, measured: the median of 20 runs of `steps` steps, eager

@@ -15,7 +15,7 @@
  *      SXM: each kernel's time predicted as its compulsory bytes over the memory bandwidth of
  *      data/gpus.csv (a roofline lower bound), then the step's timeline from your simulations
  *      with a launch cost of LAUNCH_US per kernel (eager, synchronous and asynchronous) and
- *      GRAPH_LAUNCH_US for the graph, beside your closed forms;
+ *      GRAPH_LAUNCH_US for the graph, each node at least NODE_FLOOR_US, beside your closed forms;
  *   4. the idle share against the kernel time, closed form and simulated.
  * Writes one CSV, two kinds of row (part = gantt or sweep):
  *   part,mode,kernel,name,host_start_us,host_end_us,gpu_start_us,gpu_end_us,kernel_us,
@@ -31,9 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The model's parameters: the host's cost of one kernel launch and of one graph launch. A few
- * microseconds per launch (the chapter cites its sources); change them and see. */
-static const double LAUNCH_US = 5.0, GRAPH_LAUNCH_US = 5.0;
+/* The model's parameters: the host's cost of one kernel launch and of one graph launch, a few
+ * microseconds (the chapter cites its sources); and the GPU's floor per node of a graph, what a
+ * node costs however little its kernel does. Its source: a chain of N empty kernels replayed
+ * from a graph took about 15 us + 0.58 us per node (N = 8 to 117: 19.4 us to 82.9 us; RTX 5070
+ * Ti Laptop, CUDA 13.3, https://github.com/ahrefs/ocannl/issues/488, comment of 2026-07-30), a
+ * figure measured on another GPU and used here for the H100. Change them and see. */
+static const double LAUNCH_US = 5.0, GRAPH_LAUNCH_US = 5.0, NODE_FLOOR_US = 0.58;
 enum { QUEUE_DEPTH = 1024, TOY_STEPS = 12, TOY_SEED = 24, CONTEXT = 256 };
 static const decode_config toy = {2, 32, 64, 4, 8, 48, 16};
 static const decode_config stories110m = {12, 768, 2048, 12, 64, 32000, 256};
@@ -187,26 +191,34 @@ static void model_part(lab_results *csv)
         mean_us += kernel_us[k] / kernels, shortest = fmin(shortest, kernel_us[k]), longest = fmax(longest, kernel_us[k]);
     printf("3. The same step at stories110M's widths (%d layers, dim %d, hidden %d, vocab %d, FP32), token %d, on an\n"
            "   H100 SXM (data/gpus.csv: %.0f GB/s): %d kernels, %.1f MB, each kernel's time predicted as its bytes /\n"
-           "   bandwidth (%.3g to %.3g us, mean %.3g us). Launch cost (model parameters): %.1f us a kernel, %.1f us a graph.\n",
+           "   bandwidth (%.3g to %.3g us, mean %.3g us). Model parameters: %.1f us a kernel launch, %.1f us a graph\n"
+           "   launch, %.2f us the floor of a graph's node.\n",
            c.layers, c.dim, c.hidden, c.vocab, CONTEXT, bandwidth, kernels, bytes / 1e6, shortest, longest,
-           mean_us, LAUNCH_US, GRAPH_LAUNCH_US);
+           mean_us, LAUNCH_US, GRAPH_LAUNCH_US, NODE_FLOOR_US);
     launch_event *eager = calloc(kernels, sizeof(launch_event)), *serial = calloc(kernels, sizeof(launch_event));
     launch_event *graph = calloc(kernels, sizeof(launch_event));
     step_timeline t_eager = simulate_eager(kernel_us, kernels, LAUNCH_US, QUEUE_DEPTH, eager);
     step_timeline t_serial = simulate_eager(kernel_us, kernels, LAUNCH_US, 1, serial);
-    step_timeline t_graph = simulate_graph(kernel_us, kernels, GRAPH_LAUNCH_US, graph);
+    step_timeline t_graph = simulate_graph(kernel_us, kernels, GRAPH_LAUNCH_US, NODE_FLOOR_US, graph);
     printf("   %-34s %12s %10s %13s %13s %10s\n", "predicted, one step", "makespan us", "busy us", "idle (sim)",
            "closed form", "tokens/s");
     print_way("eager, synchronous (queue depth 1)", t_serial, eager_idle_share(LAUNCH_US, mean_us, kernels, 1));
     print_way("eager, asynchronous (depth 1024)", t_eager, eager_idle_share(LAUNCH_US, mean_us, kernels, QUEUE_DEPTH));
-    print_way("one CUDA graph", t_graph, graph_idle_share(GRAPH_LAUNCH_US, mean_us, kernels));
-    printf("   (closed form: every kernel taken at the mean time; the simulation uses each kernel's own. A roofline\n"
-           "   bound: a real kernel takes longer than its bytes, and a real launch is not exactly %.0f us.)\n\n", LAUNCH_US);
+    print_way("one CUDA graph", t_graph, graph_idle_share(GRAPH_LAUNCH_US, NODE_FLOOR_US, mean_us, kernels));
+    int floored = 0;
+    double floor_us = 0;
+    for (int k = 0; k < kernels; k++)
+        if (kernel_us[k] < NODE_FLOOR_US) floored++, floor_us += NODE_FLOOR_US - kernel_us[k];
+    printf("   The node floor lengthens %d of the graph's %d nodes, by %.1f us in all.\n", floored, kernels, floor_us);
+    printf("   (closed form: every kernel taken at the mean time; the simulation uses each kernel's own. Floors:\n"
+           "   each kernel's time is a roofline bound, so every makespan is a lower bound and every rate an upper\n"
+           "   bound; a real launch is not exactly %.0f us.)\n\n", LAUNCH_US);
     if (isfinite(t_eager.makespan_us) && t_eager.makespan_us > 0) write_events(csv, "eager", c, eager, kernel_us, kernels);
     if (isfinite(t_graph.makespan_us) && t_graph.makespan_us > 0) write_events(csv, "graph", c, graph, kernel_us, kernels);
 
-    printf("4. Idle share against the kernel time, %d equal kernels, %.0f us a launch (closed form / simulated):\n"
-           "   kernel us     eager async       eager sync            graph\n", kernels, LAUNCH_US);
+    printf("4. Idle share against the kernel time, %d equal kernels, %.0f us a launch, a graph's node at least\n"
+           "   %.2f us (closed form / simulated):\n"
+           "   kernel us     eager async       eager sync            graph\n", kernels, LAUNCH_US, NODE_FLOOR_US);
     double *equal = malloc(sizeof(double) * kernels);
     for (int e = -8; e <= 16; e++) {
         double k_us = pow(10.0, e / 8.0);
@@ -215,8 +227,8 @@ static void model_part(lab_results *csv)
                             simulate_eager(equal, kernels, LAUNCH_US, QUEUE_DEPTH, eager).idle_share,
                             eager_idle_share(LAUNCH_US, k_us, kernels, 1),
                             simulate_eager(equal, kernels, LAUNCH_US, 1, serial).idle_share,
-                            graph_idle_share(GRAPH_LAUNCH_US, k_us, kernels),
-                            simulate_graph(equal, kernels, GRAPH_LAUNCH_US, graph).idle_share};
+                            graph_idle_share(GRAPH_LAUNCH_US, NODE_FLOOR_US, k_us, kernels),
+                            simulate_graph(equal, kernels, GRAPH_LAUNCH_US, NODE_FLOOR_US, graph).idle_share};
         if (e % 4 == 0)
             printf("   %9.3g   %6.3f / %6.3f   %6.3f / %6.3f   %6.3f / %6.3f\n", k_us, shares[0], shares[1], shares[2],
                    shares[3], shares[4], shares[5]);
