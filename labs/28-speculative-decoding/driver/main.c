@@ -269,7 +269,8 @@ static void print_draft(const char *name, speculative_step draft, double bytes, 
         double c = draft_cost_ratio(draft, target, per_kernel[k]);
         int gamma = best_draft_length(GPU_ALPHA, c, GPU_MAX_GAMMA);
         int floor = draft.kernels * per_kernel[k] > draft.memory_s;
-        printf("  %7.4f%s %2d %5.2f", c, floor ? "*" : " ", gamma, gamma ? speculative_speedup(GPU_ALPHA, gamma, c) : 1.0);
+        double speedup = gamma ? speculative_speedup(GPU_ALPHA, gamma, c) : 1.0;
+        printf("  %7.4f%s %2d %5.2f", c, floor ? "*" : " ", gamma, speedup);
     }
     printf("\n");
 }
@@ -291,21 +292,22 @@ static int print_gpu(void)
         return -1;
     printf("\n4. A GPU, predicted (lib/perfmodel, data/gpus.csv row h200, batch 1, context %d): the target,\n"
            "   Llama-2-70B in INT8, reads %.2f GB a decode step, %.2f ms, in %d kernels (%.2f ms of launches at\n"
-           "   %.0f us, %.2f ms of graph nodes at %.1f us: memory-bound either way). Drafts in FP16, alpha %.1f assumed:\n",
+           "   %.0f us, %.2f ms of graph nodes at %.1f us: memory-bound either way). Drafts in FP16, alpha %.1f\n"
+           "   assumed:\n",
            GPU_PROMPT + GPU_GEN / 2, target_bytes / 1e9, target.memory_s * 1e3, target.kernels,
            target.kernels * EAGER_LAUNCH_S * 1e3, EAGER_LAUNCH_S * 1e6, target.kernels * GRAPH_NODE_S * 1e3,
            GRAPH_NODE_S * 1e6, GPU_ALPHA);
-    printf("   %-17s %8s %7s %7s  %-17s %-17s %-17s\n", "draft", "GB/step", "ms", "kernels", "c bytes, best", "c eager, best",
-           "c graph, best");
+    printf("   %-17s %8s %7s %7s  %-17s %-17s %-17s\n", "draft", "GB/step", "ms", "kernels", "c bytes, best",
+           "c eager, best", "c graph, best");
     print_draft("Llama-2-7B", draft, draft_bytes, target);
     print_draft("stories110M", tiny, tiny_bytes, target);
     double c = draft_cost_ratio(draft, target, EAGER_LAUNCH_S);
     printf("   Llama-2-7B at c = %.4f, alpha %.1f: gamma, tokens per call, speedup\n  ", c, GPU_ALPHA);
     for (int gamma = 1; gamma <= 8; gamma++)
-        printf(" %d: %.2f %.2f%s", gamma, expected_tokens_per_call(GPU_ALPHA, gamma), speculative_speedup(GPU_ALPHA, gamma, c),
-               gamma < 8 ? "," : "\n");
-    printf("   (c: your draft_cost_ratio, by bytes alone, then with a floor of %.0f us a launch and of %.1f us a graph\n"
-           "   node; * marks a floor: the draft's launches, not its bytes, set its step. best: your\n"
+        printf(" %d: %.2f %.2f%s", gamma, expected_tokens_per_call(GPU_ALPHA, gamma),
+               speculative_speedup(GPU_ALPHA, gamma, c), gamma < 8 ? "," : "\n");
+    printf("   (c: your draft_cost_ratio, by bytes alone, then with a floor of %.0f us a launch and of %.1f us a\n"
+           "   graph node; * marks a floor: the draft's launches, not its bytes, set its step. best: your\n"
            "   best_draft_length up to gamma %d and the speedup it predicts. Every number here is predicted.)\n",
            EAGER_LAUNCH_S * 1e6, GRAPH_NODE_S * 1e6, GPU_MAX_GAMMA);
     return 0;
