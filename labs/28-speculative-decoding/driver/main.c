@@ -239,11 +239,13 @@ static int kernels_per_step(int layers) { return 1 + 15 * layers + 4; }
 /* Per-kernel costs (parameters of the model, not measurements of this book):
  *   eager: L = 5 us a launch, day 24's figure, the low end of the 5-20 us that Meta's Holistic
  *     Trace Analysis documentation gives for the CPU side of a launch;
- *   graph: 3.4 us a node, NVIDIA's "Getting Started with CUDA Graphs" (developer.nvidia.com/blog/
- *     cuda-graphs/, 2019, a V100): a chain of short kernels, 2.9 us each on the GPU, took 3.8 us a
- *     kernel launched one by one on a stream and 3.4 us a kernel as a graph. */
+ *   graph: F = 0.58 us a node, the least a kernel holds the GPU inside a graph: a chain of empty
+ *     kernels replayed as a graph on an RTX 5070 Ti Laptop GPU, about 15 us a replay plus 0.58 us
+ *     a node (github.com/ahrefs/ocannl/issues/488). NVIDIA's "Getting Started with CUDA Graphs"
+ *     (developer.nvidia.com/blog/cuda-graphs/, a V100) agrees in size: kernels of 2.9 us ran at
+ *     3.4 us each in a graph, 3.8 us launched one by one. */
 #define EAGER_LAUNCH_S 5e-6
-#define GRAPH_NODE_S 3.4e-6
+#define GRAPH_NODE_S 0.58e-6
 enum { GPU_PROMPT = 128, GPU_GEN = 128, GPU_MAX_GAMMA = 32 };
 #define GPU_ALPHA 0.8
 
@@ -292,7 +294,7 @@ static int print_gpu(void)
         return -1;
     printf("\n4. A GPU, predicted (lib/perfmodel, data/gpus.csv row h200, batch 1, context %d): the target,\n"
            "   Llama-2-70B in INT8, reads %.2f GB a decode step, %.2f ms, in %d kernels (%.2f ms of launches at\n"
-           "   %.0f us, %.2f ms of graph nodes at %.1f us: memory-bound either way). Drafts in FP16, alpha %.1f\n"
+           "   %.0f us, %.2f ms of graph nodes at %.2f us: memory-bound either way). Drafts in FP16, alpha %.1f\n"
            "   assumed:\n",
            GPU_PROMPT + GPU_GEN / 2, target_bytes / 1e9, target.memory_s * 1e3, target.kernels,
            target.kernels * EAGER_LAUNCH_S * 1e3, EAGER_LAUNCH_S * 1e6, target.kernels * GRAPH_NODE_S * 1e3,
@@ -306,7 +308,7 @@ static int print_gpu(void)
     for (int gamma = 1; gamma <= 8; gamma++)
         printf(" %d: %.2f %.2f%s", gamma, expected_tokens_per_call(GPU_ALPHA, gamma),
                speculative_speedup(GPU_ALPHA, gamma, c), gamma < 8 ? "," : "\n");
-    printf("   (c: your draft_cost_ratio, by bytes alone, then with a floor of %.0f us a launch and of %.1f us a\n"
+    printf("   (c: your draft_cost_ratio, by bytes alone, then with a floor of %.0f us a launch and of %.2f us a\n"
            "   graph node; * marks a floor: the draft's launches, not its bytes, set its step. best: your\n"
            "   best_draft_length up to gamma %d and the speedup it predicts. Every number here is predicted.)\n",
            EAGER_LAUNCH_S * 1e6, GRAPH_NODE_S * 1e6, GPU_MAX_GAMMA);
