@@ -48,6 +48,21 @@ Test(acceptance, hand_counted, .timeout = 10,
                 "Nothing shared, nothing accepted.");
 }
 
+Test(acceptance, a_real_vocabulary, .timeout = 10,
+     .description = "Llama 3's 128 256 tokens, p = q uniform: alpha = 1 within 1e-6. A float running sum of 128 256 "
+                    "terms of 7.8e-6 drifts by far more; sum in double.")
+{
+    enum { LLAMA3_VOCAB = 128256 };
+    float *row = malloc(sizeof(float) * LLAMA3_VOCAB);
+    cr_assert(row != NULL);
+    for (int i = 0; i < LLAMA3_VOCAB; i++) row[i] = 1.0f / LLAMA3_VOCAB;
+    double alpha = acceptance_rate(row, row, LLAMA3_VOCAB);
+    free(row);
+    expect_near("acceptance_rate(p, p) over 128 256 tokens", alpha, 1.0, 1e-6,
+                "Identical rows share all their mass. Is the sum kept in a float? Over a vocabulary this long each "
+                "addition rounds to the sum's precision, 6e-8, and the errors pile up.");
+}
+
 /* ---------------------------------------------------------------------------------
  * The verification step where the answer is certain */
 
@@ -422,6 +437,15 @@ Test(best_gamma, at_the_peak_of_the_speedup, .timeout = 10,
     expect_best(0.8, 0.05, 16, 8, "A cheaper draft: the peak moves right.");
     expect_best(0.8, 0.0031, 32, 18, "The bytes-only c of a 110M draft would ask for 18 draft tokens...");
     expect_best(0.8, 0.0608, 32, 7, "... its launch floor for 7.");
+}
+
+Test(best_gamma, a_peak_by_a_hair, .timeout = 10,
+     .description = "Near a tie the larger speedup still wins: alpha 0.5 at c = 1/12 - 1e-9 puts gamma 3 above gamma 2 "
+                    "by 7e-10 of the speedup, alpha 0.7 at c 0.13245434886484253 puts gamma 4 above 3 by 5e-10: "
+                    "keep the speedups in double.")
+{
+    expect_best(0.5, 0.08333333233333333, 16, 3, "Rounded to a float, the two speedups are equal and the first is kept.");
+    expect_best(0.7, 0.13245434886484253, 16, 4, "Rounded to a float, the two speedups are equal and the first is kept.");
 }
 
 Test(best_gamma, every_length_when_the_draft_is_perfect_and_cheap, .timeout = 10,
