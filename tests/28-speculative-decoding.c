@@ -440,12 +440,13 @@ Test(best_gamma, at_the_peak_of_the_speedup, .timeout = 10,
 }
 
 Test(best_gamma, a_peak_by_a_hair, .timeout = 10,
-     .description = "Near a tie the larger speedup still wins: alpha 0.5 at c = 1/12 - 1e-9 puts gamma 3 above gamma 2 "
-                    "by 7e-10 of the speedup, alpha 0.7 at c 0.13245434886484253 puts gamma 4 above 3 by 5e-10: "
-                    "keep the speedups in double.")
+     .description = "Near a tie the larger speedup still wins: alpha 0.5 at c = 1/12 - 1e-9 puts gamma 3 above "
+                    "gamma 2 by 7e-10 of the speedup, alpha 0.7 at c 0.13245434886484253 puts gamma 4 above 3 by "
+                    "5e-10: keep the speedups in double.")
 {
-    expect_best(0.5, 0.08333333233333333, 16, 3, "Rounded to a float, the two speedups are equal and the first is kept.");
-    expect_best(0.7, 0.13245434886484253, 16, 4, "Rounded to a float, the two speedups are equal and the first is kept.");
+    const char *idea = "Rounded to a float, the two speedups are equal and the first is kept.";
+    expect_best(0.5, 0.08333333233333333, 16, 3, idea);
+    expect_best(0.7, 0.13245434886484253, 16, 4, idea);
 }
 
 Test(best_gamma, every_length_when_the_draft_is_perfect_and_cheap, .timeout = 10,
