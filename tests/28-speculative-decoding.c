@@ -6,7 +6,8 @@
  * (a chi-square test, fixed seeds, failing only below a p-value of 1e-6: the solution's lowest is
  * 0.12; the planted mistakes give p-values below 1e-77, or thousands of tokens the target never
  * emits); the mean number of tokens a call emits against
- * (1 - alpha^(gamma+1)) / (1 - alpha), within 6 standard errors; the formulas by hand; and last the
+ * (1 - alpha^(gamma+1)) / (1 - alpha), within 6 standard errors; the formulas by hand; the draft's
+ * cost ratio with its launch floor, and the best draft length, on the chapter's H200 pair; and last the
  * toy Llama, where greedy speculative decoding with either of two drafts must give exactly the
  * tokens of plain greedy decoding, and sampling with an INT8 draft must save target calls. */
 #include <criterion/criterion.h>
@@ -45,6 +46,21 @@ Test(acceptance, hand_counted, .timeout = 10,
     const float a[4] = {0.5f, 0.5f, 0, 0}, b[4] = {0, 0, 0.25f, 0.75f};
     expect_near("acceptance_rate of rows with no token in common", acceptance_rate(a, b, 4), 0.0, 1e-9,
                 "Nothing shared, nothing accepted.");
+}
+
+Test(acceptance, a_real_vocabulary, .timeout = 10,
+     .description = "Llama 3's 128 256 tokens, p = q uniform: alpha = 1 within 1e-6. A float running sum of 128 256 "
+                    "terms of 7.8e-6 drifts by far more; sum in double.")
+{
+    enum { LLAMA3_VOCAB = 128256 };
+    float *row = malloc(sizeof(float) * LLAMA3_VOCAB);
+    cr_assert(row != NULL);
+    for (int i = 0; i < LLAMA3_VOCAB; i++) row[i] = 1.0f / LLAMA3_VOCAB;
+    double alpha = acceptance_rate(row, row, LLAMA3_VOCAB);
+    free(row);
+    expect_near("acceptance_rate(p, p) over 128 256 tokens", alpha, 1.0, 1e-6,
+                "Identical rows share all their mass. Is the sum kept in a float? Over a vocabulary this long each "
+                "addition rounds to the sum's precision, 6e-8, and the errors pile up.");
 }
 
 /* ---------------------------------------------------------------------------------
@@ -340,6 +356,115 @@ Test(formula, speedup_hand_counted, .timeout = 10,
                 "A draft as slow as the target, always right: 4 tokens for 4 steps, no gain.");
     expect_near("speculative_speedup(0.5, 8, 0.25)", speculative_speedup(0.5, 8, 0.25), (1 - pow(0.5, 9)) / 0.5 / 3,
                 1e-9, "A long draft that is mostly rejected costs more than it saves: below 1.");
+}
+
+/* ---------------------------------------------------------------------------------
+ * What a draft step costs: bytes, and a floor of launches */
+
+/* the chapter's H200 pair (driver section 4): Llama-2-70B in INT8, Llama-2-7B and stories110M in
+ * FP16, memory time and kernels per decode step, and day 24's 5 us a launch */
+static const speculative_step target_70b = {15.22e-3, 1205}, draft_7b = {2.774e-3, 485}, draft_110m = {4.71e-5, 185};
+#define LAUNCH 5e-6
+
+static void expect_ratio(const char *call, double got, double want, const char *floor_ignored, const char *idea)
+{
+    cr_assert(fabs(got - want) <= 1e-9 * want, "%s = %.6g, want %.6g%s. %s", call, got, want,
+              got == 0 ? " (still 0: is it written yet?)" : isnan(got) ? " (NaN)" : got < want ? floor_ignored
+              : " (too dear: are the launches added to the bytes? a step takes the later of the two, not their sum)",
+              idea);
+}
+
+Test(cost, a_memory_bound_draft_keeps_its_bytes_ratio, .timeout = 10,
+     .description = "Llama-2-7B drafting for Llama-2-70B on an H200: 485 launches of 5 us are 2.43 ms, less than the "
+                    "2.77 ms its bytes take, so c is the memory times' ratio, 0.182.")
+{
+    expect_ratio("draft_cost_ratio(7B, 70B, 5 us)", draft_cost_ratio(draft_7b, target_70b, LAUNCH), 2.774 / 15.22,
+                 " (too cheap)", "Both steps are memory-bound: the launches hide behind the bytes.");
+    expect_ratio("draft_cost_ratio(7B, 70B, 0)", draft_cost_ratio(draft_7b, target_70b, 0), 2.774 / 15.22,
+                 " (too cheap)", "No per-kernel cost: the ratio of the memory times.");
+}
+
+Test(cost, a_launch_bound_draft_costs_its_launches, .timeout = 10,
+     .description = "stories110M drafting for Llama-2-70B: its bytes take 0.047 ms, its 185 launches 0.925 ms; "
+                    "c = 0.925 / 15.22 = 0.0608, not the bytes' 0.0031.")
+{
+    expect_ratio("draft_cost_ratio(110M, 70B, 5 us)", draft_cost_ratio(draft_110m, target_70b, LAUNCH),
+                 185 * 5e-6 / 15.22e-3,
+                 " (too cheap: is the floor of kernels x per_kernel_s left out? the bytes ratio holds only while "
+                 "the draft is memory-bound)",
+                 "A small draft's step is its launches: 185 x 5 us.");
+    expect_ratio("draft_cost_ratio(110M, 70B, 0)", draft_cost_ratio(draft_110m, target_70b, 0), 4.71e-5 / 15.22e-3,
+                 " (too cheap)", "With no per-kernel cost the bytes alone set both steps.");
+}
+
+Test(cost, the_target_has_a_floor_too, .timeout = 10,
+     .description = "A target of 2000 kernels and 4 ms of bytes takes 10 ms at 5 us a launch: a memory-bound draft "
+                    "of 2 ms costs 0.2 of it, not 0.5.")
+{
+    const speculative_step target = {4e-3, 2000}, draft = {2e-3, 100};
+    double got = draft_cost_ratio(draft, target, LAUNCH);
+    cr_assert(fabs(got - 0.2) <= 1e-9, "draft_cost_ratio = %.6g, want 0.2%s. The same rule prices both steps: the "
+              "target's 2000 launches take 10 ms, more than its 4 ms of bytes.", got,
+              fabs(got - 0.5) <= 1e-9 ? " (0.5: the target's floor is left out)" : "");
+}
+
+/* ---------------------------------------------------------------------------------
+ * The best draft length */
+
+/* the speedup by the sum itself, so that a message does not lean on the code it judges; 1 at gamma 0 */
+static double speedup_by_sum(double alpha, int gamma, double c)
+{
+    double tokens = 0, kept = 1;
+    for (int i = 0; i <= gamma; i++) tokens += kept, kept *= alpha;
+    return tokens / (gamma * c + 1);
+}
+
+static void expect_best(double alpha, double c, int max_gamma, int want, const char *idea)
+{
+    int got = best_draft_length(alpha, c, max_gamma);
+    cr_assert(got == want, "best_draft_length(%g, %g, %d) = %d, want %d (speedup %.4f there, %s%.4f at yours). %s",
+              alpha, c, max_gamma, got, want, speedup_by_sum(alpha, want, c),
+              got < 0 || got > max_gamma ? "outside 0 .. max_gamma, " : "",
+              got >= 0 && got <= max_gamma ? speedup_by_sum(alpha, got, c) : NAN, idea);
+}
+
+Test(best_gamma, at_the_peak_of_the_speedup, .timeout = 10,
+     .description = "The chapter's H200 pair: alpha 0.8 at c 0.182 gives gamma 4 (1.94x); alpha 0.6 gives 2; a draft "
+                    "of c 0.05 gives 8; c 0.0031 gives 18; a launch-bound c of 0.0608 gives 7.")
+{
+    expect_best(0.8, 0.1822, 16, 4, "Tokens per call saturate while a call's cost grows by c a draft step: a peak.");
+    expect_best(0.6, 0.181, 16, 2, "A worse draft: the peak moves left.");
+    expect_best(0.8, 0.05, 16, 8, "A cheaper draft: the peak moves right.");
+    expect_best(0.8, 0.0031, 32, 18, "The bytes-only c of a 110M draft would ask for 18 draft tokens...");
+    expect_best(0.8, 0.0608, 32, 7, "... its launch floor for 7.");
+}
+
+Test(best_gamma, a_peak_by_a_hair, .timeout = 10,
+     .description = "Near a tie the larger speedup still wins: alpha 0.5 at c = 1/12 - 1e-9 puts gamma 3 above "
+                    "gamma 2 by 7e-10 of the speedup, alpha 0.7 at c 0.13245434886484253 puts gamma 4 above 3 by "
+                    "5e-10: keep the speedups in double.")
+{
+    const char *idea = "Rounded to a float, the two speedups are equal and the first is kept.";
+    expect_best(0.5, 0.08333333233333333, 16, 3, idea);
+    expect_best(0.7, 0.13245434886484253, 16, 4, idea);
+}
+
+Test(best_gamma, every_length_when_the_draft_is_perfect_and_cheap, .timeout = 10,
+     .description = "alpha 1 and c 0.1: (gamma + 1) / (0.1 gamma + 1) grows with gamma, so the longest allowed "
+                    "draft wins, max_gamma itself; with max_gamma 1, gamma 1.")
+{
+    expect_best(1.0, 0.1, 12, 12, "max_gamma is one of the lengths to try.");
+    expect_best(1.0, 0.1, 1, 1, "One length allowed, and it helps.");
+    expect_best(0.8, 0.0, 20, 20, "A free draft: every extra draft token adds alpha^gamma and costs nothing.");
+}
+
+Test(best_gamma, none_when_no_draft_beats_plain_decoding, .timeout = 10,
+     .description = "0 when no draft length gives a speedup above 1: alpha 0.5 at c 0.6; alpha = c = 0.5, where "
+                    "gamma 1 gives exactly 1 (no gain) and longer drafts less; alpha 0 at c 0.")
+{
+    expect_best(0.5, 0.6, 16, 0, "A draft step dearer than the fraction of its tokens kept (c > alpha) never pays.");
+    expect_best(0.5, 0.5, 16, 0, "Exactly 1 is no gain: plain decoding is as fast and simpler.");
+    expect_best(0.0, 0.0, 16, 0, "A draft that is never right: 1 token a call, whatever it costs.");
 }
 
 /* ---------------------------------------------------------------------------------

@@ -2,17 +2,19 @@
  * buys.
  *
  * What you write today, in the order of lab.h (whose comments fix every convention):
- *   1. acceptance_rate: alpha for one position, the sum of min(p, q) over the vocabulary.
- *   2. verify_draft: for each draft token, accept with probability min(1, p/q); at the first
- *      rejection, draw from norm(max(0, p - q)) and stop; if all are accepted, draw a bonus token
- *      from the target's last row. Its output must be distributed exactly as the target's.
- *   3. expected_tokens_per_call: (1 - alpha^(gamma+1)) / (1 - alpha), and gamma + 1 at alpha = 1.
- *   4. speculative_speedup: that over the cost of a call, gamma x cost_ratio + 1.
+ *   1. acceptance_rate: alpha, the probability that one position keeps the draft's token.
+ *   2. verify_draft: keep a prefix of the draft, then add one token of the target's, so that what
+ *      comes out is distributed exactly as the target's rows. The chapter proves which rule does it.
+ *   3. expected_tokens_per_call and speculative_speedup: what a call emits on average, and what
+ *      that buys once the draft's steps are paid for. Derive both; the chapter shows the way.
+ *   4. draft_cost_ratio: c, with the floor a small model hits (launches, not bytes), and
+ *      best_draft_length: the gamma at the peak of the speedup, or none.
  *
  * Rules: plain C and the C library; uniform numbers from llama_random_unit(rng) only, tokens from
  * sample_from() (lab.h). The checks draw hundreds of thousands of tokens through your verify_draft
  * and compare their frequencies with the target's (a chi-square test), count its mean output
- * against your formula, and run the toy Llama greedily with and without a draft: the same tokens.
+ * against your formula, price draft steps that are memory-bound and launch-bound, and run the toy
+ * Llama greedily with and without a draft: the same tokens.
  *
  * Check:  make check DAY=28        Stuck?  make hint DAY=28
  */
@@ -65,4 +67,28 @@ double expected_tokens_per_call(double alpha, int gamma)
 double speculative_speedup(double alpha, int gamma, double cost_ratio)
 {
     return expected_tokens_per_call(alpha, gamma) / (gamma * cost_ratio + 1.0);
+}
+
+/* ---------------------------------------------------------------------------------
+ * 3. What a draft step costs, and the draft length worth using */
+
+double draft_cost_ratio(speculative_step draft, speculative_step target, double per_kernel_s)
+{
+    /* a step ends when its bytes have crossed the bus and when its launches have been paid: the
+     * later of the two, on both sides of the ratio */
+    double draft_s = fmax(draft.memory_s, draft.kernels * per_kernel_s);
+    double target_s = fmax(target.memory_s, target.kernels * per_kernel_s);
+    return draft_s / target_s;
+}
+
+int best_draft_length(double alpha, double cost_ratio, int max_gamma)
+{
+    /* plain decoding is the bar to beat: speedup 1 at gamma 0 */
+    int best = 0;
+    double best_speedup = 1.0;
+    for (int gamma = 1; gamma <= max_gamma; gamma++) {
+        double speedup = speculative_speedup(alpha, gamma, cost_ratio);
+        if (speedup > best_speedup) best = gamma, best_speedup = speedup;
+    }
+    return best;
 }

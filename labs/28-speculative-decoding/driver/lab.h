@@ -29,8 +29,8 @@ extern "C" {
 
 /* ---- speculative.c (yours): 1. the verification step ---- */
 
-/* The probability that the verification accepts a token drawn from q when the target's row is p:
- * the sum over the vocabulary of min(p, q) (1 when p = q, 0 when they share no token). */
+/* alpha: the probability that the verification accepts a token drawn from q when the target's row
+ * is p (1 when p = q, 0 when they share no token; the chapter derives it from the acceptance rule). */
 double acceptance_rate(const float *p, const float *q, int vocab);
 
 /* Verifies the draft tokens draft_tokens[0 .. gamma-1] (gamma >= 0; gamma = 0 is plain sampling
@@ -44,14 +44,32 @@ int verify_draft(const float *target, const float *draft, const int *draft_token
 /* ---- speculative.c (yours): 2. the model of the speedup ---- */
 
 /* Expected tokens one target call emits when each draft token is accepted with probability
- * alpha, independently: 1 + alpha + ... + alpha^gamma = (1 - alpha^(gamma+1)) / (1 - alpha),
- * which is gamma + 1 at alpha = 1. */
+ * alpha, independently, in closed form: 1 at alpha = 0 or gamma = 0, gamma + 1 at alpha = 1. */
 double expected_tokens_per_call(double alpha, int gamma);
 
 /* Walltime speedup over plain decoding when a draft step costs cost_ratio target steps and the
  * verification step costs one (decode is memory-bound: gamma + 1 rows read the weights once):
- * expected tokens per call over the cost of a call, gamma x cost_ratio + 1. */
+ * expected tokens per call over what a call costs, in target steps. */
 double speculative_speedup(double alpha, int gamma, double cost_ratio);
+
+/* One forward step of a model at batch 1, as the cost model sees it: the time its bytes take to
+ * cross the memory bus (weights once, the KV cache), and the kernels it launches. */
+typedef struct speculative_step {
+    double memory_s;   /* bytes / bandwidth, seconds (>= 0) */
+    int kernels;       /* kernels launched per step (>= 0) */
+} speculative_step;
+
+/* The draft's cost ratio c: the time of one draft step over the time of one target step, when a
+ * step takes at least its memory time and at least `kernels` x per_kernel_s (each kernel of a step
+ * costs at least a launch, or a graph node: a small model is launch-bound, and its c is a floor).
+ * per_kernel_s >= 0; 0 gives the ratio of memory times alone. The target's step must take more
+ * than 0 s. */
+double draft_cost_ratio(speculative_step draft, speculative_step target, double per_kernel_s);
+
+/* The draft length worth using: the gamma in 1 .. max_gamma whose speculative_speedup(alpha,
+ * gamma, cost_ratio) is the largest, or 0 when none of them is above 1 (plain decoding is then at
+ * least as fast). alpha in [0, 1], cost_ratio >= 0, max_gamma >= 1. */
+int best_draft_length(double alpha, double cost_ratio, int max_gamma);
 
 /* ---- helpers (driver) ---- */
 

@@ -13,13 +13,17 @@
  *      seed with one layer of two (a layer-skipping draft) and the target in INT8. Greedy: the tokens
  *      equal plain greedy decoding. Sampled: tokens per target call counted, and the speedup predicted
  *      from them with the draft's cost ratio c = its weight bytes per step over the target's (decode
- *      reads every weight once a step: memory-bound, so bytes are time).
- * Writes one row per point:
+ *      reads every weight once a step: memory-bound, so bytes are time);
+ *   4. a GPU, predicted by lib/perfmodel: Llama-2-70B in INT8 on an H200 as the target, drafts of
+ *      its vocabulary in FP16 (Llama-2-7B, and llama2.c's stories110M): c from your draft_cost_ratio
+ *      by bytes alone and with the launch floor, and your best_draft_length at each c.
+ * Writes one row per point (sections 2 and 3):
  *   series,alpha,gamma,cost_ratio,tokens_per_call,speedup
  *   series: predicted (your formulas), counted-montecarlo (your verify_draft on synthetic rows),
  *   counted-engine-layer-skip and counted-engine-int8 (tokens per call counted on the toy Llama;
  *   alpha is the fraction of verified draft tokens kept, the speedup predicted at that c). */
 #include "lab.h"
+#include "perfmodel.h"
 #include "results.h"
 
 #include <math.h>
@@ -225,6 +229,92 @@ static int print_engine(lab_results *out, const llama_transformer *target, const
     return 0;
 }
 
+/* ---------------------------------------------------------------------------------
+ * 4. A GPU, predicted: what a draft step costs when launches are counted */
+
+/* The kernels of one decode step in the book's engine, one per operator (day 24 counts them): the
+ * embedding lookup, 15 per layer, and 4 after the last layer. */
+static int kernels_per_step(int layers) { return 1 + 15 * layers + 4; }
+
+/* Per-kernel costs (parameters of the model, not measurements of this book):
+ *   eager: L = 5 us a launch, day 24's figure, the low end of the 5-20 us that Meta's Holistic
+ *     Trace Analysis documentation gives for the CPU side of a launch;
+ *   graph: F = 0.58 us a node, the least a kernel holds the GPU inside a graph: a chain of empty
+ *     kernels replayed as a graph on an RTX 5070 Ti Laptop GPU, about 15 us a replay plus 0.58 us
+ *     a node (github.com/ahrefs/ocannl/issues/488). NVIDIA's "Getting Started with CUDA Graphs"
+ *     (developer.nvidia.com/blog/cuda-graphs/, a V100) agrees in size: kernels of 2.9 us ran at
+ *     3.4 us each in a graph, 3.8 us launched one by one. */
+#define EAGER_LAUNCH_S 5e-6
+#define GRAPH_NODE_S 0.58e-6
+enum { GPU_PROMPT = 128, GPU_GEN = 128, GPU_MAX_GAMMA = 32 };
+#define GPU_ALPHA 0.8
+
+/* one decode step at batch 1 on the H200, as perfmodel prices it */
+static int gpu_step(const perfmodel_shape *m, perfmodel_dtype weights, speculative_step *step, double *bytes)
+{
+    perfmodel_hardware h;
+    if (perfmodel_load_gpu("h200", &h, error, sizeof error) != 0) return -1;
+    perfmodel_workload w = {.weights = weights, .kv = DTYPE_FP16, .batch = 1, .prompt = GPU_PROMPT, .gen = GPU_GEN};
+    perfmodel_prediction e;
+    perfmodel_estimate(m, &h, &w, &e);
+    step->memory_s = e.decode_step_bytes / e.bandwidth, step->kernels = kernels_per_step(m->layers);
+    *bytes = e.decode_step_bytes;
+    return 0;
+}
+
+/* c with no floor, with a launch's floor and with a graph node's, and the best gamma at each */
+static void print_draft(const char *name, speculative_step draft, double bytes, speculative_step target)
+{
+    const double per_kernel[3] = {0, EAGER_LAUNCH_S, GRAPH_NODE_S};
+    printf("   %-17s %8.3f %7.2f %7d", name, bytes / 1e9, draft.memory_s * 1e3, draft.kernels);
+    for (int k = 0; k < 3; k++) {
+        double c = draft_cost_ratio(draft, target, per_kernel[k]);
+        int gamma = best_draft_length(GPU_ALPHA, c, GPU_MAX_GAMMA);
+        int floor = draft.kernels * per_kernel[k] > draft.memory_s;
+        double speedup = gamma ? speculative_speedup(GPU_ALPHA, gamma, c) : 1.0;
+        printf("  %7.4f%s %2d %5.2f", c, floor ? "*" : " ", gamma, speedup);
+    }
+    printf("\n");
+}
+
+static int print_gpu(void)
+{
+    perfmodel_shape target_shape, draft_shape, small_shape;
+    llama_config small;
+    if (perfmodel_load_model_shape("Llama-2-70B", &target_shape, error, sizeof error) != 0 ||
+        perfmodel_load_model_shape("Llama-2-7B", &draft_shape, error, sizeof error) != 0 ||
+        llama_named_shape("110M", &small, error, sizeof error) != 0)
+        return -1;
+    perfmodel_shape_from_config(&small, "stories110M", &small_shape);
+    speculative_step target, draft, tiny;
+    double target_bytes, draft_bytes, tiny_bytes;
+    if (gpu_step(&target_shape, DTYPE_INT8, &target, &target_bytes) != 0 ||
+        gpu_step(&draft_shape, DTYPE_FP16, &draft, &draft_bytes) != 0 ||
+        gpu_step(&small_shape, DTYPE_FP16, &tiny, &tiny_bytes) != 0)
+        return -1;
+    printf("\n4. A GPU, predicted (lib/perfmodel, data/gpus.csv row h200, batch 1, context %d): the target,\n"
+           "   Llama-2-70B in INT8, reads %.2f GB a decode step, %.2f ms, in %d kernels (%.2f ms of launches at\n"
+           "   %.0f us, %.2f ms of graph nodes at %.2f us: memory-bound either way). Drafts in FP16, alpha %.1f\n"
+           "   assumed:\n",
+           GPU_PROMPT + GPU_GEN / 2, target_bytes / 1e9, target.memory_s * 1e3, target.kernels,
+           target.kernels * EAGER_LAUNCH_S * 1e3, EAGER_LAUNCH_S * 1e6, target.kernels * GRAPH_NODE_S * 1e3,
+           GRAPH_NODE_S * 1e6, GPU_ALPHA);
+    printf("   %-17s %8s %7s %7s  %-17s %-17s %-17s\n", "draft", "GB/step", "ms", "kernels", "c bytes, best",
+           "c eager, best", "c graph, best");
+    print_draft("Llama-2-7B", draft, draft_bytes, target);
+    print_draft("stories110M", tiny, tiny_bytes, target);
+    double c = draft_cost_ratio(draft, target, EAGER_LAUNCH_S);
+    printf("   Llama-2-7B at c = %.4f, alpha %.1f: gamma, tokens per call, speedup\n  ", c, GPU_ALPHA);
+    for (int gamma = 1; gamma <= 8; gamma++)
+        printf(" %d: %.2f %.2f%s", gamma, expected_tokens_per_call(GPU_ALPHA, gamma),
+               speculative_speedup(GPU_ALPHA, gamma, c), gamma < 8 ? "," : "\n");
+    printf("   (c: your draft_cost_ratio, by bytes alone, then with a floor of %.0f us a launch and of %.2f us a\n"
+           "   graph node; * marks a floor: the draft's launches, not its bytes, set its step. best: your\n"
+           "   best_draft_length up to gamma %d and the speedup it predicts. Every number here is predicted.)\n",
+           EAGER_LAUNCH_S * 1e6, GRAPH_NODE_S * 1e6, GPU_MAX_GAMMA);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -258,6 +348,10 @@ int main(int argc, char **argv)
     const char *names[2] = {"first layer alone", "the target in INT8"};
     const char *series[2] = {"counted-engine-layer-skip", "counted-engine-int8"};
     int status = print_engine(&out, &target, drafts, names, series);
+    if (status == 0 && print_gpu() != 0) {
+        printf("   the performance model refused: %s\n", error);
+        status = -1;
+    }
     lab_results_close_or_exit(&out);
     llama_free_transformer(&target), llama_free_transformer(&layer_skip), llama_free_transformer(&int8);
     return status ? 1 : 0;
