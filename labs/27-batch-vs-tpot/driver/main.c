@@ -141,8 +141,8 @@ static void long_context(lab_results *out, const perfmodel_shape *m)
     /* which regime: the knee bends TPOT first while epsilon < 1/2, the caches double it first above */
     printf("   Which regime a deployment is in (predicted, FP16): below the first context the compute knee bends TPOT\n"
            "   before the caches double it (epsilon < 1/2); past the second there is no knee (epsilon >= 1).\n");
-    const char *models[] = {"Llama-2-7B", "Llama-3-8B", "Llama-2-70B"};
-    for (int i = 0; i < 3; i++) {
+    const char *models[] = {"Llama-2-7B", "Mistral-7B", "Llama-3-8B", "Llama-2-70B"};
+    for (int i = 0; i < 4; i++) {
         perfmodel_shape other;
         if (perfmodel_load_model_shape(models[i], &other, error, sizeof error) != 0) fail(models[i]);
         decode_model od = decode_model_of(&other, DTYPE_FP16, DTYPE_FP16);
