@@ -470,36 +470,35 @@ static void expect_symptoms(const char *what, unsigned got, unsigned want, const
 {
     for (int s = 0; s < SYMPTOMS; s++) {
         unsigned bit = 1u << s;
-        cr_assert((got & bit) == (want & bit), "%s: your prediction %s [%s], %s %s it. (lab.h: when each row shows)", what,
-                  got & bit ? "shows" : "does not show", symptom_names[s], against, want & bit ? "shows" : "does not show");
+        cr_assert((got & bit) == (want & bit), "%s: your prediction %s [%s], %s %s it. (lab.h: when each row shows)",
+                  what, got & bit ? "shows" : "does not show", symptom_names[s], against,
+                  want & bit ? "shows" : "does not show");
     }
 }
 
 Test(checklist, predicted_symptoms_match_the_advice, .timeout = 10,
-     .description = "Against the interactive target (TTFT 450 ms, TPOT 40 ms): out of memory when the budget does not fit; "
-                    "high TPOT when TPOT misses its target, decode is memory-bound and more sequences fit; slower with "
-                    "context when TPOT misses, decode is memory-bound and the KV cache is over 30 % of its bytes; flat in "
-                    "batch when decode is compute-bound; high TTFT when TTFT misses and prefill is compute-bound. The "
-                    "same rows as lib/perfmodel's advice, at the same target and at a tight one.")
+     .description =
+         "Against the interactive target (TTFT 450 ms, TPOT 40 ms): out of memory when the budget does not fit; "
+         "high TPOT when TPOT misses its target, decode is memory-bound and more sequences fit; slower with "
+         "context when TPOT misses, decode is memory-bound and the KV cache is over 30 % of its bytes; flat in "
+         "batch when decode is compute-bound; high TTFT when TTFT misses and prefill is compute-bound. The "
+         "same rows as lib/perfmodel's advice, at the same target and at a tight one.")
 {
+    enum { OOM = 1u << SYMPTOM_OUT_OF_MEMORY, TPOT = 1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH,
+           KV = 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS, FLAT = 1u << SYMPTOM_THROUGHPUT_FLAT_IN_BATCH,
+           TTFT = 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS };
+    perfmodel_dtype f16 = DTYPE_FP16;
     struct { const char *model, *gpu, *what; perfmodel_workload w; unsigned want; } cases[] = {
-        {"Llama-2-70B", "h100-sxm", "70B FP16 on one H100", {DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, 1u << SYMPTOM_OUT_OF_MEMORY},
-        {"Llama-2-13B", "a100-80gb", "13B FP16, batch 1, short prompt: 12.7 ms meets 40", {DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, 0},
-        {"Llama-2-7B", "h100-sxm", "7B, 1 x 4000-token prompt: TTFT 57 ms meets 450", {DTYPE_FP16, DTYPE_FP16, 1, 4000, 96}, 0},
-        {"Llama-2-7B", "h100-sxm", "7B, batch 600 of short sequences", {DTYPE_FP16, DTYPE_FP16, 600, 16, 16},
-         1u << SYMPTOM_THROUGHPUT_FLAT_IN_BATCH},
-        {"Llama-2-7B", "a100-80gb", "7B, 40 x 4096 tokens: TPOT 48 ms", {DTYPE_FP16, DTYPE_FP16, 40, 4000, 96},
-         1u << SYMPTOM_OUT_OF_MEMORY | 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS | 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS},
-        {"Llama-2-7B", "h100-sxm", "7B, 16 x 4000-token prompts, TTFT 0.9 s", {DTYPE_FP16, DTYPE_FP16, 16, 4000, 96},
-         1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS},
-        {"Llama-2-70B", "h200", "70B FP16 on an H200: 138.0 GB of 136.3 usable", {DTYPE_FP16, DTYPE_FP16, 1, 128, 128},
-         1u << SYMPTOM_OUT_OF_MEMORY},
-        {"Llama-2-7B", "l4", "7B on an L4, batch 1: TPOT 44.4 ms misses 40", {DTYPE_FP16, DTYPE_FP16, 1, 128, 128},
-         1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH},
-        {"Llama-2-7B", "l4", "7B on an L4, 4 x 3096 tokens: TPOT 65 ms", {DTYPE_FP16, DTYPE_FP16, 4, 3000, 96},
-         1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH | 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS | 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS},
-        {"Llama-2-7B", "a100-40gb", "7B, 8 x 4096 on an A100 40GB: TPOT 19 ms meets 40", {DTYPE_FP16, DTYPE_FP16, 8, 4000, 96},
-         1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS},
+        {"Llama-2-70B", "h100-sxm", "70B FP16 on one H100", {f16, f16, 1, 128, 128}, OOM},
+        {"Llama-2-13B", "a100-80gb", "13B, batch 1, short prompt: 12.7 ms meets 40", {f16, f16, 1, 128, 128}, 0},
+        {"Llama-2-7B", "h100-sxm", "7B, 1 x 4000-token prompt: TTFT 57 ms meets 450", {f16, f16, 1, 4000, 96}, 0},
+        {"Llama-2-7B", "h100-sxm", "7B, batch 600 of short sequences", {f16, f16, 600, 16, 16}, FLAT},
+        {"Llama-2-7B", "a100-80gb", "7B, 40 x 4096 tokens: TPOT 48 ms", {f16, f16, 40, 4000, 96}, OOM | KV | TTFT},
+        {"Llama-2-7B", "h100-sxm", "7B, 16 x 4000-token prompts, TTFT 0.9 s", {f16, f16, 16, 4000, 96}, TTFT},
+        {"Llama-2-70B", "h200", "70B FP16 on an H200: 138.0 GB of 136.3 usable", {f16, f16, 1, 128, 128}, OOM},
+        {"Llama-2-7B", "l4", "7B on an L4, batch 1: TPOT 44.4 ms misses 40", {f16, f16, 1, 128, 128}, TPOT},
+        {"Llama-2-7B", "l4", "7B on an L4, 4 x 3096 tokens: TPOT 65 ms", {f16, f16, 4, 3000, 96}, TPOT | KV | TTFT},
+        {"Llama-2-7B", "a100-40gb", "7B, 8 x 4096, A100 40GB: TPOT 19 ms meets 40", {f16, f16, 8, 4000, 96}, TTFT},
     };
     const perfmodel_targets tight = {1e-3, 1e-3};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -534,8 +533,8 @@ static plan hand_plan(int64_t max_batch, double context, double step_bytes)
 }
 
 /* one row of predicted_symptoms for a hand-made plan and target, shown or not */
-static void expect_row_shown(const char *what, const plan *p, const perfmodel_workload *w, const perfmodel_targets *t, symptom s,
-                             int want, const char *rule)
+static void expect_row_shown(const char *what, const plan *p, const perfmodel_workload *w, const perfmodel_targets *t,
+                             symptom s, int want, const char *rule)
 {
     int shown = (predicted_symptoms(p, w, t) >> s & 1u) != 0;
     cr_assert(shown == want, "%s: your prediction %s [%s], want it %s: %s", what, shown ? "shows" : "does not show",
@@ -543,15 +542,18 @@ static void expect_row_shown(const char *what, const plan *p, const perfmodel_wo
 }
 
 Test(checklist, predicted_symptoms_at_their_edges, .timeout = 5,
-     .description = "The rows' conditions are strict: high TPOT only when MORE sequences fit than run (max_batch 4 at "
-                    "batch 4 is full: no), slower with context only when the KV cache is MORE than 30 % of a step's bytes "
-                    "(3 bytes of 10: no; 3 of 9: yes), and a latency row only when the plan takes LONGER than its target "
-                    "(1 s against a 1 s target: met).")
+     .description =
+         "The rows' conditions are strict: high TPOT only when MORE sequences fit than run (max_batch 4 at "
+         "batch 4 is full: no), slower with context only when the KV cache is MORE than 30 % of a step's bytes "
+         "(3 bytes of 10: no; 3 of 9: yes), and a latency row only when the plan takes LONGER than its target "
+         "(1 s against a 1 s target: met).")
 {
-    const char *more_fit = "high TPOT at a small batch when TPOT misses its target, decode is memory-bound and max_batch > "
-                           "batch (more would fit)";
-    const char *over_30 = "slower as the context grows when TPOT misses its target, decode is memory-bound and the KV read, "
-                          "batch x (context + 1) x kv_bytes_per_token, is more than 0.3 x the step's bytes";
+    const char *more_fit =
+        "high TPOT at a small batch when TPOT misses its target, decode is memory-bound and max_batch > "
+        "batch (more would fit)";
+    const char *over_30 =
+        "slower as the context grows when TPOT misses its target, decode is memory-bound and the KV read, "
+        "batch x (context + 1) x kv_bytes_per_token, is more than 0.3 x the step's bytes";
     const char *missed = "a latency row shows only when the plan's time is more than its target: equal meets it";
     perfmodel_workload four = {DTYPE_FP16, DTYPE_FP16, 4, 2, 1}, one = {DTYPE_FP16, DTYPE_FP16, 1, 2, 1};
     const perfmodel_targets under = {0.5, 0.5}, exact = {1, 1}, ttft_only = {0.5, 1}, tpot_only = {1, 0.5};
@@ -569,18 +571,19 @@ Test(checklist, predicted_symptoms_at_their_edges, .timeout = 5,
     expect_row_shown("batch 1 at context 2, 1 KV byte a token: a KV read of 3 bytes in a step of 10 (exactly 30 %)", &p,
                      &one, &under, SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 0, over_30);
     p = hand_plan(1, 2, 9);
-    expect_row_shown("batch 1 at context 2, 1 KV byte a token: a KV read of 3 bytes in a step of 9 (33 %)", &p, &one, &under,
-                     SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 1, over_30);
-    expect_row_shown("a KV read of 3 bytes in 9, TPOT 1 s at a 1 s target", &p, &one, &exact, SYMPTOM_SLOWER_AS_CONTEXT_GROWS,
-                     0, missed);
+    expect_row_shown("batch 1 at context 2, 1 KV byte a token: a KV read of 3 bytes in a step of 9 (33 %)", &p, &one,
+                     &under, SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 1, over_30);
+    expect_row_shown("a KV read of 3 bytes in 9, TPOT 1 s at a 1 s target", &p, &one, &exact,
+                     SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 0, missed);
     expect_row_shown("a KV read of 3 bytes in 9, only TTFT over its target", &p, &one, &ttft_only,
                      SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 0, "the TPOT rows follow the TPOT target, not the TTFT one");
     /* a compute-bound prefill: the TTFT row follows the TTFT target */
     p.ttft.memory_bound = 0, p.ttft.compute_seconds = 1, p.ttft.memory_seconds = 0.5;
-    expect_row_shown("a compute-bound prefill of 1 s, a 1 s TTFT target", &p, &one, &exact, SYMPTOM_HIGH_TTFT_LONG_PROMPTS, 0,
-                     missed);
+    expect_row_shown("a compute-bound prefill of 1 s, a 1 s TTFT target", &p, &one, &exact,
+                     SYMPTOM_HIGH_TTFT_LONG_PROMPTS, 0, missed);
     expect_row_shown("a compute-bound prefill of 1 s, a 0.5 s TTFT target", &p, &one, &ttft_only,
-                     SYMPTOM_HIGH_TTFT_LONG_PROMPTS, 1, "high TTFT when TTFT misses its target and prefill is compute-bound");
+                     SYMPTOM_HIGH_TTFT_LONG_PROMPTS, 1,
+                     "high TTFT when TTFT misses its target and prefill is compute-bound");
     expect_row_shown("a compute-bound prefill of 1 s, only TPOT over its target", &p, &one, &tpot_only,
                      SYMPTOM_HIGH_TTFT_LONG_PROMPTS, 0, "the TTFT row follows the TTFT target, not the TPOT one");
     p.ttft.memory_bound = 1;
@@ -588,15 +591,17 @@ Test(checklist, predicted_symptoms_at_their_edges, .timeout = 5,
                      SYMPTOM_HIGH_TTFT_LONG_PROMPTS, 0, "high TTFT's cause is a compute-bound prefill");
     /* throughput flat in the batch has no latency target */
     p.tpot.memory_bound = 0;
-    expect_row_shown("a compute-bound decode step that meets its target", &p, &one, &exact, SYMPTOM_THROUGHPUT_FLAT_IN_BATCH, 1,
-                     "throughput flat in the batch whenever decode is compute-bound: it is about throughput, not latency");
+    expect_row_shown(
+        "a compute-bound decode step that meets its target", &p, &one, &exact, SYMPTOM_THROUGHPUT_FLAT_IN_BATCH, 1,
+        "throughput flat in the batch whenever decode is compute-bound: it is about throughput, not latency");
 }
 
 /* ---------------------------------------------------------------------------------
  * 6. The batch a TPOT target allows */
 
 /* the largest batch whose lib/perfmodel TPOT meets the target and whose budget, activations left out, fits */
-static int64_t largest_by_search(const perfmodel_shape *m, const perfmodel_hardware *h, perfmodel_workload w, double target)
+static int64_t largest_by_search(const perfmodel_shape *m, const perfmodel_hardware *h, perfmodel_workload w,
+                                 double target)
 {
     int64_t best = 0;
     for (w.batch = 1; w.batch < 100000; w.batch++) {
@@ -608,10 +613,11 @@ static int64_t largest_by_search(const perfmodel_shape *m, const perfmodel_hardw
 }
 
 Test(target, largest_batch_within_tpot_by_hand, .timeout = 5,
-     .description = "The hand shape on a made-up GPU, 3 + 2 tokens: a step of B sequences is 4320 + 352 B bytes and 2336 B "
-                    "FLOPs; at 333.3 GB/s and 77.77 TFLOP/s a target of (4320 + 352 x 7) / 333.3e9 s allows exactly 7, "
-                    "a hair less 6; the compute line limits it once FLOPs dominate, the memory capacity once the card is "
-                    "small, and 0 when one sequence misses.")
+     .description =
+         "The hand shape on a made-up GPU, 3 + 2 tokens: a step of B sequences is 4320 + 352 B bytes and 2336 B "
+         "FLOPs; at 333.3 GB/s and 77.77 TFLOP/s a target of (4320 + 352 x 7) / 333.3e9 s allows exactly 7, "
+         "a hair less 6; the compute line limits it once FLOPs dominate, the memory capacity once the card is "
+         "small, and 0 when one sequence misses.")
 {
     perfmodel_shape m = hand_shape(0);
     perfmodel_hardware h = made_up_gpu();
@@ -620,61 +626,76 @@ Test(target, largest_batch_within_tpot_by_hand, .timeout = 5,
     w.batch = 2;
     phase_cost c2 = decode_step_cost(&m, &w);
     double each = c2.bytes - c1.bytes, shared = c1.bytes - each, flops = c2.flops - c1.flops;
-    cr_assert(each == 352 && shared == 4320 && flops == 2336, "decode_step_cost(hand, batch 1 and 2) gives a step of %g + %g B bytes and %g B FLOPs, want 4320 + 352 B and 2336 B (phases/decode_by_hand first)", shared, each,
-              flops);
+    cr_assert(each == 352 && shared == 4320 && flops == 2336,
+              "decode_step_cost(hand, batch 1 and 2) gives a step of %g + %g B bytes and %g B FLOPs, want 4320 + 352 B "
+              "and 2336 B (phases/decode_by_hand first)",
+              shared, each, flops);
     double at_7 = (shared + 7 * each) / h.bandwidth;
     int64_t got = largest_batch_within_tpot(&m, &h, &w, at_7 * (1 + 1e-9));
-    cr_assert(got == 7, "a TPOT target just above batch 7's memory time: %lld, want 7 (the memory line, (T x bandwidth - "
-              "shared) / each, rounded down)", (long long)got);
+    cr_assert(got == 7,
+              "a TPOT target just above batch 7's memory time: %lld, want 7 (the memory line, (T x bandwidth - "
+              "shared) / each, rounded down)",
+              (long long)got);
     got = largest_batch_within_tpot(&m, &h, &w, at_7 * (1 - 1e-9));
     cr_assert(got == 6, "a TPOT target just below batch 7's memory time: %lld, want 6", (long long)got);
     got = largest_batch_within_tpot(&m, &h, &w, shared / h.bandwidth);
-    cr_assert(got == 0, "a target that only the shared bytes meet: %lld, want 0 (no sequence meets it)", (long long)got);
+    cr_assert(got == 0, "a target that only the shared bytes meet: %lld, want 0 (no sequence meets it)",
+              (long long)got);
     /* a GPU whose compute is slow: the compute line binds first */
     perfmodel_hardware slow = h;
     slow.fp32_flops = 1e9;
     double compute_at_5 = 5 * flops / slow.fp32_flops;
     got = largest_batch_within_tpot(&m, &slow, &w, compute_at_5 * (1 + 1e-9));
-    cr_assert(got == 5, "slow compute (1 GFLOP/s), a target just above 5 x 2336 FLOPs: %lld, want 5 (the compute line, T x "
-              "peak / FLOPs each)", (long long)got);
+    cr_assert(got == 5,
+              "slow compute (1 GFLOP/s), a target just above 5 x 2336 FLOPs: %lld, want 5 (the compute line, T x "
+              "peak / FLOPs each)",
+              (long long)got);
     got = largest_batch_within_tpot(&m, &slow, &w, compute_at_5 * (1 - 1e-9));
     cr_assert(got == 4, "slow compute, a target just below 5 sequences' FLOPs: %lld, want 4", (long long)got);
     /* a small card: room for exactly 3 sequences beside the weights */
     perfmodel_hardware small = h;
     small.memory_bytes = (4640 + 3 * 5 * 64.0) / PERFMODEL_MEMORY_UTILIZATION;
     got = largest_batch_within_tpot(&m, &small, &w, 1.0);
-    cr_assert(got == 3, "a card with room for 3 sequences and a loose target: %lld, want 3 (the budget, max_batch)", (long long)got);
+    cr_assert(got == 3, "a card with room for 3 sequences and a loose target: %lld, want 3 (the budget, max_batch)",
+              (long long)got);
     small.memory_bytes = 4000 / PERFMODEL_MEMORY_UTILIZATION;
     got = largest_batch_within_tpot(&m, &small, &w, 1.0);
     cr_assert(got == 0, "a card too small for the weights: %lld, want 0", (long long)got);
 }
 
 Test(target, largest_batch_within_tpot_beside_lib_perfmodel, .timeout = 20,
-     .description = "Llama-2-13B on an A100 80GB, Llama-2-7B and Llama-3-8B on an H100, short and long contexts, targets 5 to 60 ms: "
+     .description = "Llama-2-13B on an A100 80GB, Llama-2-7B and Llama-3-8B on an H100, short and long contexts, "
+                    "targets 5 to 60 ms: "
                     "the largest batch whose lib/perfmodel TPOT meets the target and whose budget fits (weights and KV "
                     "cache), found by trying every batch, is yours.")
 {
-    struct { const char *model, *gpu; int prompt, gen; double target_s; } cases[] = {
+    struct {
+        const char *model, *gpu;
+        int prompt, gen;
+        double target_s;
+    } cases[] = {
         {"Llama-2-13B", "a100-80gb", 128, 128, 0.0133}, {"Llama-2-13B", "a100-80gb", 128, 128, 0.040},
-        {"Llama-2-7B", "h100-sxm", 16, 16, 0.005}, {"Llama-2-7B", "h100-sxm", 16, 16, 0.060},
-        {"Llama-2-7B", "h100-sxm", 1024, 128, 0.010}, {"Llama-2-7B", "a100-80gb", 3000, 96, 0.040},
-        {"Llama-3-8B", "h100-sxm", 16, 16, 0.060},   /* GQA's small cache: the compute line binds first */
+        {"Llama-2-7B", "h100-sxm", 16, 16, 0.005},      {"Llama-2-7B", "h100-sxm", 16, 16, 0.060},
+        {"Llama-2-7B", "h100-sxm", 1024, 128, 0.010},   {"Llama-2-7B", "a100-80gb", 3000, 96, 0.040},
+        {"Llama-3-8B", "h100-sxm", 16, 16, 0.060}, /* GQA's small cache: the compute line binds first */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         perfmodel_shape m = model(cases[i].model);
         perfmodel_hardware h = gpu(cases[i].gpu);
         perfmodel_workload w = {DTYPE_FP16, DTYPE_FP16, 1, cases[i].prompt, cases[i].gen};
-        int64_t want = largest_by_search(&m, &h, w, cases[i].target_s), got = largest_batch_within_tpot(&m, &h, &w, cases[i].target_s);
-        cr_assert(got == want, "%s on %s, %d + %d tokens, TPOT within %.1f ms: %lld, want %lld (%s)", cases[i].model, h.name,
-                  cases[i].prompt, cases[i].gen, cases[i].target_s * 1e3, (long long)got, (long long)want,
+        int64_t want = largest_by_search(&m, &h, w, cases[i].target_s),
+                got = largest_batch_within_tpot(&m, &h, &w, cases[i].target_s);
+        cr_assert(got == want, "%s on %s, %d + %d tokens, TPOT within %.1f ms: %lld, want %lld (%s)", cases[i].model,
+                  h.name, cases[i].prompt, cases[i].gen, cases[i].target_s * 1e3, (long long)got, (long long)want,
                   got > want ? "too many: check both lines of the roofline and the memory budget"
                              : "too few: round down only once, at the end, and only the limits that bind");
     }
 }
 
 Test(target, largest_batch_within_tpot_in_closed_form, .timeout = 5,
-     .description = "The hand shape on a 10 PB card with a 10 s target allows some 9.5 billion sequences: the closed form "
-                    "answers at once, where trying batch after batch runs out of time.")
+     .description =
+         "The hand shape on a 10 PB card with a 10 s target allows some 9.5 billion sequences: the closed form "
+         "answers at once, where trying batch after batch runs out of time.")
 {
     perfmodel_shape m = hand_shape(0);
     perfmodel_hardware h = made_up_gpu();

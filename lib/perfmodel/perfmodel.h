@@ -159,9 +159,9 @@ typedef struct {
     double tpot_s;   /* every later token within this */
 } perfmodel_targets;
 
-/* The book's default target, a common interactive one: MLPerf Inference's llama2-70b-interactive
- * server scenario (MLCommons, v5.0, 2025) bounds the 99th percentiles at 450 ms TTFT and 40 ms
- * TPOT (25 tokens/s, faster than people read). Its plain server scenario allows 2 s and 200 ms. */
+/* The book's default target, a common interactive one: the 99th-percentile bounds of MLPerf
+ * Inference's llama2-70b-interactive server scenario (MLCommons, v5.0), a stream faster than
+ * people read. Its plain server scenario is looser. */
 #define PERFMODEL_INTERACTIVE_TTFT_S 0.450
 #define PERFMODEL_INTERACTIVE_TPOT_S 0.040
 

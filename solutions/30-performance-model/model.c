@@ -138,8 +138,10 @@ unsigned predicted_symptoms(const plan *p, const perfmodel_workload *w, const pe
     double kv_read = w->batch * (p->decode_context + 1.0) * p->memory.kv_bytes_per_token;
     int tpot_missed = p->tpot.seconds > targets->tpot_s, ttft_missed = p->ttft.seconds > targets->ttft_s;
     if (!p->memory.fits) shown |= 1u << SYMPTOM_OUT_OF_MEMORY;
-    if (tpot_missed && p->tpot.memory_bound && p->memory.max_batch > w->batch) shown |= 1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH;
-    if (tpot_missed && p->tpot.memory_bound && kv_read > 0.3 * p->decode.bytes) shown |= 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS;
+    if (tpot_missed && p->tpot.memory_bound && p->memory.max_batch > w->batch)
+        shown |= 1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH;
+    if (tpot_missed && p->tpot.memory_bound && kv_read > 0.3 * p->decode.bytes)
+        shown |= 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS;
     if (!p->tpot.memory_bound) shown |= 1u << SYMPTOM_THROUGHPUT_FLAT_IN_BATCH;
     if (ttft_missed && !p->ttft.memory_bound) shown |= 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS;
     return shown;

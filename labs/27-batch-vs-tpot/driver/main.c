@@ -114,30 +114,37 @@ static void long_context(lab_results *out, const perfmodel_shape *m)
     machine hw = machine_of(m, &h, DTYPE_FP16);
     double context = estimate_of(m, &h, 1, LONG_PROMPT, LONG_GEN).decode_context;
     double knee = knee_batch(&d, &hw, context);
-    printf("2. The same on the H100 SXM with a %d-token prompt and %d generated (%.0f positions attended): your knee_batch\n"
-           "   says %g; TPOT at batch 1, 64 and 256: %.2f, %.2f, %.2f ms (perfmodel: %.2f, %.2f, %.2f ms). Each\n"
-           "   sequence's cache (%.0f MB) outweighs its FLOPs' worth of bytes at the ridge (%.0f MB): memory-bound at any batch.\n",
+    printf("2. The same on the H100 SXM with a %d-token prompt and %d generated (%.0f positions attended): "
+           "your knee_batch\n   says %g; TPOT at batch 1, 64 and 256: %.2f, %.2f, %.2f ms (perfmodel: %.2f, %.2f, "
+           "%.2f ms). Each\n   sequence's cache (%.0f MB) outweighs its FLOPs' worth of bytes at the ridge (%.0f MB): "
+           "memory-bound at any batch.\n",
            LONG_PROMPT, LONG_GEN, context, knee, 1e3 * predicted_tpot(&d, &hw, 1, context),
            1e3 * predicted_tpot(&d, &hw, 64, context), 1e3 * predicted_tpot(&d, &hw, 256, context),
-           1e3 * estimate_of(m, &h, 1, LONG_PROMPT, LONG_GEN).tpot_s, 1e3 * estimate_of(m, &h, 64, LONG_PROMPT, LONG_GEN).tpot_s,
+           1e3 * estimate_of(m, &h, 1, LONG_PROMPT, LONG_GEN).tpot_s,
+           1e3 * estimate_of(m, &h, 64, LONG_PROMPT, LONG_GEN).tpot_s,
            1e3 * estimate_of(m, &h, 256, LONG_PROMPT, LONG_GEN).tpot_s, (context + 1) * d.kv_bytes_per_position / 1e6,
-           (d.flops_per_token + d.attention_flops_per_position * context) / (hw.peak_flop_per_s / hw.bandwidth_byte_per_s) / 1e6);
+           (d.flops_per_token + d.attention_flops_per_position * context) /
+               (hw.peak_flop_per_s / hw.bandwidth_byte_per_s) / 1e6);
     /* the batches whose caches fit one H100 (the book's budget), and the rest, joined at the last that fits */
     int64_t fit = estimate_of(m, &h, 1, LONG_PROMPT, LONG_GEN).max_batch;
     printf("   At this context at most %lld sequences fit one H100 (weights + caches within %.0f %% of its memory).\n",
            (long long)fit, 100 * PERFMODEL_MEMORY_UTILIZATION);
-    for (int part = 0; part < 3; part++)   /* each series' rows together, so that the plot joins them */
+    for (int part = 0; part < 3; part++) /* each series' rows together, so that the plot joins them */
         for (int batch = 1; batch <= 1024; batch *= 2) {
-            double tpot = predicted_tpot(&d, &hw, batch, context), compute = step_flops(&d, batch, context) / hw.peak_flop_per_s;
+            double tpot = predicted_tpot(&d, &hw, batch, context),
+                   compute = step_flops(&d, batch, context) / hw.peak_flop_per_s;
             if (part == 0 && batch <= fit)
                 lab_results_row_or_exit(out, "h100-sxm-long,%d,%.6g,%.6g,%.6g", batch, 1e3 * tpot, batch / tpot, knee);
             if (part == 1 && 2 * batch > fit)
-                lab_results_row_or_exit(out, "h100-sxm-long-unfit,%d,%.6g,%.6g,%.6g", batch, 1e3 * tpot, batch / tpot, knee);
+                lab_results_row_or_exit(out, "h100-sxm-long-unfit,%d,%.6g,%.6g,%.6g", batch, 1e3 * tpot, batch / tpot,
+                                        knee);
             if (part == 2)
-                lab_results_row_or_exit(out, "h100-sxm-long-compute,%d,%.6g,%.6g,%.6g", batch, 1e3 * compute, batch / compute, knee);
+                lab_results_row_or_exit(out, "h100-sxm-long-compute,%d,%.6g,%.6g,%.6g", batch, 1e3 * compute,
+                                        batch / compute, knee);
         }
     double tpot_most = predicted_tpot(&d, &hw, (int)fit, context);
-    lab_results_row_or_exit(out, "h100-sxm-long-most,%lld,%.6g,%.6g,%.6g", (long long)fit, 1e3 * tpot_most, fit / tpot_most, knee);
+    lab_results_row_or_exit(out, "h100-sxm-long-most,%lld,%.6g,%.6g,%.6g", (long long)fit, 1e3 * tpot_most,
+                            fit / tpot_most, knee);
     /* which regime: the knee bends TPOT first while epsilon < 1/2, the caches double it first above */
     printf("   Which regime a deployment is in (predicted, FP16): below the first context the compute knee bends TPOT\n"
            "   before the caches double it (epsilon < 1/2); past the second there is no knee (epsilon >= 1).\n");

@@ -91,8 +91,8 @@ static void article_case(const char *title, const char *model, const char *gpu, 
                "share of the peak used in decode", 100 * p.tpot.compute_seconds / p.tpot.seconds);
     print_symptoms(&p, &w);
     int64_t most = largest_batch_within_tpot(&m, &h, &w, PERFMODEL_INTERACTIVE_TPOT_S);
-    printf("   %-40s %14lld                (TPOT within %.0f ms, and the budget fits)\n", "largest batch within the target",
-           (long long)most, PERFMODEL_INTERACTIVE_TPOT_S * 1e3);
+    printf("   %-40s %14lld                (TPOT within %.0f ms, and the budget fits)\n",
+           "largest batch within the target", (long long)most, PERFMODEL_INTERACTIVE_TPOT_S * 1e3);
 }
 
 static void print_article(void)

@@ -85,8 +85,8 @@ static double parse_within(const char *option, const char *text, double smallest
 
 /* the options that take a value; an option not here and not a flag is unknown */
 static const char *const valued_options[] = {
-    "--model", "--checkpoint", "--shape", "--hardware", "--gpu", "--weights", "--kv", "--batch", "--prompt", "--gen",
-    "--bandwidth", "--peak-tflops", "--ttft-ms", "--tpot-ms",
+    "--model", "--checkpoint", "--shape", "--hardware",  "--gpu",         "--weights", "--kv",
+    "--batch", "--prompt",     "--gen",   "--bandwidth", "--peak-tflops", "--ttft-ms", "--tpot-ms",
 };
 
 static int takes_value(const char *option)
@@ -98,7 +98,10 @@ static int takes_value(const char *option)
 
 static Options parse_options(int argc, char **argv)
 {
-    Options o = {.hardware = "h100-sxm", .batch = 1, .prompt = 128, .gen = 128,
+    Options o = {.hardware = "h100-sxm",
+                 .batch = 1,
+                 .prompt = 128,
+                 .gen = 128,
                  .targets = {PERFMODEL_INTERACTIVE_TTFT_S, PERFMODEL_INTERACTIVE_TPOT_S}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -124,9 +127,13 @@ static Options parse_options(int argc, char **argv)
             o.bandwidth_gb_per_s = parse_within(a, value, 0.1, 1e5, "GB/s: from a slow embedded core to over 10x the "
                                                 "fastest GPU memory of today, about 8000 GB/s"), i++;
         else if (!strcmp(a, "--ttft-ms"))
-            o.targets.ttft_s = 1e-3 * parse_within(a, value, 1e-3, 1e6, "milliseconds: a microsecond to a quarter of an hour"), i++;
+            o.targets.ttft_s =
+                1e-3 * parse_within(a, value, 1e-3, 1e6, "milliseconds: a microsecond to a quarter of an hour"),
+            i++;
         else if (!strcmp(a, "--tpot-ms"))
-            o.targets.tpot_s = 1e-3 * parse_within(a, value, 1e-3, 1e6, "milliseconds: a microsecond to a quarter of an hour"), i++;
+            o.targets.tpot_s =
+                1e-3 * parse_within(a, value, 1e-3, 1e6, "milliseconds: a microsecond to a quarter of an hour"),
+            i++;
         else
             o.peak_tflops = parse_within(a, value, 1e-4, 1e5, "TFLOP/s: from 0.1 GFLOP/s, a slow embedded core, to "
                                          "20x the dense FP8 peak of today's largest GPU, about 4500"), i++;
@@ -182,6 +189,7 @@ int main(int argc, char **argv)
             hardware.dequantizing_flops = o.peak_tflops * 1e12;
     perfmodel_estimate(&model, &hardware, &workload, &e);
     if (o.json) perfmodel_print_estimate_json(stdout, &e);
-    else perfmodel_print_estimate_text(stdout, &model, &hardware, &workload, &e, &o.targets);
+    else
+        perfmodel_print_estimate_text(stdout, &model, &hardware, &workload, &e, &o.targets);
     return 0;
 }
