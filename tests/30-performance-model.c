@@ -589,6 +589,11 @@ Test(checklist, predicted_symptoms_at_their_edges, .timeout = 5,
     p.ttft.memory_bound = 1;
     expect_row_shown("a memory-bound prefill of 1 s, a 0.5 s TTFT target", &p, &one, &ttft_only,
                      SYMPTOM_HIGH_TTFT_LONG_PROMPTS, 0, "high TTFT's cause is a compute-bound prefill");
+    /* the KV share counted in double: 2^24 + 1 bytes read against 0.3 x 55 924 055 = 16 777 216.5 */
+    perfmodel_workload single = {DTYPE_FP16, DTYPE_FP16, 1, 2, 1};
+    plan big = hand_plan(1, 16777216.0, 55924055.0);
+    expect_row_shown("a KV read of 2^24 + 1 bytes in a step of 55 924 055 (a float holds 2^24)", &big, &single, &under,
+                     SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 1, "count the KV read in double: a float rounds 2^24 + 1 down");
     /* throughput flat in the batch has no latency target */
     p.tpot.memory_bound = 0;
     expect_row_shown(
@@ -638,6 +643,10 @@ Test(target, largest_batch_within_tpot_by_hand, .timeout = 5,
               (long long)got);
     got = largest_batch_within_tpot(&m, &h, &w, at_7 * (1 - 1e-9));
     cr_assert(got == 6, "a TPOT target just below batch 7's memory time: %lld, want 6", (long long)got);
+    double at_1 = (shared + each) / h.bandwidth;
+    got = largest_batch_within_tpot(&m, &h, &w, at_1 * (1 + 1e-9));
+    cr_assert(got == 1, "a TPOT target just above one sequence's memory time: %lld, want 1 (one sequence meets it)",
+              (long long)got);
     got = largest_batch_within_tpot(&m, &h, &w, shared / h.bandwidth);
     cr_assert(got == 0, "a target that only the shared bytes meet: %lld, want 0 (no sequence meets it)",
               (long long)got);
@@ -705,6 +714,30 @@ Test(target, largest_batch_within_tpot_in_closed_form, .timeout = 5,
     int64_t want = (int64_t)floor((10.0 * h.bandwidth - 4320) / 352);
     want = (int64_t)fmin((double)want, floor(10.0 * h.fp32_flops / 2336));
     cr_assert(got == want, "10 s on the hand shape: %lld sequences, want %lld", (long long)got, (long long)want);
+    /* the compute line binds (a memory of 1e18 byte/s), then the budget (a target of a million seconds):
+     * answers past a float's 24 bits, counted in double */
+    h.bandwidth = 1e18;
+    got = largest_batch_within_tpot(&m, &h, &w, 10.0);
+    want = (int64_t)floor(10.0 * h.fp32_flops / 2336);
+    cr_assert(got == want, "10 s, the compute line binding: %lld sequences, want %lld (T x peak / FLOPs each, in double)",
+              (long long)got, (long long)want);
+    got = largest_batch_within_tpot(&m, &h, &w, 1e6);
+    want = (int64_t)floor((1e16 * PERFMODEL_MEMORY_UTILIZATION - 4640) / 320);
+    cr_assert(got == want, "a million seconds, the memory budget binding: %lld sequences, want %lld (max_batch, in double)",
+              (long long)got, (long long)want);
+    /* the awkward shape: shared and per-sequence bytes that a float cannot hold */
+    perfmodel_shape awkward = awkward_shape();
+    perfmodel_hardware card = made_up_gpu();
+    card.memory_bytes = 1e16;
+    perfmodel_workload aw = {DTYPE_FP16, DTYPE_FP16, 1, 1000, 501};
+    perfmodel_prediction one = book(&awkward, &card, aw);
+    aw.batch = 2;
+    perfmodel_prediction two = book(&awkward, &card, aw);
+    double each = two.decode_step_bytes - one.decode_step_bytes, shared = one.decode_step_bytes - each;
+    got = largest_batch_within_tpot(&awkward, &card, &aw, 1.0);
+    want = (int64_t)floor((card.bandwidth - shared) / each);
+    cr_assert(got == want, "the awkward shape, 1 s: %lld sequences, want %lld (its bytes need more than a float's 24 bits)",
+              (long long)got, (long long)want);
 }
 
 /* ---------------------------------------------------------------------------------
