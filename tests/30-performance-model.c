@@ -738,6 +738,14 @@ Test(target, largest_batch_within_tpot_in_closed_form, .timeout = 5,
     want = (int64_t)floor((card.bandwidth - shared) / each);
     cr_assert(got == want, "the awkward shape, 1 s: %lld sequences, want %lld (its bytes need more than a float's 24 bits)",
               (long long)got, (long long)want);
+    /* a byte either side of exactly 1000 sequences' bytes: the shared bytes (1.9e8) counted in double */
+    double exact = shared + 1000 * each;
+    got = largest_batch_within_tpot(&awkward, &card, &aw, (exact + 1) / card.bandwidth);
+    cr_assert(got == 1000, "the awkward shape, a target a byte above 1000 sequences' step: %lld, want 1000 (in double)",
+              (long long)got);
+    got = largest_batch_within_tpot(&awkward, &card, &aw, (exact - 1) / card.bandwidth);
+    cr_assert(got == 999, "the awkward shape, a target a byte below 1000 sequences' step: %lld, want 999 (in double)",
+              (long long)got);
 }
 
 /* ---------------------------------------------------------------------------------
