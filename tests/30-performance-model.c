@@ -297,8 +297,11 @@ Test(phases, counted_in_double_on_an_awkward_shape, .timeout = 10,
     perfmodel_hardware h = made_up_gpu();
     cr_assert(perfmodel_shape_parameters(&m) == 125064940, "the test's own shape: %lld parameters",
               (long long)perfmodel_shape_parameters(&m));
-    perfmodel_workload cases[] = {{DTYPE_FP32, DTYPE_FP32, 1, 3, 2}, {DTYPE_FP16, DTYPE_FP16, 3, 100, 21}, {DTYPE_BF16, DTYPE_FP8, 7, 60, 9}};
-    for (int k = 0; k < 3; k++) {
+    /* the last: 4097 x 4097 = 16 785 409 prompt rows, odd and past 2^24, which a float rounds (more rows than
+     * the table has: lib/perfmodel reads each of its rows at most once, lab.h one per row, so compare the FLOPs) */
+    perfmodel_workload cases[] = {{DTYPE_FP32, DTYPE_FP32, 1, 3, 2}, {DTYPE_FP16, DTYPE_FP16, 3, 100, 21},
+                                  {DTYPE_BF16, DTYPE_FP8, 7, 60, 9}, {DTYPE_FP16, DTYPE_FP16, 4097, 4097, 1}};
+    for (int k = 0; k < 4; k++) {
         perfmodel_workload w = cases[k];
         perfmodel_prediction e = book(&m, &h, w);
         char what[160];
@@ -312,6 +315,7 @@ Test(phases, counted_in_double_on_an_awkward_shape, .timeout = 10,
         c = prefill_cost(&m, &w);
         snprintf(what, sizeof what, "awkward shape, batch %d x prompt %d: prefill flops", w.batch, w.prompt);
         expect(what, c.flops, e.prefill_flops, IDEA_PREFILL_FLOPS ", in double");
+        if (w.batch * (double)w.prompt > m.vocab) continue;
         snprintf(what, sizeof what, "awkward shape, batch %d x prompt %d: prefill bytes", w.batch, w.prompt);
         expect(what, c.bytes, e.prefill_bytes, IDEA_PREFILL_BYTES ", in double");
     }
@@ -333,6 +337,10 @@ Test(roofline, bound_is_the_longer_time, .timeout = 5,
     b = roofline_bound((phase_cost){1e9, 7e9}, 1e15, 2e12);   /* compute 1 us, memory 3.5 ms */
     expect("seconds (compute 1 us, memory 3.5 ms)", b.seconds, 3.5e-3, "the longer of the two");
     cr_assert(b.memory_bound == 1, "memory 3.5 ms against compute 1 us: memory_bound must be 1");
+    b = roofline_bound((phase_cost){2e12, 1e9}, 1e15, 5e11);   /* compute 2 ms, memory 2 ms: a tie */
+    expect("seconds (compute 2 ms, memory 2 ms)", b.seconds, 2e-3, "the longer of the two, here both");
+    cr_assert(b.memory_bound == 0, "compute and memory both 2 ms: memory_bound = %d, want 0 (1 only when the memory time "
+              "is the LONGER)", b.memory_bound);
 }
 
 Test(roofline, predict_is_lib_perfmodel_where_they_count_alike, .timeout = 10,
@@ -446,65 +454,82 @@ static const char *symptom_names[] = {"high TTFT on long prompts", "high TPOT at
                                       "jittery utilisation", "out of memory", "throughput flat in the batch",
                                       "TPOT spikes during prefill"};
 
-/* the rows lib/perfmodel's advice (perfmodel_suggest_next_steps) shows for the same workload */
-static unsigned advised_symptoms(const perfmodel_shape *m, const perfmodel_hardware *h, perfmodel_workload w)
+static const perfmodel_targets interactive = {PERFMODEL_INTERACTIVE_TTFT_S, PERFMODEL_INTERACTIVE_TPOT_S};
+
+/* the rows lib/perfmodel's advice (perfmodel_suggest_next_steps) shows for the same workload and
+ * target: its lines that start with a row's name in brackets */
+static unsigned advised_symptoms(const perfmodel_shape *m, const perfmodel_hardware *h, perfmodel_workload w,
+                                 const perfmodel_targets *targets)
 {
     perfmodel_prediction e = book(m, h, w);
     char lines[8][256];
-    int count = perfmodel_suggest_next_steps(m, h, &w, &e, lines, 8);
+    int count = perfmodel_suggest_next_steps(m, h, &w, &e, targets, lines, 8);
     unsigned shown = 0;
-    for (int i = 0; i < count; i++) {
-        if (strstr(lines[i], "exceed the usable memory") || strstr(lines[i], "does not fit beside")) shown |= 1u << SYMPTOM_OUT_OF_MEMORY;
-        if (strstr(lines[i], "so batch more")) shown |= 1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH;
-        if (strstr(lines[i], "of a decode step's bytes")) shown |= 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS;
-        if (strstr(lines[i], "decode is compute-bound")) shown |= 1u << SYMPTOM_THROUGHPUT_FLAT_IN_BATCH;
-        if (strstr(lines[i], "prefill is compute-bound")) shown |= 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS;
-    }
+    for (int i = 0; i < count; i++)
+        for (int s = 0; s < SYMPTOMS; s++) {
+            char tag[64];
+            snprintf(tag, sizeof tag, "[%s]", symptom_names[s]);
+            if (!strncmp(lines[i], tag, strlen(tag))) shown |= 1u << s;
+        }
     return shown;
 }
 
-static void expect_symptoms(const char *what, unsigned got, unsigned want)
+static void expect_symptoms(const char *what, unsigned got, unsigned want, const char *against)
 {
     for (int s = 0; s < SYMPTOMS; s++) {
         unsigned bit = 1u << s;
-        cr_assert((got & bit) == (want & bit), "%s: your prediction %s [%s], lib/perfmodel's advice %s it. (lab.h: when "
-                  "each row shows)", what, got & bit ? "shows" : "does not show", symptom_names[s],
+        cr_assert((got & bit) == (want & bit), "%s: your prediction %s [%s], %s %s it. (lab.h: when each row shows)",
+                  what, got & bit ? "shows" : "does not show", symptom_names[s], against,
                   want & bit ? "shows" : "does not show");
     }
 }
 
 Test(checklist, predicted_symptoms_match_the_advice, .timeout = 10,
-     .description = "Out of memory when the budget does not fit; high TPOT when decode is memory-bound and more sequences "
-                    "fit; slower with context when decode is memory-bound and the KV cache is over 30 % of its bytes; flat in batch when decode "
-                    "is compute-bound; high TTFT when prefill is compute-bound; jittery utilisation never (no timeline).")
+     .description =
+         "Against the interactive target (TTFT 450 ms, TPOT 40 ms): out of memory when the budget does not fit; "
+         "high TPOT when TPOT misses its target, decode is memory-bound and more sequences fit; slower with "
+         "context when TPOT misses, decode is memory-bound and the KV cache is over 30 % of its bytes; flat in "
+         "batch when decode is compute-bound; high TTFT when TTFT misses and prefill is compute-bound. The "
+         "same rows as lib/perfmodel's advice, at the same target and at a tight one.")
 {
+    enum { OOM = 1u << SYMPTOM_OUT_OF_MEMORY, TPOT = 1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH,
+           KV = 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS, FLAT = 1u << SYMPTOM_THROUGHPUT_FLAT_IN_BATCH,
+           TTFT = 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS };
+    perfmodel_dtype f16 = DTYPE_FP16;
     struct { const char *model, *gpu, *what; perfmodel_workload w; unsigned want; } cases[] = {
-        {"Llama-2-70B", "h100-sxm", "70B FP16 on one H100", {DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, 1u << SYMPTOM_OUT_OF_MEMORY},
-        {"Llama-2-13B", "a100-80gb", "13B FP16, batch 1, short prompt", {DTYPE_FP16, DTYPE_FP16, 1, 128, 128},
-         1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH},
-        {"Llama-2-7B", "h100-sxm", "7B, 1 x 16000-token context", {DTYPE_FP16, DTYPE_FP16, 1, 16000, 16},
-         1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH | 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS | 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS},
-        {"Llama-2-7B", "h100-sxm", "7B, batch 600 of short sequences", {DTYPE_FP16, DTYPE_FP16, 600, 16, 16},
-         1u << SYMPTOM_THROUGHPUT_FLAT_IN_BATCH | 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS},
-        {"Llama-2-7B", "a100-80gb", "7B, 40 x 4096 tokens", {DTYPE_FP16, DTYPE_FP16, 40, 4000, 96},
-         1u << SYMPTOM_OUT_OF_MEMORY | 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS | 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS},
+        {"Llama-2-70B", "h100-sxm", "70B FP16 on one H100", {f16, f16, 1, 128, 128}, OOM},
+        {"Llama-2-13B", "a100-80gb", "13B, batch 1, short prompt: 12.7 ms meets 40", {f16, f16, 1, 128, 128}, 0},
+        {"Llama-2-7B", "h100-sxm", "7B, 1 x 4000-token prompt: TTFT 57 ms meets 450", {f16, f16, 1, 4000, 96}, 0},
+        {"Llama-2-7B", "h100-sxm", "7B, batch 600 of short sequences", {f16, f16, 600, 16, 16}, FLAT},
+        {"Llama-2-7B", "a100-80gb", "7B, 40 x 4096 tokens: TPOT 48 ms", {f16, f16, 40, 4000, 96}, OOM | KV | TTFT},
+        {"Llama-2-7B", "h100-sxm", "7B, 16 x 4000-token prompts, TTFT 0.9 s", {f16, f16, 16, 4000, 96}, TTFT},
+        {"Llama-2-70B", "h200", "70B FP16 on an H200: 138.0 GB of 136.3 usable", {f16, f16, 1, 128, 128}, OOM},
+        {"Llama-2-7B", "l4", "7B on an L4, batch 1: TPOT 44.4 ms misses 40", {f16, f16, 1, 128, 128}, TPOT},
+        {"Llama-2-7B", "l4", "7B on an L4, 4 x 3096 tokens: TPOT 65 ms", {f16, f16, 4, 3000, 96}, TPOT | KV | TTFT},
+        {"Llama-2-7B", "a100-40gb", "7B, 8 x 4096, A100 40GB: TPOT 19 ms meets 40", {f16, f16, 8, 4000, 96}, TTFT},
     };
+    const perfmodel_targets tight = {1e-3, 1e-3};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         perfmodel_shape m = model(cases[i].model);
         perfmodel_hardware h = gpu(cases[i].gpu);
         plan p = predict(&m, &h, &cases[i].w);
-        unsigned got = predicted_symptoms(&p, &cases[i].w);
+        unsigned got = predicted_symptoms(&p, &cases[i].w, &interactive);
         cr_assert(!(got & (1u << SYMPTOM_JITTERY_UTILISATION)), "%s: jittery utilisation is never predicted: a roofline "
                   "has no timeline", cases[i].what);
         cr_assert(!(got & (1u << SYMPTOM_TPOT_SPIKES_DURING_PREFILL)), "%s: TPOT spikes during prefill are never "
                   "predicted: a roofline has no timeline", cases[i].what);
-        expect_symptoms(cases[i].what, got, advised_symptoms(&m, &h, cases[i].w));
-        expect_symptoms(cases[i].what, got, cases[i].want);
+        expect_symptoms(cases[i].what, got, advised_symptoms(&m, &h, cases[i].w, &interactive),
+                        "lib/perfmodel's advice at the interactive target");
+        expect_symptoms(cases[i].what, got, cases[i].want, "the chapter's table at the interactive target");
+        char what[160];
+        snprintf(what, sizeof what, "%s, at a 1 ms target for both", cases[i].what);
+        expect_symptoms(what, predicted_symptoms(&p, &cases[i].w, &tight), advised_symptoms(&m, &h, cases[i].w, &tight),
+                        "lib/perfmodel's advice");
     }
 }
 
-/* a plan made by hand: everything fits, both phases memory-bound, `max_batch` sequences would fit, and a
- * decode step of `step_bytes` of which the KV cache is batch x (context + 1) x 1 byte */
+/* a plan made by hand: everything fits, both phases memory-bound at 1 s each, `max_batch` sequences
+ * would fit, and a decode step of `step_bytes` of which the KV cache is batch x (context + 1) x 1 byte */
 static plan hand_plan(int64_t max_batch, double context, double step_bytes)
 {
     plan p = {.memory = {.weights_bytes = 1000, .kv_bytes_per_token = 1, .kv_bytes_total = 10, .needed_bytes = 1010,
@@ -515,38 +540,224 @@ static plan hand_plan(int64_t max_batch, double context, double step_bytes)
     return p;
 }
 
-/* one row of predicted_symptoms for a hand-made plan, shown or not */
-static void expect_row_shown(const char *what, const plan *p, const perfmodel_workload *w, symptom s, int want, const char *rule)
+/* one row of predicted_symptoms for a hand-made plan and target, shown or not */
+static void expect_row_shown(const char *what, const plan *p, const perfmodel_workload *w, const perfmodel_targets *t,
+                             symptom s, int want, const char *rule)
 {
-    int shown = (predicted_symptoms(p, w) >> s & 1u) != 0;
+    int shown = (predicted_symptoms(p, w, t) >> s & 1u) != 0;
     cr_assert(shown == want, "%s: your prediction %s [%s], want it %s: %s", what, shown ? "shows" : "does not show",
               symptom_names[s], want ? "shown" : "not shown", rule);
 }
 
 Test(checklist, predicted_symptoms_at_their_edges, .timeout = 5,
-     .description = "The rows' conditions are strict: high TPOT only when MORE sequences fit than run (max_batch 4 at "
-                    "batch 4 is full: no), slower with context only when the KV cache is MORE than 30 % of a step's bytes "
-                    "(3 bytes of 10: no; 3 of 9: yes).")
+     .description =
+         "The rows' conditions are strict: high TPOT only when MORE sequences fit than run (max_batch 4 at "
+         "batch 4 is full: no), slower with context only when the KV cache is MORE than 30 % of a step's bytes "
+         "(3 bytes of 10: no; 3 of 9: yes), and a latency row only when the plan takes LONGER than its target "
+         "(1 s against a 1 s target: met).")
 {
-    const char *more_fit = "high TPOT at a small batch when decode is memory-bound and max_batch > batch (more would fit)";
-    const char *over_30 = "slower as the context grows when decode is memory-bound and the KV read, batch x (context + 1) "
-                          "x kv_bytes_per_token, is more than 0.3 x the step's bytes";
+    const char *more_fit =
+        "high TPOT at a small batch when TPOT misses its target, decode is memory-bound and max_batch > "
+        "batch (more would fit)";
+    const char *over_30 =
+        "slower as the context grows when TPOT misses its target, decode is memory-bound and the KV read, "
+        "batch x (context + 1) x kv_bytes_per_token, is more than 0.3 x the step's bytes";
+    const char *missed = "a latency row shows only when the plan's time is more than its target: equal meets it";
     perfmodel_workload four = {DTYPE_FP16, DTYPE_FP16, 4, 2, 1}, one = {DTYPE_FP16, DTYPE_FP16, 1, 2, 1};
+    const perfmodel_targets under = {0.5, 0.5}, exact = {1, 1}, ttft_only = {0.5, 1}, tpot_only = {1, 0.5};
     plan p = hand_plan(4, 2, 1e6);
-    expect_row_shown("memory-bound, max_batch 4 at batch 4 (the memory holds no more)", &p, &four,
+    expect_row_shown("memory-bound, max_batch 4 at batch 4 (the memory holds no more)", &p, &four, &under,
                      SYMPTOM_HIGH_TPOT_SMALL_BATCH, 0, more_fit);
     p = hand_plan(5, 2, 1e6);
-    expect_row_shown("memory-bound, max_batch 5 at batch 4", &p, &four, SYMPTOM_HIGH_TPOT_SMALL_BATCH, 1, more_fit);
+    expect_row_shown("memory-bound, max_batch 5 at batch 4, TPOT 1 s over a 0.5 s target", &p, &four, &under,
+                     SYMPTOM_HIGH_TPOT_SMALL_BATCH, 1, more_fit);
+    expect_row_shown("memory-bound, max_batch 5 at batch 4, TPOT 1 s at a 1 s target", &p, &four, &exact,
+                     SYMPTOM_HIGH_TPOT_SMALL_BATCH, 0, missed);
+    expect_row_shown("memory-bound, max_batch 5 at batch 4, only TTFT over its target", &p, &four, &ttft_only,
+                     SYMPTOM_HIGH_TPOT_SMALL_BATCH, 0, "the TPOT rows follow the TPOT target, not the TTFT one");
     p = hand_plan(1, 2, 10);
     expect_row_shown("batch 1 at context 2, 1 KV byte a token: a KV read of 3 bytes in a step of 10 (exactly 30 %)", &p,
-                     &one, SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 0, over_30);
+                     &one, &under, SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 0, over_30);
     p = hand_plan(1, 2, 9);
     expect_row_shown("batch 1 at context 2, 1 KV byte a token: a KV read of 3 bytes in a step of 9 (33 %)", &p, &one,
-                     SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 1, over_30);
+                     &under, SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 1, over_30);
+    expect_row_shown("a KV read of 3 bytes in 9, TPOT 1 s at a 1 s target", &p, &one, &exact,
+                     SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 0, missed);
+    expect_row_shown("a KV read of 3 bytes in 9, only TTFT over its target", &p, &one, &ttft_only,
+                     SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 0, "the TPOT rows follow the TPOT target, not the TTFT one");
+    /* a compute-bound prefill: the TTFT row follows the TTFT target */
+    p.ttft.memory_bound = 0, p.ttft.compute_seconds = 1, p.ttft.memory_seconds = 0.5;
+    expect_row_shown("a compute-bound prefill of 1 s, a 1 s TTFT target", &p, &one, &exact,
+                     SYMPTOM_HIGH_TTFT_LONG_PROMPTS, 0, missed);
+    expect_row_shown("a compute-bound prefill of 1 s, a 0.5 s TTFT target", &p, &one, &ttft_only,
+                     SYMPTOM_HIGH_TTFT_LONG_PROMPTS, 1,
+                     "high TTFT when TTFT misses its target and prefill is compute-bound");
+    expect_row_shown("a compute-bound prefill of 1 s, only TPOT over its target", &p, &one, &tpot_only,
+                     SYMPTOM_HIGH_TTFT_LONG_PROMPTS, 0, "the TTFT row follows the TTFT target, not the TPOT one");
+    p.ttft.memory_bound = 1;
+    expect_row_shown("a memory-bound prefill of 1 s, a 0.5 s TTFT target", &p, &one, &ttft_only,
+                     SYMPTOM_HIGH_TTFT_LONG_PROMPTS, 0, "high TTFT's cause is a compute-bound prefill");
+    /* the KV share counted in double: 2^24 + 1 bytes read against 0.3 x 55 924 055 = 16 777 216.5 */
+    perfmodel_workload single = {DTYPE_FP16, DTYPE_FP16, 1, 2, 1};
+    plan big = hand_plan(1, 16777216.0, 55924055.0);
+    expect_row_shown("a KV read of 2^24 + 1 bytes in a step of 55 924 055 (a float holds 2^24)", &big, &single, &under,
+                     SYMPTOM_SLOWER_AS_CONTEXT_GROWS, 1, "count the KV read in double: a float rounds 2^24 + 1 down");
+    /* throughput flat in the batch has no latency target */
+    p.tpot.memory_bound = 0;
+    expect_row_shown(
+        "a compute-bound decode step that meets its target", &p, &one, &exact, SYMPTOM_THROUGHPUT_FLAT_IN_BATCH, 1,
+        "throughput flat in the batch whenever decode is compute-bound: it is about throughput, not latency");
 }
 
 /* ---------------------------------------------------------------------------------
- * 6. The toy engine on this CPU, measured */
+ * 6. The batch a TPOT target allows */
+
+/* the largest batch whose lib/perfmodel TPOT meets the target and whose budget, activations left out, fits */
+static int64_t largest_by_search(const perfmodel_shape *m, const perfmodel_hardware *h, perfmodel_workload w,
+                                 double target)
+{
+    int64_t best = 0;
+    for (w.batch = 1; w.batch < 100000; w.batch++) {
+        perfmodel_prediction e = book(m, h, w);
+        if (e.tpot_s > target || e.total_bytes - e.activation_bytes > e.usable_bytes) break;
+        best = w.batch;
+    }
+    return best;
+}
+
+Test(target, largest_batch_within_tpot_by_hand, .timeout = 5,
+     .description =
+         "The hand shape on a made-up GPU, 3 + 2 tokens: a step of B sequences is 4320 + 352 B bytes and 2336 B "
+         "FLOPs; at 333.3 GB/s and 77.77 TFLOP/s a target of (4320 + 352 x 7) / 333.3e9 s allows exactly 7, "
+         "a hair less 6; the compute line limits it once FLOPs dominate, the memory capacity once the card is "
+         "small, and 0 when one sequence misses.")
+{
+    perfmodel_shape m = hand_shape(0);
+    perfmodel_hardware h = made_up_gpu();
+    perfmodel_workload w = {DTYPE_FP32, DTYPE_FP32, 1, 3, 2};
+    phase_cost c1 = decode_step_cost(&m, &w);
+    w.batch = 2;
+    phase_cost c2 = decode_step_cost(&m, &w);
+    double each = c2.bytes - c1.bytes, shared = c1.bytes - each, flops = c2.flops - c1.flops;
+    cr_assert(each == 352 && shared == 4320 && flops == 2336,
+              "decode_step_cost(hand, batch 1 and 2) gives a step of %g + %g B bytes and %g B FLOPs, want 4320 + 352 B "
+              "and 2336 B (phases/decode_by_hand first)",
+              shared, each, flops);
+    double at_7 = (shared + 7 * each) / h.bandwidth;
+    int64_t got = largest_batch_within_tpot(&m, &h, &w, at_7 * (1 + 1e-9));
+    cr_assert(got == 7,
+              "a TPOT target just above batch 7's memory time: %lld, want 7 (the memory line, (T x bandwidth - "
+              "shared) / each, rounded down)",
+              (long long)got);
+    got = largest_batch_within_tpot(&m, &h, &w, at_7 * (1 - 1e-9));
+    cr_assert(got == 6, "a TPOT target just below batch 7's memory time: %lld, want 6", (long long)got);
+    double at_1 = (shared + each) / h.bandwidth;
+    got = largest_batch_within_tpot(&m, &h, &w, at_1 * (1 + 1e-9));
+    cr_assert(got == 1, "a TPOT target just above one sequence's memory time: %lld, want 1 (one sequence meets it)",
+              (long long)got);
+    got = largest_batch_within_tpot(&m, &h, &w, shared / h.bandwidth);
+    cr_assert(got == 0, "a target that only the shared bytes meet: %lld, want 0 (no sequence meets it)",
+              (long long)got);
+    /* a GPU whose compute is slow: the compute line binds first */
+    perfmodel_hardware slow = h;
+    slow.fp32_flops = 1e9;
+    double compute_at_5 = 5 * flops / slow.fp32_flops;
+    got = largest_batch_within_tpot(&m, &slow, &w, compute_at_5 * (1 + 1e-9));
+    cr_assert(got == 5,
+              "slow compute (1 GFLOP/s), a target just above 5 x 2336 FLOPs: %lld, want 5 (the compute line, T x "
+              "peak / FLOPs each)",
+              (long long)got);
+    got = largest_batch_within_tpot(&m, &slow, &w, compute_at_5 * (1 - 1e-9));
+    cr_assert(got == 4, "slow compute, a target just below 5 sequences' FLOPs: %lld, want 4", (long long)got);
+    /* a small card: room for exactly 3 sequences beside the weights */
+    perfmodel_hardware small = h;
+    small.memory_bytes = (4640 + 3 * 5 * 64.0) / PERFMODEL_MEMORY_UTILIZATION;
+    got = largest_batch_within_tpot(&m, &small, &w, 1.0);
+    cr_assert(got == 3, "a card with room for 3 sequences and a loose target: %lld, want 3 (the budget, max_batch)",
+              (long long)got);
+    small.memory_bytes = 4000 / PERFMODEL_MEMORY_UTILIZATION;
+    got = largest_batch_within_tpot(&m, &small, &w, 1.0);
+    cr_assert(got == 0, "a card too small for the weights: %lld, want 0", (long long)got);
+}
+
+Test(target, largest_batch_within_tpot_beside_lib_perfmodel, .timeout = 20,
+     .description = "Llama-2-13B on an A100 80GB, Llama-2-7B and Llama-3-8B on an H100, short and long contexts, "
+                    "targets 5 to 60 ms: "
+                    "the largest batch whose lib/perfmodel TPOT meets the target and whose budget fits (weights and KV "
+                    "cache), found by trying every batch, is yours.")
+{
+    struct {
+        const char *model, *gpu;
+        int prompt, gen;
+        double target_s;
+    } cases[] = {
+        {"Llama-2-13B", "a100-80gb", 128, 128, 0.0133}, {"Llama-2-13B", "a100-80gb", 128, 128, 0.040},
+        {"Llama-2-7B", "h100-sxm", 16, 16, 0.005},      {"Llama-2-7B", "h100-sxm", 16, 16, 0.060},
+        {"Llama-2-7B", "h100-sxm", 1024, 128, 0.010},   {"Llama-2-7B", "a100-80gb", 3000, 96, 0.040},
+        {"Llama-3-8B", "h100-sxm", 16, 16, 0.060}, /* GQA's small cache: the compute line binds first */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        perfmodel_shape m = model(cases[i].model);
+        perfmodel_hardware h = gpu(cases[i].gpu);
+        perfmodel_workload w = {DTYPE_FP16, DTYPE_FP16, 1, cases[i].prompt, cases[i].gen};
+        int64_t want = largest_by_search(&m, &h, w, cases[i].target_s),
+                got = largest_batch_within_tpot(&m, &h, &w, cases[i].target_s);
+        cr_assert(got == want, "%s on %s, %d + %d tokens, TPOT within %.1f ms: %lld, want %lld (%s)", cases[i].model,
+                  h.name, cases[i].prompt, cases[i].gen, cases[i].target_s * 1e3, (long long)got, (long long)want,
+                  got > want ? "too many: check both lines of the roofline and the memory budget"
+                             : "too few: round down only once, at the end, and only the limits that bind");
+    }
+}
+
+Test(target, largest_batch_within_tpot_in_closed_form, .timeout = 5,
+     .description =
+         "The hand shape on a 10 PB card with a 10 s target allows some 9.5 billion sequences: the closed form "
+         "answers at once, where trying batch after batch runs out of time.")
+{
+    perfmodel_shape m = hand_shape(0);
+    perfmodel_hardware h = made_up_gpu();
+    h.memory_bytes = 1e16;
+    perfmodel_workload w = {DTYPE_FP32, DTYPE_FP32, 1, 3, 2};
+    int64_t got = largest_batch_within_tpot(&m, &h, &w, 10.0);
+    int64_t want = (int64_t)floor((10.0 * h.bandwidth - 4320) / 352);
+    want = (int64_t)fmin((double)want, floor(10.0 * h.fp32_flops / 2336));
+    cr_assert(got == want, "10 s on the hand shape: %lld sequences, want %lld", (long long)got, (long long)want);
+    /* the compute line binds (a memory of 1e18 byte/s), then the budget (a target of a million seconds):
+     * answers past a float's 24 bits, counted in double */
+    h.bandwidth = 1e18;
+    got = largest_batch_within_tpot(&m, &h, &w, 10.0);
+    want = (int64_t)floor(10.0 * h.fp32_flops / 2336);
+    cr_assert(got == want, "10 s, the compute line binding: %lld sequences, want %lld (T x peak / FLOPs each, in double)",
+              (long long)got, (long long)want);
+    got = largest_batch_within_tpot(&m, &h, &w, 1e6);
+    want = (int64_t)floor((1e16 * PERFMODEL_MEMORY_UTILIZATION - 4640) / 320);
+    cr_assert(got == want, "a million seconds, the memory budget binding: %lld sequences, want %lld (max_batch, in double)",
+              (long long)got, (long long)want);
+    /* the awkward shape: shared and per-sequence bytes that a float cannot hold */
+    perfmodel_shape awkward = awkward_shape();
+    perfmodel_hardware card = made_up_gpu();
+    card.memory_bytes = 1e16;
+    perfmodel_workload aw = {DTYPE_FP16, DTYPE_FP16, 1, 1000, 501};
+    perfmodel_prediction one = book(&awkward, &card, aw);
+    aw.batch = 2;
+    perfmodel_prediction two = book(&awkward, &card, aw);
+    double each = two.decode_step_bytes - one.decode_step_bytes, shared = one.decode_step_bytes - each;
+    got = largest_batch_within_tpot(&awkward, &card, &aw, 1.0);
+    want = (int64_t)floor((card.bandwidth - shared) / each);
+    cr_assert(got == want, "the awkward shape, 1 s: %lld sequences, want %lld (its bytes need more than a float's 24 bits)",
+              (long long)got, (long long)want);
+    /* a byte either side of exactly 1000 sequences' bytes: the shared bytes (1.9e8) counted in double */
+    double exact = shared + 1000 * each;
+    got = largest_batch_within_tpot(&awkward, &card, &aw, (exact + 1) / card.bandwidth);
+    cr_assert(got == 1000, "the awkward shape, a target a byte above 1000 sequences' step: %lld, want 1000 (in double)",
+              (long long)got);
+    got = largest_batch_within_tpot(&awkward, &card, &aw, (exact - 1) / card.bandwidth);
+    cr_assert(got == 999, "the awkward shape, a target a byte below 1000 sequences' step: %lld, want 999 (in double)",
+              (long long)got);
+}
+
+/* ---------------------------------------------------------------------------------
+ * 7. The toy engine on this CPU, measured */
 
 Test(engine, predicted_against_measured_on_this_cpu, .timeout = 120,
      .description = "The toy engine (15M, FP32, one thread) on this CPU: a decode step at batch 1 is memory-bound and a "

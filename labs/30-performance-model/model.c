@@ -5,7 +5,9 @@
  *      they fit, and the largest batch that does.
  *   2. The two phases counted: the FLOPs and bytes of the prefill and of one decode step.
  *   3. The roofline bound of each, which resource binds it, and predict(), the whole plan.
- *   4. The troubleshooting checklist as a decision table, and the symptoms a plan predicts.
+ *   4. The troubleshooting checklist as a decision table, and the symptoms a plan predicts
+ *      against a latency target.
+ *   5. The largest batch a TPOT target allows, derived in closed form (the chapter's two lines).
  *
  * Rules: plain C. From lib/perfmodel you may call perfmodel_dtype_bytes,
  * perfmodel_shape_parameters and perfmodel_active_layer_matrix_parameters (the counting of
@@ -114,10 +116,27 @@ checklist_row checklist(symptom s)
     return row;
 }
 
-unsigned predicted_symptoms(const plan *p, const perfmodel_workload *w)
+unsigned predicted_symptoms(const plan *p, const perfmodel_workload *w, const perfmodel_targets *targets)
 {
-    // TODO: lab.h lists the five rows a prediction can show (two never show), and when. The KV bytes a decode
-    //       step reads and writes: batch x (decode_context + 1) x KV bytes per token.
-    (void)p, (void)w;
+    // TODO: the rows of lab.h a prediction shows against a service-level target (two never show).
+    //       Contract: a row about a latency shows only when the plan misses that latency's target,
+    //       and its cause must hold too; a target met exactly is met. Idea: a slow-looking phase is
+    //       a symptom only if a user would notice it — the target says when they do.
+    (void)p, (void)w, (void)targets;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------
+ * 5. The batch a TPOT target allows */
+
+int64_t largest_batch_within_tpot(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w,
+                                  double tpot_target_s)
+{
+    // TODO: the largest batch whose TPOT bound meets the target and whose budget fits (lab.h).
+    //       Derive it: write a decode step of B sequences as what the batch shares plus B times
+    //       what each sequence brings, put each line of the roofline under the target, solve each
+    //       for B. Idea: the answer is the smallest of three limits — compute, memory traffic,
+    //       memory capacity — and a batch is a whole number of sequences.
+    (void)m, (void)h, (void)w, (void)tpot_target_s;
     return 0;
 }

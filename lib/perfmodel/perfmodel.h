@@ -151,11 +151,34 @@ double perfmodel_kv_room_bytes(const perfmodel_prediction *e);
 /* ----------------------------------------------------------------------------------
  * Reporting */
 
-/* The checklist's next steps for this estimate, one line each (up to `max` lines). */
-int perfmodel_suggest_next_steps(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w, const perfmodel_prediction *e, char lines[][256],
-                       int max);
-/* `name: value unit` lines */
-void perfmodel_print_estimate_text(FILE *out, const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w, const perfmodel_prediction *e);
+/* A service-level target: the latencies a deployment promises its users. A checklist row about
+ * a latency is a symptom only when the prediction misses that latency's target: a compute-bound
+ * prefill that meets its TTFT target is not "high TTFT", it is a prefill doing its job. */
+typedef struct {
+    double ttft_s;   /* the first token within this */
+    double tpot_s;   /* every later token within this */
+} perfmodel_targets;
+
+/* The book's default target, a common interactive one: the 99th-percentile bounds of MLPerf
+ * Inference's llama2-70b-interactive server scenario (MLCommons, v5.0), a stream faster than
+ * people read. Its plain server scenario is looser. */
+#define PERFMODEL_INTERACTIVE_TTFT_S 0.450
+#define PERFMODEL_INTERACTIVE_TPOT_S 0.040
+
+/* The checklist's next steps for this estimate against `targets`, one line each (up to `max`
+ * lines). A line that is a row of the day 30 checklist starts with the row's name in brackets:
+ *   [out of memory]                 the budget does not fit
+ *   [high TPOT at a small batch]    TPOT misses its target, decode is memory-bound and more sequences fit
+ *   [slower as the context grows]   TPOT misses its target, decode is memory-bound and the KV cache
+ *                                   is more than 30 % of a step's bytes
+ *   [throughput flat in the batch]  decode is compute-bound (a throughput symptom: no latency target)
+ *   [high TTFT on long prompts]     TTFT misses its target and the prefill is compute-bound
+ * A target met exactly is met. Other lines (headroom below a target, the machine) carry no row. */
+int perfmodel_suggest_next_steps(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w, const perfmodel_prediction *e,
+                       const perfmodel_targets *targets, char lines[][256], int max);
+/* `name: value unit` lines, the targets and the checklist's next steps against them last */
+void perfmodel_print_estimate_text(FILE *out, const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w, const perfmodel_prediction *e,
+                                   const perfmodel_targets *targets);
 /* One JSON object with exactly the fields weights_bytes, llama_kv_bytes_per_token, kv_bytes_total,
  * fits, max_batch, prefill_flops, prefill_time_s, decode_step_bytes, decode_step_time_s,
  * ttft_s, tpot_s, tokens_per_s, prefill_bound, decode_bound, ridge_flop_per_byte. */

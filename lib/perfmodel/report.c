@@ -4,7 +4,8 @@
 
 #include <math.h>
 
-void perfmodel_print_estimate_text(FILE *out, const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w, const perfmodel_prediction *e)
+void perfmodel_print_estimate_text(FILE *out, const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w, const perfmodel_prediction *e,
+                                   const perfmodel_targets *targets)
 {
     fprintf(out, "model: %s (%d layers, hidden %d, %d heads, %d kv heads, head_dim %d, intermediate %d, vocab %d%s%s)\n",
             m->name, m->layers, m->hidden, m->heads, m->kv_heads, m->head_dim, m->intermediate, m->vocab,
@@ -42,8 +43,10 @@ void perfmodel_print_estimate_text(FILE *out, const perfmodel_shape *m, const pe
     fprintf(out, "ttft: %.4g ms\n", e->ttft_s * 1e3);
     fprintf(out, "tpot: %.4g ms\n", e->tpot_s * 1e3);
     fprintf(out, "tokens_per_s: %.4g tokens/s\n", e->tokens_per_s);
+    fprintf(out, "target_ttft: %.4g ms\n", targets->ttft_s * 1e3);
+    fprintf(out, "target_tpot: %.4g ms\n", targets->tpot_s * 1e3);
     char lines[8][256];
-    int count = perfmodel_suggest_next_steps(m, h, w, e, lines, 8);
+    int count = perfmodel_suggest_next_steps(m, h, w, e, targets, lines, 8);
     for (int i = 0; i < count; i++) fprintf(out, "next_step: %s\n", lines[i]);
 }
 

@@ -5,7 +5,9 @@
  *      they fit, and the largest batch that does.
  *   2. The two phases counted: the FLOPs and bytes of the prefill and of one decode step.
  *   3. The roofline bound of each, which resource binds it, and predict(), the whole plan.
- *   4. The troubleshooting checklist as a decision table, and the symptoms a plan predicts.
+ *   4. The troubleshooting checklist as a decision table, and the symptoms a plan predicts
+ *      against a latency target.
+ *   5. The largest batch a TPOT target allows, derived in closed form (the chapter's two lines).
  *
  * Rules: plain C. From lib/perfmodel you may call perfmodel_dtype_bytes,
  * perfmodel_shape_parameters and perfmodel_active_layer_matrix_parameters (the counting of
@@ -130,14 +132,36 @@ checklist_row checklist(symptom s)
     return rows[s];
 }
 
-unsigned predicted_symptoms(const plan *p, const perfmodel_workload *w)
+unsigned predicted_symptoms(const plan *p, const perfmodel_workload *w, const perfmodel_targets *targets)
 {
     unsigned shown = 0;
     double kv_read = w->batch * (p->decode_context + 1.0) * p->memory.kv_bytes_per_token;
+    int tpot_missed = p->tpot.seconds > targets->tpot_s, ttft_missed = p->ttft.seconds > targets->ttft_s;
     if (!p->memory.fits) shown |= 1u << SYMPTOM_OUT_OF_MEMORY;
-    if (p->tpot.memory_bound && p->memory.max_batch > w->batch) shown |= 1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH;
-    if (p->tpot.memory_bound && kv_read > 0.3 * p->decode.bytes) shown |= 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS;
+    if (tpot_missed && p->tpot.memory_bound && p->memory.max_batch > w->batch)
+        shown |= 1u << SYMPTOM_HIGH_TPOT_SMALL_BATCH;
+    if (tpot_missed && p->tpot.memory_bound && kv_read > 0.3 * p->decode.bytes)
+        shown |= 1u << SYMPTOM_SLOWER_AS_CONTEXT_GROWS;
     if (!p->tpot.memory_bound) shown |= 1u << SYMPTOM_THROUGHPUT_FLAT_IN_BATCH;
-    if (!p->ttft.memory_bound) shown |= 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS;
+    if (ttft_missed && !p->ttft.memory_bound) shown |= 1u << SYMPTOM_HIGH_TTFT_LONG_PROMPTS;
     return shown;
+}
+
+/* ---------------------------------------------------------------------------------
+ * 5. The batch a TPOT target allows */
+
+int64_t largest_batch_within_tpot(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w,
+                                  double tpot_target_s)
+{
+    /* a step of B sequences is linear in B: shared bytes + B x each one's bytes, B x each one's FLOPs */
+    perfmodel_workload one = *w, two = *w;
+    one.batch = 1, two.batch = 2;
+    phase_cost c1 = decode_step_cost(m, &one), c2 = decode_step_cost(m, &two);
+    double flops_each = c2.flops - c1.flops, bytes_each = c2.bytes - c1.bytes, shared = c1.bytes - bytes_each;
+    /* both lines of the roofline under the target: B f / peak <= T and (W + B k) / bandwidth <= T */
+    double by_compute = floor(tpot_target_s * peak_flops_for(h, w->weights) / flops_each);
+    double by_memory = floor((tpot_target_s * h->bandwidth - shared) / bytes_each);
+    double fits = (double)plan_memory(m, &one, h->memory_bytes * PERFMODEL_MEMORY_UTILIZATION).max_batch;
+    double most = fmin(fmin(by_compute, by_memory), fits);
+    return most < 1 ? 0 : (int64_t)most;
 }

@@ -84,13 +84,122 @@ Test(perfmodel, llama2_70b_fp16_on_h100_is_41_ms_a_token_and_does_not_fit, .time
     cr_assert(!e.fits && e.max_batch == 0, "138 GB of weights on one 80 GB card: fits=%d, max_batch=%lld", e.fits, (long long)e.max_batch);
     char lines[8][256];
     /* INT8 as the engine stores it: a byte a matrix weight and a 4-byte scale per 64 of them */
-    int count = perfmodel_suggest_next_steps(&m, &h, &(perfmodel_workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, &e, lines, 8);
-    cr_assert(count > 0 && strstr(lines[0], "exceed the usable memory") && strstr(lines[0], "int8: 73.3") &&
-              strstr(lines[0], "2 devices"),
+    perfmodel_targets interactive = {PERFMODEL_INTERACTIVE_TTFT_S, PERFMODEL_INTERACTIVE_TPOT_S};
+    int count = perfmodel_suggest_next_steps(&m, &h, &(perfmodel_workload){DTYPE_FP16, DTYPE_FP16, 1, 128, 128}, &e,
+                                             &interactive, lines, 8);
+    cr_assert(count > 0 && strstr(lines[0], "[out of memory]") && strstr(lines[0], "exceed the usable memory") &&
+                  strstr(lines[0], "int8: 73.3") && strstr(lines[0], "2 devices"),
               "the first step should be to quantize or split: %s", count ? lines[0] : "(none)");
     /* int8 fits one H100 */
     e = run(&m, &h, DTYPE_INT8, DTYPE_FP16, 1, 128, 128);
     cr_assert(e.fits && e.max_batch >= 1, "70B in INT8 (%.1f GB) should fit 80 GB", e.weights_bytes * 1e-9);
+}
+
+/* ----------------------------------------------------------------------------------
+ * The checklist against a service-level target */
+
+/* the checklist rows the advice shows (its lines that start with a row's name), as a string of
+ * one letter per row: O out of memory, P high TPOT at a small batch, K slower as the context
+ * grows, F throughput flat in the batch, T high TTFT on long prompts */
+static void advised_rows(const char *model_name, const char *gpu_name, perfmodel_workload w, double ttft_s,
+                         double tpot_s, char rows[8], char headroom[256])
+{
+    perfmodel_shape m = model(model_name);
+    perfmodel_hardware h = gpu(gpu_name);
+    perfmodel_prediction e = run(&m, &h, w.weights, w.kv, w.batch, w.prompt, w.gen);
+    perfmodel_targets targets = {ttft_s, tpot_s};
+    char lines[8][256];
+    int count = perfmodel_suggest_next_steps(&m, &h, &w, &e, &targets, lines, 8), n = 0;
+    headroom[0] = 0;
+    static const struct {
+        const char *tag;
+        char letter;
+    } tags[] = {{"[out of memory]", 'O'},
+                {"[high TPOT at a small batch]", 'P'},
+                {"[slower as the context grows]", 'K'},
+                {"[throughput flat in the batch]", 'F'},
+                {"[high TTFT on long prompts]", 'T'}};
+    for (int i = 0; i < count; i++) {
+        cr_assert(strlen(lines[i]) < 255, "%s: an advice line fills its 256 bytes and may be cut: %s", model_name,
+                  lines[i]);
+        for (int t = 0; t < 5; t++)
+            if (!strncmp(lines[i], tags[t].tag, strlen(tags[t].tag))) rows[n++] = tags[t].letter;
+        if (strstr(lines[i], "meets the")) snprintf(headroom, 256, "%s", lines[i]);
+    }
+    rows[n] = 0;
+}
+
+static void expect_rows(const char *what, const char *model_name, const char *gpu_name, perfmodel_workload w,
+                        double ttft_s, double tpot_s, const char *want)
+{
+    char rows[8], headroom[256];
+    advised_rows(model_name, gpu_name, w, ttft_s, tpot_s, rows, headroom);
+    cr_assert(!strcmp(rows, want),
+              "%s (targets TTFT %.9g ms, TPOT %.9g ms): rows '%s', want '%s' (O out of memory, P high "
+              "TPOT, K slower with context, F flat in batch, T high TTFT)",
+              what, ttft_s * 1e3, tpot_s * 1e3, rows, want);
+}
+
+Test(perfmodel, a_latency_row_fires_only_when_its_target_is_missed, .timeout = 10)
+{
+    perfmodel_shape m13 = model("Llama-2-13B"), m7 = model("Llama-2-7B");
+    perfmodel_hardware a100 = gpu("a100-80gb"), h100 = gpu("h100-sxm");
+    /* 13B on an A100, batch 1: memory-bound decode, 243 sequences fit */
+    perfmodel_workload chat = {DTYPE_FP16, DTYPE_FP16, 1, 128, 128};
+    perfmodel_prediction e = run(&m13, &a100, DTYPE_FP16, DTYPE_FP16, 1, 128, 128);
+    expect_rows("13B, A100, batch 1, TPOT exactly at its target", "Llama-2-13B", "a100-80gb", chat, 1, e.tpot_s, "");
+    expect_rows("13B, A100, batch 1, TPOT just over its target", "Llama-2-13B", "a100-80gb", chat, 1,
+                nextafter(e.tpot_s, 0), "P");
+    /* a compute-bound prefill: 7B, 4096-token prompt on an H100 */
+    perfmodel_workload long_prompt = {DTYPE_FP16, DTYPE_FP16, 1, 4000, 96};
+    e = run(&m7, &h100, DTYPE_FP16, DTYPE_FP16, 1, 4000, 96);
+    cr_assert(!strcmp(e.prefill_bound, "compute"));
+    expect_rows("7B, H100, 4000-token prompt, TTFT exactly at its target", "Llama-2-7B", "h100-sxm", long_prompt,
+                e.ttft_s, 1, "");
+    expect_rows("7B, H100, 4000-token prompt, TTFT just over its target", "Llama-2-7B", "h100-sxm", long_prompt,
+                nextafter(e.ttft_s, 0), 1, "T");
+    /* the KV cache over 30 % of a step: 7B with a 16000-token context */
+    perfmodel_workload long_context = {DTYPE_FP16, DTYPE_FP16, 1, 16000, 16};
+    e = run(&m7, &h100, DTYPE_FP16, DTYPE_FP16, 1, 16000, 16);
+    expect_rows("7B, H100, 16000-token context, both targets met", "Llama-2-7B", "h100-sxm", long_context, e.ttft_s,
+                e.tpot_s, "");
+    expect_rows("7B, H100, 16000-token context, TPOT missed", "Llama-2-7B", "h100-sxm", long_context, e.ttft_s,
+                nextafter(e.tpot_s, 0), "PK");
+    /* a prefill that is memory-bound misses its TTFT target without the compute row */
+    expect_rows("13B, A100, batch 1: a 128-token prefill is memory-bound", "Llama-2-13B", "a100-80gb", chat, 1e-6, 1,
+                "");
+    /* rows without a latency target: out of memory, throughput flat in the batch */
+    expect_rows("70B FP16 on one H100, loose targets", "Llama-2-70B", "h100-sxm", chat, 1e3, 1e3, "O");
+    expect_rows("7B, H100, batch 600, loose targets", "Llama-2-7B", "h100-sxm",
+                (perfmodel_workload){DTYPE_FP16, DTYPE_FP16, 600, 16, 16}, 1e3, 1e3, "F");
+    expect_rows("7B, H100, batch 600, tight targets", "Llama-2-7B", "h100-sxm",
+                (perfmodel_workload){DTYPE_FP16, DTYPE_FP16, 600, 16, 16}, 1e-6, 1e-6, "FT");
+}
+
+Test(perfmodel, headroom_is_the_largest_batch_that_meets_the_tpot_target, .timeout = 10)
+{
+    perfmodel_shape m = model("Llama-2-13B");
+    perfmodel_hardware h = gpu("a100-80gb");
+    struct { double target_s; int prompt; } cases[] = {{0.040, 128}, {0.0133, 128}, {0.020, 2000}, {1.0, 128}};
+    for (int i = 0; i < 4; i++) {
+        perfmodel_workload w = {DTYPE_FP16, DTYPE_FP16, 1, cases[i].prompt, 128};
+        char rows[8], headroom[256];
+        advised_rows("Llama-2-13B", "a100-80gb", w, 10, cases[i].target_s, rows, headroom);
+        int most = -1;
+        const char *at = strstr(headroom, "up to batch ");
+        cr_assert(at && sscanf(at, "up to batch %d", &most) == 1, "TPOT target %.1f ms: no headroom line: '%s'",
+                  cases[i].target_s * 1e3, headroom);
+        perfmodel_prediction e = run(&m, &h, DTYPE_FP16, DTYPE_FP16, most, cases[i].prompt, 128);
+        cr_assert(e.tpot_s <= cases[i].target_s && e.fits,
+                  "batch %d: TPOT %.4f ms misses the %.1f ms target (or does not fit)", most, e.tpot_s * 1e3,
+                  cases[i].target_s * 1e3);
+        if (most < e.max_batch) {
+            perfmodel_prediction next = run(&m, &h, DTYPE_FP16, DTYPE_FP16, most + 1, cases[i].prompt, 128);
+            cr_assert(next.tpot_s > cases[i].target_s,
+                      "batch %d meets the %.1f ms target too (TPOT %.4f ms): %d is not the largest",
+                      most + 1, cases[i].target_s * 1e3, next.tpot_s * 1e3, most);
+        }
+    }
 }
 
 Test(perfmodel, ridge_and_prefill_flops_by_hand, .timeout = 10)

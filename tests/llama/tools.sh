@@ -171,7 +171,7 @@ expect "perfmodel --help names the options" "--hardware NAME" $perfmodel --help
 out=$($perfmodel --model Llama-2-70B --hardware h100-sxm --weights fp16 2>&1) || bad "perfmodel 70B: $out"
 grep -q '^fits: no$' <<<"$out" || bad "70B FP16 on one H100 should not fit:"$'\n'"$out"
 grep -q '^decode_step_time: 41\.[0-9]* ms$' <<<"$out" || bad "70B FP16 on H100: the decode bound should be 41.x ms:"$'\n'"$out"
-grep -q '^next_step: the weights alone' <<<"$out" || bad "70B: the first next step should be about the weights:"$'\n'"$out"
+grep -q '^next_step: \[out of memory\] the weights alone' <<<"$out" || bad "70B: the first next step should be about the weights:"$'\n'"$out"
 grep -qv '^[a-z_0-9]*: ' <<<"$out" && bad "perfmodel output has a line that is not 'name: value':"$'\n'"$out"
 ok "perfmodel: Llama-2-70B FP16 on H100 does not fit and decodes in 41 ms a token at best"
 keys=$($perfmodel --model Llama-2-7B --gpu a100-80gb --batch 8 --json | grep -o '"[a-z_]*":' | tr -d '":' | sort | tr '\n' ' ')

@@ -9,15 +9,20 @@
  *      positions on average), batches 1 to 1024 on the H100 SXM and the A100 80GB: your TPOT,
  *      tokens/s and bound beside perfmodel_estimate's TPOT; your knee, the knee of the FLOPs
  *      alone (batch x 2 x parameters crossing the ridge) and the KV cache's shift between them;
- *   2. the same model at a 1024-token prompt: where the knee goes when the cache is long;
+ *   2. the same model at a 1024-token prompt: where the knee goes when the cache is long, and
+ *      the contexts at which each regime holds (epsilon = 1/2 and 1) for three models;
  *   3. this CPU (one core, probes measured) and the 15M shape in FP32: your predicted TPOT and
  *      knee, and batched decode measured through your decode_steps, batches 1 to 64 (the best
  *      of ROUNDS rounds, the rounds interleaving every batch so that a busy moment of the
  *      machine spreads over all of them).
  * Writes one row per series and batch:
  *   series,batch,tpot_ms,tokens_per_s,knee_batch
- * series: h100-sxm and a100-80gb (predicted), cpu-predicted, cpu-measured (this machine's CPU;
- * knee_batch: the series' predicted knee, the same on every row; cpu-measured repeats the CPU's). */
+ * series: h100-sxm and a100-80gb (predicted), h100-sxm-long (predicted, the 1024-token prompt, the
+ * batches that fit one H100), h100-sxm-long-unfit (the same past them, from the last that fits),
+ * h100-sxm-long-compute (its compute time alone, B f / P), h100-sxm-long-most (one row: the largest
+ * batch that fits at that context), cpu-predicted, cpu-measured (this machine's
+ * CPU; knee_batch: the series' predicted knee, the same on every row, inf where there is none;
+ * cpu-measured repeats the CPU's). */
 #include "lab.h"
 #include "cpu_probes.h"
 #include "results.h"
@@ -93,21 +98,71 @@ static void gpu_series(lab_results *out, const perfmodel_shape *m, const char *k
            most.tpot_s / many.tpot_s);
 }
 
-static void long_context(const perfmodel_shape *m)
+/* The context c at which one sequence's KV traffic k(c) is `share` of the bytes its FLOPs f(c) are
+ * worth at the ridge (epsilon = share): token_bytes + (c + 1) kv = share (flops + attention c) / ridge. */
+static double context_at_epsilon(const decode_model *d, double ridge, double share)
+{
+    return (share * d->flops_per_token / ridge - d->token_bytes - d->kv_bytes_per_position) /
+           (d->kv_bytes_per_position - share * d->attention_flops_per_position / ridge);
+}
+
+static void long_context(lab_results *out, const perfmodel_shape *m)
 {
     perfmodel_hardware h;
     if (perfmodel_load_gpu("h100-sxm", &h, error, sizeof error) != 0) fail("h100-sxm");
     decode_model d = decode_model_of(m, DTYPE_FP16, DTYPE_FP16);
     machine hw = machine_of(m, &h, DTYPE_FP16);
     double context = estimate_of(m, &h, 1, LONG_PROMPT, LONG_GEN).decode_context;
-    printf("2. The same on the H100 SXM with a %d-token prompt and %d generated (%.0f positions attended): your knee_batch\n"
-           "   says %g; TPOT at batch 1, 64 and 256: %.2f, %.2f, %.2f ms (perfmodel: %.2f, %.2f, %.2f ms). Each\n"
-           "   sequence's cache (%.0f MB) outweighs its FLOPs' worth of bytes at the ridge (%.0f MB): memory-bound at any batch.\n\n",
-           LONG_PROMPT, LONG_GEN, context, knee_batch(&d, &hw, context), 1e3 * predicted_tpot(&d, &hw, 1, context),
+    double knee = knee_batch(&d, &hw, context);
+    printf("2. The same on the H100 SXM with a %d-token prompt and %d generated (%.0f positions attended): "
+           "your knee_batch\n   says %g; TPOT at batch 1, 64 and 256: %.2f, %.2f, %.2f ms (perfmodel: %.2f, %.2f, "
+           "%.2f ms). Each\n   sequence's cache (%.0f MB) outweighs its FLOPs' worth of bytes at the ridge (%.0f MB): "
+           "memory-bound at any batch.\n",
+           LONG_PROMPT, LONG_GEN, context, knee, 1e3 * predicted_tpot(&d, &hw, 1, context),
            1e3 * predicted_tpot(&d, &hw, 64, context), 1e3 * predicted_tpot(&d, &hw, 256, context),
-           1e3 * estimate_of(m, &h, 1, LONG_PROMPT, LONG_GEN).tpot_s, 1e3 * estimate_of(m, &h, 64, LONG_PROMPT, LONG_GEN).tpot_s,
+           1e3 * estimate_of(m, &h, 1, LONG_PROMPT, LONG_GEN).tpot_s,
+           1e3 * estimate_of(m, &h, 64, LONG_PROMPT, LONG_GEN).tpot_s,
            1e3 * estimate_of(m, &h, 256, LONG_PROMPT, LONG_GEN).tpot_s, (context + 1) * d.kv_bytes_per_position / 1e6,
-           (d.flops_per_token + d.attention_flops_per_position * context) / (hw.peak_flop_per_s / hw.bandwidth_byte_per_s) / 1e6);
+           (d.flops_per_token + d.attention_flops_per_position * context) /
+               (hw.peak_flop_per_s / hw.bandwidth_byte_per_s) / 1e6);
+    /* the batches whose caches fit one H100 (the book's budget), and the rest, joined at the last that fits */
+    int64_t fit = estimate_of(m, &h, 1, LONG_PROMPT, LONG_GEN).max_batch;
+    printf("   At this context at most %lld sequences fit one H100 (weights + caches within %.0f %% of its memory).\n",
+           (long long)fit, 100 * PERFMODEL_MEMORY_UTILIZATION);
+    for (int part = 0; part < 3; part++) /* each series' rows together, so that the plot joins them */
+        for (int batch = 1; batch <= 1024; batch *= 2) {
+            double tpot = predicted_tpot(&d, &hw, batch, context),
+                   compute = step_flops(&d, batch, context) / hw.peak_flop_per_s;
+            if (part == 0 && batch <= fit)
+                lab_results_row_or_exit(out, "h100-sxm-long,%d,%.6g,%.6g,%.6g", batch, 1e3 * tpot, batch / tpot, knee);
+            if (part == 1 && 2 * batch > fit)
+                lab_results_row_or_exit(out, "h100-sxm-long-unfit,%d,%.6g,%.6g,%.6g", batch, 1e3 * tpot, batch / tpot,
+                                        knee);
+            if (part == 2)
+                lab_results_row_or_exit(out, "h100-sxm-long-compute,%d,%.6g,%.6g,%.6g", batch, 1e3 * compute,
+                                        batch / compute, knee);
+        }
+    double tpot_most = predicted_tpot(&d, &hw, (int)fit, context);
+    lab_results_row_or_exit(out, "h100-sxm-long-most,%lld,%.6g,%.6g,%.6g", (long long)fit, 1e3 * tpot_most,
+                            fit / tpot_most, knee);
+    /* which regime: the knee bends TPOT first while epsilon < 1/2, the caches double it first above */
+    printf("   Which regime a deployment is in (predicted, FP16): below the first context the compute knee bends TPOT\n"
+           "   before the caches double it (epsilon < 1/2); past the second there is no knee (epsilon >= 1).\n");
+    const char *models[] = {"Llama-2-7B", "Mistral-7B", "Llama-3-8B", "Llama-2-70B"};
+    for (int i = 0; i < 4; i++) {
+        perfmodel_shape other;
+        if (perfmodel_load_model_shape(models[i], &other, error, sizeof error) != 0) fail(models[i]);
+        decode_model od = decode_model_of(&other, DTYPE_FP16, DTYPE_FP16);
+        for (int g = 0; g < 2; g++) {
+            perfmodel_hardware gh;
+            if (perfmodel_load_gpu(gpu_keys[g], &gh, error, sizeof error) != 0) fail(gpu_keys[g]);
+            machine gm = machine_of(&other, &gh, DTYPE_FP16);
+            double ridge = gm.peak_flop_per_s / gm.bandwidth_byte_per_s;
+            printf("   %-12s %-10s epsilon = 1/2 at %5.0f positions, epsilon = 1 at %5.0f\n", models[i], gpu_keys[g],
+                   context_at_epsilon(&od, ridge, 0.5), context_at_epsilon(&od, ridge, 1.0));
+        }
+    }
+    printf("\n");
 }
 
 /* ---------------------------------------------------------------------------------
@@ -215,7 +270,7 @@ int main(int argc, char **argv)
     printf("1. Llama-2-7B, FP16 weights and KV cache, a %d-token prompt and %d generated, predicted by your roofline:\n",
            GPU_PROMPT, GPU_GEN);
     for (int g = 0; g < 2; g++) gpu_series(&out, &m, gpu_keys[g]);
-    long_context(&m);
+    long_context(&out, &m);
     cpu_series(&out);
     lab_results_close_or_exit(&out);
     return 0;

@@ -5,7 +5,8 @@
  * data/models.csv, or the toy engine's shape) and a machine (a row of data/gpus.csv, or this
  * CPU measured) and a workload in, and out: the memory budget and whether it fits, the FLOPs
  * and bytes of the prefill and of one decode step, their roofline bounds and which resource
- * binds each, and the troubleshooting checklist as a decision table. lib/perfmodel holds the
+ * binds each, the troubleshooting checklist as a decision table against a latency target, and the
+ * largest batch that target allows. lib/perfmodel holds the
  * book's full model (tools/perfmodel); the checks compare yours with it, exactly where you
  * count the same things, and with the Day 30 article's worked numbers.
  *
@@ -137,16 +138,28 @@ typedef struct checklist_row {
 /* The row of the chapter's checklist for `s`. */
 checklist_row checklist(symptom s);
 
-/* The symptoms a prediction already shows, as a bitmask (1u << SYMPTOM_...):
+/* The symptoms a prediction already shows against a service-level target (lib/perfmodel's
+ * perfmodel_targets: a TTFT and a TPOT budget), as a bitmask (1u << SYMPTOM_...). A row about a
+ * latency is a symptom only when its target is missed (a target met exactly is met):
  *   out of memory                   the budget does not fit
- *   high TPOT at a small batch      decode is memory-bound and more sequences would fit
- *   slower as the context grows     decode is memory-bound and the KV cache is more than 30 % of
- *                                   its step's bytes
- *   throughput flat in the batch    decode is compute-bound
- *   high TTFT on long prompts       prefill is compute-bound
+ *   high TPOT at a small batch      TPOT misses its target, decode is memory-bound and more
+ *                                   sequences would fit
+ *   slower as the context grows     TPOT misses its target, decode is memory-bound and the KV cache
+ *                                   is more than 30 % of its step's bytes
+ *   throughput flat in the batch    decode is compute-bound (a throughput symptom: no latency target)
+ *   high TTFT on long prompts       TTFT misses its target and prefill is compute-bound
  * (Jittery utilisation and TPOT spikes during prefill never: a roofline has no timeline; only a
  * profile, or day 26's step-by-step replay, shows them.) */
-unsigned predicted_symptoms(const plan *p, const perfmodel_workload *w);
+unsigned predicted_symptoms(const plan *p, const perfmodel_workload *w, const perfmodel_targets *targets);
+
+/* ---- model.c (yours): 5. the batch a TPOT target allows ---- */
+
+/* The largest batch of the workload's sequences (prompt + gen tokens each; w->batch is not used)
+ * whose TPOT bound on `h` meets `tpot_target_s` and whose budget fits: 0 when one sequence
+ * already misses the target or does not fit. The chapter's two lines of the roofline give it in
+ * closed form; trying batch after batch is too slow for a small model on a large card. */
+int64_t largest_batch_within_tpot(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w,
+                                  double tpot_target_s);
 
 /* ---- engine.c (driver): the toy engine, measured on this CPU ---- */
 

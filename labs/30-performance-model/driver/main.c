@@ -56,8 +56,10 @@ static const char *symptom_names[SYMPTOMS] = {"high TTFT on long prompts", "high
 
 static void print_symptoms(const plan *p, const perfmodel_workload *w)
 {
-    unsigned shown = predicted_symptoms(p, w);
-    printf("   checklist rows this prediction shows:");
+    perfmodel_targets interactive = {PERFMODEL_INTERACTIVE_TTFT_S, PERFMODEL_INTERACTIVE_TPOT_S};
+    unsigned shown = predicted_symptoms(p, w, &interactive);
+    printf("   checklist rows against the interactive target (TTFT %.0f ms, TPOT %.0f ms):", interactive.ttft_s * 1e3,
+           interactive.tpot_s * 1e3);
     if (!shown) printf(" none");
     for (int s = 0; s < SYMPTOMS; s++)
         if (shown & (1u << s)) printf(" [%s]", symptom_names[s]);
@@ -88,6 +90,9 @@ static void article_case(const char *title, const char *model, const char *gpu, 
         printf("   %-40s %13.2f%%                (compute time / TPOT: the most of the peak a step can use)\n",
                "share of the peak used in decode", 100 * p.tpot.compute_seconds / p.tpot.seconds);
     print_symptoms(&p, &w);
+    int64_t most = largest_batch_within_tpot(&m, &h, &w, PERFMODEL_INTERACTIVE_TPOT_S);
+    printf("   %-40s %14lld                (TPOT within %.0f ms, and the budget fits)\n",
+           "largest batch within the target", (long long)most, PERFMODEL_INTERACTIVE_TPOT_S * 1e3);
 }
 
 static void print_article(void)

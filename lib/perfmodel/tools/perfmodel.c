@@ -4,7 +4,8 @@
  *   tools/perfmodel --model Llama-2-70B --hardware h100-sxm --weights fp16
  *   tools/perfmodel --model Llama-2-7B --hardware a100-80gb --batch 32 --prompt 1024 --gen 256 --json
  *   tools/perfmodel --shape 15M --hardware cpu --weights fp32     (this machine, measured)
- *   tools/perfmodel --checkpoint model.bin --hardware cpu */
+ *   tools/perfmodel --checkpoint model.bin --hardware cpu
+ *   tools/perfmodel --model Llama-2-7B --prompt 4096 --ttft-ms 2000 --tpot-ms 200   (a looser target) */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -21,6 +22,7 @@ typedef struct {
     const char *model, *checkpoint, *shape, *hardware, *weights, *kv;
     int batch, prompt, gen, json;
     double bandwidth_gb_per_s, peak_tflops;
+    perfmodel_targets targets;
 } Options;
 
 static void usage(FILE *out)
@@ -43,9 +45,12 @@ static void usage(FILE *out)
             "  --bandwidth GB/s       use this memory bandwidth instead of the table's or the measured one\n"
             "                         (0.1 to 100000)\n"
             "  --peak-tflops T        use this peak instead of the table's or the measured one (0.0001 to 100000)\n"
+            "  --ttft-ms MS           the TTFT target the next steps are judged against (default %g, 0.001 to 1e6)\n"
+            "  --tpot-ms MS           the TPOT target (default %g, 0.001 to 1e6): a latency row of the checklist\n"
+            "                         shows only when its target is missed\n"
             "  --json                 one JSON object instead of lines\n"
             "  --help                 this text\n",
-            llama_named_shape_list());
+            llama_named_shape_list(), PERFMODEL_INTERACTIVE_TTFT_S * 1e3, PERFMODEL_INTERACTIVE_TPOT_S * 1e3);
 }
 
 static void die(const char *message)
@@ -80,8 +85,8 @@ static double parse_within(const char *option, const char *text, double smallest
 
 /* the options that take a value; an option not here and not a flag is unknown */
 static const char *const valued_options[] = {
-    "--model", "--checkpoint", "--shape", "--hardware", "--gpu", "--weights", "--kv", "--batch", "--prompt", "--gen",
-    "--bandwidth", "--peak-tflops",
+    "--model", "--checkpoint", "--shape", "--hardware",  "--gpu",         "--weights", "--kv",
+    "--batch", "--prompt",     "--gen",   "--bandwidth", "--peak-tflops", "--ttft-ms", "--tpot-ms",
 };
 
 static int takes_value(const char *option)
@@ -93,7 +98,11 @@ static int takes_value(const char *option)
 
 static Options parse_options(int argc, char **argv)
 {
-    Options o = {.hardware = "h100-sxm", .batch = 1, .prompt = 128, .gen = 128};
+    Options o = {.hardware = "h100-sxm",
+                 .batch = 1,
+                 .prompt = 128,
+                 .gen = 128,
+                 .targets = {PERFMODEL_INTERACTIVE_TTFT_S, PERFMODEL_INTERACTIVE_TPOT_S}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage(stdout), exit(0);
@@ -117,6 +126,14 @@ static Options parse_options(int argc, char **argv)
         else if (!strcmp(a, "--bandwidth"))
             o.bandwidth_gb_per_s = parse_within(a, value, 0.1, 1e5, "GB/s: from a slow embedded core to over 10x the "
                                                 "fastest GPU memory of today, about 8000 GB/s"), i++;
+        else if (!strcmp(a, "--ttft-ms"))
+            o.targets.ttft_s =
+                1e-3 * parse_within(a, value, 1e-3, 1e6, "milliseconds: a microsecond to a quarter of an hour"),
+            i++;
+        else if (!strcmp(a, "--tpot-ms"))
+            o.targets.tpot_s =
+                1e-3 * parse_within(a, value, 1e-3, 1e6, "milliseconds: a microsecond to a quarter of an hour"),
+            i++;
         else
             o.peak_tflops = parse_within(a, value, 1e-4, 1e5, "TFLOP/s: from 0.1 GFLOP/s, a slow embedded core, to "
                                          "20x the dense FP8 peak of today's largest GPU, about 4500"), i++;
@@ -172,6 +189,7 @@ int main(int argc, char **argv)
             hardware.dequantizing_flops = o.peak_tflops * 1e12;
     perfmodel_estimate(&model, &hardware, &workload, &e);
     if (o.json) perfmodel_print_estimate_json(stdout, &e);
-    else perfmodel_print_estimate_text(stdout, &model, &hardware, &workload, &e);
+    else
+        perfmodel_print_estimate_text(stdout, &model, &hardware, &workload, &e, &o.targets);
     return 0;
 }
