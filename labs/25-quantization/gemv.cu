@@ -18,10 +18,11 @@
 
 __global__ void gemv_int8_kernel(const int8_t *values, const float *scales, const float *x, float *y, int rows, int cols)
 {
-    // TODO: row = blockIdx.x x GEMV_ROWS_A_BLOCK + threadIdx.x / 32, lane = threadIdx.x % 32; a warp
-    //       whose row is past the last returns (all 32 lanes together). Each lane sums (float)q x x
-    //       over columns lane, lane + 32, ...; then 5 steps of __shfl_xor_sync(FULL_WARP, sum, offset)
-    //       for offset 16, 8, 4, 2, 1; lane 0 stores sum x scales[row].
+    // TODO: task: y for this warp's row, as the header writes it. Contract: every row below `rows`
+    //       gets its y, any number of columns; a warp of the last block with no row does nothing, and
+    //       a warp that works keeps all 32 of its lanes together until its total is made. Idea: the
+    //       lanes share the row's columns so that at each step they read 32 neighbouring bytes (day 09),
+    //       each keeps a float partial sum, and the warp adds them up without shared memory (day 07).
     (void)values, (void)scales, (void)x, (void)y, (void)rows, (void)cols;
 }
 

@@ -25,21 +25,20 @@
 
 double step_seconds(const cost_model *model, const sequence_work *work, int sequences)
 {
-    // TODO: bytes = the weights once + every request's kv_tokens x kv_bytes_per_token;
-    //       FLOPs = every request's new_tokens x flops_per_token. The step overlaps the two:
-    //       which of their times is the least it can take? An empty step takes 0.
+    // TODO: task: the least time this step can take on `model` (lab.h). Contract: the step's work
+    //       is the `sequences` entries of `work`; an empty step takes 0. Idea: day 14's roofline for
+    //       one step: what does it read once however many requests it serves, what does each request
+    //       add to the bytes and to the FLOPs, and what does overlapping the two make of their times?
     (void)model, (void)work, (void)sequences;
     return 0;
 }
 
 int continuous_next_batch(scheduler *s, batch_entry *batch)
 {
-    // TODO: 1. retire: drop from s->running every request whose s->generated[id] has reached
-    //          its output_tokens, and take its prompt + output tokens off kv_reserved_tokens.
-    //       2. admit: while the oldest waiting request (s->waiting[s->waiting_head]) fits both
-    //          max_batch and kv_budget_tokens, move it to running and reserve for it; stop at
-    //          the first that does not fit.
-    //       3. run: one batch entry for every running request, prefill when it has no token yet.
+    // TODO: task: the batch of the next step, and its size (lab.h). Contract: the header's rules; a
+    //       request with all its tokens runs no more and frees its reservation; every running request
+    //       is in the batch once, as a prefill while it has no token yet. Idea: the chapter's loop at
+    //       one step boundary: what has to happen before a waiting request can take a place?
     (void)s, (void)batch;
     return 0;
 }
