@@ -20,6 +20,7 @@
 #include "metrics.h"
 
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,11 @@ static int in_image(uintptr_t a)
 /* ---------------------------------------------------------------------------------
  * The running launch */
 
-static uintptr_t arguments_start, arguments_bytes, host_stack_hint;   /* set before any worker starts */
+static uintptr_t arguments_start, arguments_bytes;   /* set before any worker starts */
+/* The stack of the host thread that launched, for the messages: its bounds as the C library knows
+ * them, else 8 MiB either side of the launch's frame. (A distance alone misleads where the heap
+ * lies close to the stack, as under qemu's user-mode emulation.) */
+static uintptr_t host_stack_low, host_stack_high;
 /* The allocations this worker's last accesses hit: a kernel reads and writes a few arrays in turn,
  * and an access inside one of them is the common case, checked without a call. Empty ranges
  * (start and end 0) outside a launch: no access may pass as a kernel's. */
@@ -90,7 +95,21 @@ void sim_access_begin_launch(const sim_launch_request *r)
 {
     arguments_start = (uintptr_t)r->arguments;
     arguments_bytes = r->arguments_bytes;
-    host_stack_hint = (uintptr_t)__builtin_frame_address(0);
+    /* The bounds are looked up once per launching thread (the main thread's from /proc/self/maps). */
+    static __thread uintptr_t own_low, own_high;
+    uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
+    if (frame - own_low >= own_high - own_low) {
+        own_low = frame - (8u << 20), own_high = frame + (8u << 20);
+        pthread_attr_t attributes;
+        if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
+            void *low;
+            size_t size;
+            if (pthread_attr_getstack(&attributes, &low, &size) == 0 && frame - (uintptr_t)low < size)
+                own_low = (uintptr_t)low, own_high = (uintptr_t)low + size;
+            pthread_attr_destroy(&attributes);
+        }
+    }
+    host_stack_low = own_low, host_stack_high = own_high;
     sim_initcheck_start();
 }
 
@@ -122,7 +141,7 @@ static void explain(char *out, size_t size, uintptr_t a, size_t bytes)
         snprintf(out, size, "a null pointer, or an offset from one (was a pointer never set, or did a cudaMalloc fail?)");
     else if (sim_is_device_address(a))
         snprintf(out, size, "device address space that no allocation holds");
-    else if ((a > host_stack_hint ? a - host_stack_hint : host_stack_hint - a) < (8u << 20))
+    else if (a - host_stack_low < host_stack_high - host_stack_low)
         snprintf(out, size, "a variable on the host's stack, not device memory: was the address of a host variable "
                  "passed to the kernel?");
     else

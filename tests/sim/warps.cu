@@ -265,7 +265,9 @@ static unsigned short reference_round(float f, int mantissa_bits, int min_expone
     memcpy(&bits, &f, 4);
     unsigned sign = bits >> 31;
     if (f != f) return 0x7fff;
-    double x = fabs((double)f);
+    unsigned infinity = ((1u << exponent_bits) - 1) << mantissa_bits;
+    if (isinf(f)) return (unsigned short)(sign << (mantissa_bits + exponent_bits) | infinity);
+    double x = fabs((double)f);   /* finite from here: (int)floor(log2(x)) is defined (no cast of inf) */
     int exponent = x == 0 ? min_exponent : (int)floor(log2(x));
     if (exponent < min_exponent) exponent = min_exponent;
     double quantum = ldexp(1.0, exponent - mantissa_bits);
