@@ -23,7 +23,9 @@ BOOK_NATIVE_CFLAGS="-std=c11 -O3 -g $BOOK_WARNINGS -D_GNU_SOURCE -pthread"
 # first (lib/sim/access.c) and every basic block report itself (SIMT efficiency); -O1 without
 # vectorisation keeps one CUDA access one CPU access. -gline-tables-only: the file and line of each
 # address, all the simulator's messages need (addr2line, inlined calls too), at 17 % less compile
-# time than full debug information (simcc -g gives that, for a debugger's view of variables). -fPIC:
+# time than full debug information (simcc -g gives that, for a debugger's view of variables), in
+# DWARF 4: binutils 2.40's addr2line reads a DWARF 5 line table whose function starts in the
+# default file (a kernel in a header, on arm64) as the .cu's, a wrong file in every message. -fPIC:
 # a lab's edited files are linked into a shared library of their own (LAB_CODE_CFLAGS below), and a
 # .cu file compiles one way wherever it goes; -fno-plt: that library calls the simulator (in the
 # program) through its GOT, not a PLT stub as well; initial-exec: the library is loaded with the
@@ -31,7 +33,7 @@ BOOK_NATIVE_CFLAGS="-std=c11 -O3 -g $BOOK_WARNINGS -D_GNU_SOURCE -pthread"
 # a fixed offset instead of through a call each time.
 SIM_CU_FLAGS="-std=c++17 -O1 -fno-vectorize -fno-slp-vectorize -fstack-clash-protection -fPIC -fno-plt -ftls-model=initial-exec \
 -fsanitize-coverage=bb,trace-pc-guard,trace-loads,trace-stores -mllvm -sanitizer-coverage-prune-blocks=0 \
--gline-tables-only -Wall -Wno-unused-function -Wno-unused-variable -Wno-unused-parameter"
+-gline-tables-only -gdwarf-4 -Wall -Wno-unused-function -Wno-unused-variable -Wno-unused-parameter"
 # A lab's edited .c files on the simulator (tools/build/build-lab): they are linked into a shared
 # library that only the test workers load, never the test runner, which reports the verdicts.
 # -fwrapv: an int that overflows wraps, as it does on the machine, so a learner's 32-bit offset or
