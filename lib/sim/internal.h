@@ -30,7 +30,10 @@ enum { STACK_BYTES = 64 * 1024, GUARD_BYTES = 4096, SIGNAL_STACK_BYTES = 64 * 10
 enum { SHARED_GAP_BYTES = 1024, MAX_SHARED_DECLARATIONS = 64,
        SHARED_ARENA_BYTES = 256 * 1024 + (MAX_SHARED_DECLARATIONS + 1) * SHARED_GAP_BYTES };
 
-typedef enum { NOT_STARTED, RUNNING, AT_BARRIER, AT_COLLECTIVE, RELEASED, DONE } thread_state;
+typedef enum { NOT_STARTED, RUNNING, AT_BARRIER, AT_TILE_BARRIER, AT_COLLECTIVE, RELEASED, DONE } thread_state;
+
+/* Tiles of several warps (tiles.c): 64, 128, 256, 512 or 1024 threads, levels 1 to 5 (2^level warps). */
+enum { MAX_TILE_LEVEL = 5 };
 
 typedef struct collective_call {
     sim_collective_kind kind;
@@ -52,6 +55,7 @@ typedef struct cuda_thread {
     uintptr_t stack_low;     /* its stack, for telling local accesses apart */
     const char *barrier_file;
     int barrier_line;
+    unsigned tile_size;      /* at AT_TILE_BARRIER: the threads of the tile it waits with */
     collective_call collective;
     unsigned long long steps;       /* basic blocks run before it last started running (clock64) */
     unsigned long long steps_mark;  /* sim_steps_left when it last started running */
@@ -98,6 +102,12 @@ typedef struct worker {
     uint32_t interval;                /* the barrier interval, unique across blocks and launches */
     int done_count;                   /* threads of the block that have ended */
     int collectives_waiting;          /* lanes waiting at a warp collective */
+    int tiles_waiting;                /* threads waiting at the sync() of a tile of several warps */
+    /* For each warp and tile level: its warp_epoch just after, and the interval of, the last sync() of a
+     * tile of that size or larger it passed (races.c: what such a barrier ordered) */
+    uint16_t tile_epoch[MAX_TILE_LEVEL + 1][MAX_WARPS];
+    uint32_t tile_interval[MAX_TILE_LEVEL + 1][MAX_WARPS];
+    unsigned char tile_values[MAX_WARPS][32];   /* each warp's part of a tile's collective (tiles.c) */
 
     void *signal_stack;               /* where a fault in one of its kernels is handled */
     unsigned char *stack_region;      /* MAX_THREADS_PER_BLOCK stacks, each above a guard */
@@ -169,6 +179,11 @@ void sim_check_collectives_at_barrier(worker *w);
 
 /* groups.c: releases the lanes waiting at coalesced_threads(), grouped by place; returns whether any can go on. */
 int sim_resolve_coalesced(worker *w, int first_lane, int lanes);
+
+/* tiles.c: releases every tile of several warps whose threads all wait at its sync(); returns whether any
+ * could go on. When none can, sim_tiles_never_complete says which thread holds one back, and fails. */
+int sim_release_tiles(worker *w);
+__attribute__((noreturn)) void sim_tiles_never_complete(worker *w);
 
 /* memory.c */
 typedef struct allocation {

@@ -6,9 +6,11 @@
  * would never show by chance. Instead every shared access is checked against a shadow
  * record of the last writer and readers, in the current interval, of the bytes it touches.
  * Two lanes of one warp are ordered by a warp collective or __syncwarp() between their
- * accesses (the warp's epoch has moved on); threads of different warps only by
- * __syncthreads() (the interval has moved on). Interval numbers are never reused, so the
- * shadow needs no clearing.
+ * accesses (the warp's epoch has moved on); threads of different warps by __syncthreads()
+ * (the interval has moved on), or by the sync() of a cooperative groups tile of several warps
+ * that holds both (tiles.c notes, per warp and tile size, the epoch each such barrier left the
+ * warp at; only the slow path, check_record, reads it). Interval numbers are never reused, so
+ * the shadow needs no clearing.
  *
  * Accesses are checked at their real width. A 4-byte word has one record while every access
  * to it covers the whole word (floats, ints, and the words of a float2 or a double); the
@@ -45,7 +47,8 @@ typedef struct access_record {
     uint32_t split_interval;   /* a word's record only: the interval in which its bytes have records */
     uint16_t writer, first_reader, last_reader;
     uint16_t write_epoch, read_epoch;
-    uint8_t many_readers, readers_in_several_warps;
+    uint8_t many_readers;
+    uint8_t readers_spread;    /* the bits in which the readers' warps differ from the first reader's */
 } access_record;
 
 enum { WORDS = SHARED_ARENA_BYTES / 4 };
@@ -57,10 +60,16 @@ static void *map_shadow(size_t bytes)
     return p;
 }
 
-/* Did a collective of `later`'s warp complete since `earlier` recorded `epoch`? */
-static int ordered_in_warp(worker *w, unsigned earlier, uint16_t epoch, unsigned later)
+/* Did a barrier holding every warp concerned pass since `warp` recorded `epoch` (its latest access)?
+ * `apart`: the bits in which the warps concerned differ. Within one warp (apart 0), any collective of the
+ * warp; else the sync() of the smallest tile of several warps that holds them all, or of a larger one
+ * (tiles.c), in this interval. */
+static int ordered(const worker *w, unsigned warp, uint16_t epoch, unsigned apart)
 {
-    return earlier / WARP_SIZE == later / WARP_SIZE && (uint16_t)w->warp_epoch[later / WARP_SIZE] != epoch;
+    if (apart == 0) return (uint16_t)w->warp_epoch[warp] != epoch;
+    unsigned level = 32 - (unsigned)__builtin_clz(apart);   /* a tile of 2^level warps */
+    return level <= MAX_TILE_LEVEL && w->tile_interval[level][warp] == w->interval &&
+           (int16_t)(w->tile_epoch[level][warp] - epoch) > 0;
 }
 
 void sim_race_fail(worker *w)
@@ -72,7 +81,8 @@ void sim_race_fail(worker *w)
     sim_kernel_fail(cudaErrorLaunchFailure,
         "%s in the same barrier interval:\n"
         "     nothing orders the two accesses, so on a GPU the result depends on timing. A %s is missing\n"
-        "     between them.", race.accesses, same_warp ? "__syncwarp() (or __syncthreads())" : "__syncthreads()");
+        "     between them%s.", race.accesses, same_warp ? "__syncwarp() (or __syncthreads())" : "__syncthreads()",
+        same_warp ? "" : " (or the sync() of a cooperative groups tile that holds both threads)");
 }
 
 /* The running thread's access at `address` races with `other`'s. */
@@ -171,11 +181,11 @@ static inline __attribute__((always_inline)) void enter(worker *w, access_record
         s->read_interval = interval;
         s->first_reader = s->last_reader = (uint16_t)self;
         s->read_epoch = epoch;
-        s->many_readers = s->readers_in_several_warps = 0;
+        s->many_readers = s->readers_spread = 0;
         s->first_read_site = s->last_read_site = site;
     } else if (s->last_reader != self) {
         s->many_readers = 1;
-        s->readers_in_several_warps |= s->first_reader / WARP_SIZE != warp;
+        s->readers_spread |= (uint8_t)((s->first_reader / WARP_SIZE) ^ warp);
         s->last_reader = (uint16_t)self;
         s->read_epoch = epoch;
         s->last_read_site = site;
@@ -188,8 +198,9 @@ static __attribute__((noinline)) void check_record(worker *w, access_record *s, 
 {
     unsigned self = w->running->linear;
     uint32_t interval = w->interval;
+    unsigned warp = self / WARP_SIZE;
     int written_now = s->write_interval == interval && s->writer != self &&
-                      !ordered_in_warp(w, s->writer, s->write_epoch, self);
+                      !ordered(w, s->writer / WARP_SIZE, s->write_epoch, (s->writer / WARP_SIZE) ^ warp);
     if (written_now && is_write) suspect(w, access, bytes, address, s->writer, site, s->write_site);
     else if (written_now) report(w, address, "read", s->writer, "wrote", site, s->write_site);
     if (is_write && s->read_interval == interval) {
@@ -198,8 +209,10 @@ static __attribute__((noinline)) void check_record(worker *w, access_record *s, 
         unsigned other = last_is_other ? s->last_reader : s->first_reader;
         const void *other_site = last_is_other ? s->last_read_site : s->first_read_site;
         int others_read = s->many_readers || s->first_reader != self;
-        int ordered = !s->readers_in_several_warps && ordered_in_warp(w, other, s->read_epoch, self);
-        if (others_read && !ordered) report(w, address, "wrote", other, "read", site, other_site);
+        /* read_epoch is the last reader's: the last read of all, as threads take turns */
+        unsigned apart = s->readers_spread | ((s->first_reader / WARP_SIZE) ^ warp);
+        if (others_read && !ordered(w, s->last_reader / WARP_SIZE, s->read_epoch, apart))
+            report(w, address, "wrote", other, "read", site, other_site);
     }
     enter(w, s, is_write, site);
 }

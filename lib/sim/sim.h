@@ -279,6 +279,13 @@ unsigned long long sim_warp_collective(sim_collective_kind kind, unsigned mask, 
 unsigned sim_activemask(void);
 /* Cooperative groups' coalesced_threads() (groups.c): the lanes of the warp that arrive at this place together. */
 unsigned sim_coalesced_threads(const char *file, int line) __attribute__((convergent));
+/* Cooperative groups' tiles of several warps (tiles.c): tile.sync() of a tile of `size` threads (64 to 1024);
+ * the check that a block made without block_tile_memory may be cut into them (compute capability 8.0 and
+ * later); and the values a tile's collectives pass between its warps, one slot of 32 bytes per warp. */
+void sim_tile_sync(unsigned size, const char *file, int line) __attribute__((convergent));
+void sim_tile_check_scratch(int has_scratch, unsigned size, const char *file, int line);
+void sim_tile_deposit(unsigned warp, const void *value, unsigned bytes);
+void sim_tile_read(unsigned warp, void *value, unsigned bytes);
 
 /* Atomics (atomics.c), one function per type; the CUDA names are overloads in the header. */
 typedef enum sim_atomic_op {

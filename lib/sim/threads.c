@@ -8,7 +8,9 @@
  * then y, then z) and, within a warp, lane by lane, each until it ends, reaches
  * __syncthreads() or reaches a warp collective (warps.c). When every lane a collective
  * names has arrived, the collective is resolved and those lanes go on. When every warp is
- * stuck at __syncthreads() the barrier is released: that ends one barrier interval.
+ * stuck, the tiles of several warps whose threads all wait at the tile's sync() go on (tiles.c);
+ * when none can, every thread waits at __syncthreads() and the barrier is released: that ends one
+ * barrier interval.
  * A thread that ends hands its stack to the next thread to start, so a kernel without
  * barriers runs every thread on the same, cache-hot stack. */
 #include "internal.h"
@@ -446,6 +448,7 @@ static void run_block(worker *w)
     w->interval++;
     w->done_count = 0;
     w->collectives_waiting = 0;
+    w->tiles_waiting = 0;
     w->race.pending = 0;
     w->suspect.pending = 0;   /* a launch that stopped may have left one */
     for (int i = 0; i < w->thread_count; i++) w->threads[i].state = NOT_STARTED, w->threads[i].steps = 0;
@@ -453,7 +456,9 @@ static void run_block(worker *w)
         for (int first = 0; first < w->thread_count; first += WARP_SIZE)
             run_warp(w, first, w->thread_count - first < WARP_SIZE ? w->thread_count - first : WARP_SIZE);
         if (w->done_count == w->thread_count) return;
+        if (w->tiles_waiting && sim_release_tiles(w)) continue;   /* tiles of several warps (tiles.c) */
         if (w->collectives_waiting) sim_check_collectives_at_barrier(w);
+        if (w->tiles_waiting) sim_tiles_never_complete(w);
         release_barrier(w);
     }
 }
@@ -546,6 +551,7 @@ static void run_blocks(worker *w, grid_run *run)
         /* Abandon the block: its fibers are never resumed, so every stack is free again. */
         w->running = NULL;
         w->collectives_waiting = 0;
+        w->tiles_waiting = 0;
         free_all_stacks(w);
         sim_output_end_block(w, w->abort_error);
         end_worker(w);

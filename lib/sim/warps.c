@@ -97,8 +97,9 @@ int sim_resolve_collectives(worker *w, int first, int lanes)
             cuda_thread *u = &w->threads[first + other];
             char why[200];
             if (u->state == DONE) fail_pending(w, t, u, "has already returned");
-            if (u->state == AT_BARRIER) {
-                snprintf(why, sizeof why, "waits at __syncthreads() in %s:%d: neither can go on", u->barrier_file,
+            if (u->state == AT_BARRIER || u->state == AT_TILE_BARRIER) {
+                snprintf(why, sizeof why, "waits at %s in %s:%d: neither can go on",
+                         u->state == AT_BARRIER ? "__syncthreads()" : "a tile's sync()", u->barrier_file,
                          u->barrier_line);
                 fail_pending(w, t, u, why);
             }

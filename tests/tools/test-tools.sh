@@ -58,7 +58,8 @@ expect_output "simcc refuses an unknown option" "unknown option --frobnicate" li
 printf '#include <mma.h>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n' > "$tmp/mma.cu"
 expect_output "a CUDA header the simulator lacks says so, and what to use instead" \
     "mma.h (WMMA, Tensor Core fragments) is not simulated" lib/sim/tools/simcc -o "$tmp/mma" "$tmp/mma.cu"
-# Cooperative groups' tiles of several warps are refused by simcc with why and what to do instead.
+# Cooperative groups' tiles of several warps build; what CUDA does not give them (shfl_down) is refused
+# by simcc with why and what to do instead.
 cat > "$tmp/tile64.cu" <<'CU'
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
@@ -66,12 +67,20 @@ __global__ void k(int *o)
 {
     __shared__ cg::block_tile_memory<128> s;
     auto t = cg::tiled_partition<64>(cg::this_thread_block(s));
-    o[0] = t.thread_rank();
+    t.sync();
+    o[0] = t.thread_rank() + t.meta_group_rank();
+#ifdef SHUFFLE_DOWN
+    o[1] = t.shfl_down(o[0], 1);
+#endif
 }
 int main() { return 0; }
 CU
-expect_output "a tile of 64 threads is refused by simcc, saying what to use instead" \
-    "simcc: cooperative groups' tiles of more than 32 threads" lib/sim/tools/simcc -o "$tmp/tile64" "$tmp/tile64.cu"
+lib/sim/tools/simcc -o "$tmp/tile64" "$tmp/tile64.cu" > "$tmp/tile64.log" 2>&1 ||
+    bad "a tile of 64 threads with sync() and its ranks does not build: $(cat "$tmp/tile64.log")"
+ok "a tile of 64 threads (thread_block_tile<64>, block_tile_memory) builds"
+expect_output "shfl_down on a tile of 64 threads is refused by simcc, saying what to use instead" \
+    "simcc: cooperative groups' tiles of more than 32 threads" \
+    lib/sim/tools/simcc -DSHUFFLE_DOWN -o "$tmp/tile64" "$tmp/tile64.cu"
 # A texture fetch the simulator lacks (3-D) is a compile error naming it, not an unknown name.
 printf '__global__ void k(float *o, cudaTextureObject_t t) { o[0] = tex3D<float>(t, 0, 0, 0); }\nint main() {}\n' \
     > "$tmp/tex3d.cu"

@@ -15,8 +15,13 @@
  * Blocks run independently (one per core at most), so no barrier can span the grid: grid.sync()
  * stops the launch with an error that says so (a GPU needs a cooperative launch for it, which the
  * simulator does not run).
- * Tiles of more than one warp (64 to 512 threads) are not simulated: a compile error says so (and
- * block_tile_memory, the scratch CUDA gives them, exists so that the message is that one).
+ * Tiles of several warps (thread_block_tile<64> to <1024>, from tiled_partition<N>(block) or from a larger
+ * tile) are simulated with what CUDA gives them: sync(), a barrier of just the tile's warps (tiles.c: the
+ * block's other warps run on, and the race detector takes it as ordering the tile's threads only), the
+ * ranks and sizes, shfl(value, rank) from one rank (every thread names the same), any, all and
+ * cg::reduce. CUDA has no shfl_up, shfl_down, shfl_xor, ballot or match for them (a compile error says
+ * so), nor tiled_partition(block, n) with n above 32. On a GPU of compute capability below 8.0 (SIM_GPU)
+ * they need the block made from block_tile_memory scratch (this_thread_block(scratch)), as in CUDA.
  * cg::reduce is in cooperative_groups/reduce.h and the scans in cooperative_groups/scan.h, as in CUDA. */
 #ifndef SIM_COOPERATIVE_GROUPS_H
 #define SIM_COOPERATIVE_GROUPS_H
@@ -32,6 +37,11 @@ class thread_group;
 class thread_block;
 class coalesced_group;
 template <unsigned int Size, typename ParentT> class thread_block_tile;
+template <unsigned int MaxBlockSize = 1024> struct block_tile_memory;
+template <unsigned int MaxBlockSize>
+thread_block this_thread_block(block_tile_memory<MaxBlockSize> &scratch, SIM_CALL_SITE);
+template <unsigned int Size, typename ParentT>
+thread_block_tile<Size, ParentT> tiled_partition(const ParentT &parent, SIM_CALL_SITE);
 coalesced_group coalesced_threads(SIM_CALL_SITE);
 thread_group tiled_partition(const thread_group &parent, unsigned int tile_size, SIM_CALL_SITE);
 thread_group tiled_partition(const thread_block &parent, unsigned int tile_size, SIM_CALL_SITE);
@@ -167,17 +177,15 @@ static inline void check_tile_size(unsigned size, const char *file, int line)
     if (size == 0 || size > 32 || (size & (size - 1)))
         sim_kernel_fail(cudaErrorLaunchFailure,
             "%s:%d: tiled_partition(group, %u): a tile has 1, 2, 4, 8, 16 or 32 threads (with any other size\n"
-            "     the kernel stops on a GPU too)", file, line, size);
+            "     the kernel stops on a GPU too; tiles of 64 to 1024 threads are made with tiled_partition<N>(block))",
+            file, line, size);
 }
 
 /* What every tile of Size lanes does: a tile is Size consecutive lanes of one warp, starting at a
  * multiple of Size, so its collectives name just those lanes (a tile of 8 at lanes 8..15: 0x0000ff00). */
 template <unsigned int Size> class tile_operations {
-    static_assert(Size >= 1 && Size <= 32 && (Size & (Size - 1)) == 0,
-                  "a thread_block_tile has 1, 2, 4, 8, 16 or 32 threads here: tiles of several warps (64 to 512 "
-                  "threads) are not simulated: their sync() is a barrier of some of a block's warps, which the "
-                  "simulator's scheduler and race detector do not have. Use tiles of 32 and combine their results "
-                  "through shared memory after block.sync()");
+    static_assert(Size >= 1 && (Size & (Size - 1)) == 0,
+                  "a thread_block_tile has a power of two from 1 to 1024 threads (CUDA refuses other sizes too)");
 
 public:
     static unsigned sim_lanes() { return (~0u >> (32 - Size)) << (lane() & ~(Size - 1)); }
@@ -226,6 +234,124 @@ public:
     }
 };
 
+/* The lanes of the running thread's warp that the block has (all 32 unless the block's size is not a
+ * multiple of 32). */
+static inline unsigned warp_lanes()
+{
+    unsigned first = block_rank() & ~31u, count = block_size() - first;
+    return count >= 32 ? 0xffffffffu : (1u << count) - 1;
+}
+
+/* A tile of several warps: Size consecutive threads of the block from a multiple of Size. Its sync() is a
+ * barrier of its warps (tiles.c); its collectives combine each warp's part through the simulator's slots
+ * between two such barriers, as CUDA's pass them through the block's scratch memory. */
+template <unsigned int Size> class large_tile_operations {
+    static_assert((Size & (Size - 1)) == 0 && Size <= 1024,
+                  "a thread_block_tile has a power of two from 1 to 1024 threads (CUDA refuses other sizes too)");
+
+public:
+    static unsigned int first_warp() { return (block_rank() & ~(Size - 1)) / 32; }
+    static unsigned int warps()
+    {
+        unsigned int threads = block_size() - first_warp() * 32;
+        return ((threads < Size ? threads : Size) + 31) / 32;
+    }
+    /* Every thread gets the warps' parts, from the tile's first warp's up, combined by `combine`. */
+    template <typename T, typename Combine>
+    static T across_warps(const T &part, Combine combine, bool deposits, const char *file, int line)
+    {
+        static_assert(std::is_trivially_copyable<T>::value && sizeof(T) <= 32,
+                      "a tile of more than 32 threads passes values of up to 32 bytes here");
+        if (deposits) sim_tile_deposit(block_rank() / 32, &part, sizeof part);
+        sim_tile_sync(Size, file, line);
+        T result;
+        sim_tile_read(first_warp(), &result, sizeof result);
+        for (unsigned int warp = first_warp() + 1; warp < first_warp() + warps(); warp++) {
+            T other;
+            sim_tile_read(warp, &other, sizeof other);
+            result = combine(result, other);
+        }
+        sim_tile_sync(Size, file, line);   /* nobody deposits again before everyone has read */
+        return result;
+    }
+
+    static constexpr unsigned int sim_tile_threads = Size;
+    static unsigned sim_lanes() { return warp_lanes(); }   /* of the running thread's warp */
+    static unsigned int thread_rank() { return block_rank() & (Size - 1); }
+    static constexpr unsigned int num_threads() { return Size; }
+    static constexpr unsigned int size() { return Size; }
+    static void sync(SIM_CALL_SITE) { sim_tile_sync(Size, file, line); }
+
+    /* The value of the thread of rank source_rank, which every thread of the tile must name alike. */
+    template <typename T> plain<T> shfl(T &&value, int source_rank, SIM_CALL_SITE) const
+    {
+        unsigned int source = (unsigned)source_rank & (Size - 1);
+        plain<T> part = value;
+        bool mine = thread_rank() == source;
+        if (mine) sim_tile_deposit(first_warp(), &part, sizeof part);
+        sim_tile_sync(Size, file, line);
+        plain<T> result;
+        sim_tile_read(first_warp(), &result, sizeof result);
+        sim_tile_sync(Size, file, line);
+        return result;
+    }
+    int any(int predicate, SIM_CALL_SITE) const
+    {
+        int part = groups::ballot(warp_lanes(), predicate, file, line) != 0;
+        return across_warps(part, [](int a, int b) { return a | b; }, lane() == 0, file, line);
+    }
+    int all(int predicate, SIM_CALL_SITE) const
+    {
+        int part = groups::ballot(warp_lanes(), predicate, file, line) == warp_lanes();
+        return across_warps(part, [](int a, int b) { return a & b; }, lane() == 0, file, line);
+    }
+    template <typename T> plain<T> shfl_down(T &&value, unsigned int, SIM_CALL_SITE) const
+    {
+        static_assert(never<T>::value, "shfl_down: CUDA's tiles of more than 32 threads have no shfl_up, shfl_down "
+                                       "or shfl_xor (shfl from one rank, any, all and cg::reduce they have)");
+        return value;
+    }
+    template <typename T> plain<T> shfl_up(T &&value, unsigned int, SIM_CALL_SITE) const
+    {
+        static_assert(never<T>::value, "shfl_up: CUDA's tiles of more than 32 threads have no shfl_up, shfl_down "
+                                       "or shfl_xor (shfl from one rank, any, all and cg::reduce they have)");
+        return value;
+    }
+    template <typename T> plain<T> shfl_xor(T &&value, unsigned int, SIM_CALL_SITE) const
+    {
+        static_assert(never<T>::value, "shfl_xor: CUDA's tiles of more than 32 threads have no shfl_up, shfl_down "
+                                       "or shfl_xor (shfl from one rank, any, all and cg::reduce they have)");
+        return value;
+    }
+    template <typename P> unsigned int ballot(P, SIM_CALL_SITE) const
+    {
+        static_assert(never<P>::value, "ballot: CUDA's tiles of more than 32 threads have no ballot, match_any or "
+                                       "match_all (a 32-bit mask cannot name their threads)");
+        return 0;
+    }
+    template <typename T> unsigned int match_any(T, SIM_CALL_SITE) const
+    {
+        static_assert(never<T>::value, "match_any: CUDA's tiles of more than 32 threads have no ballot, match_any "
+                                       "or match_all (a 32-bit mask cannot name their threads)");
+        return 0;
+    }
+    template <typename T> unsigned int match_all(T, int &, SIM_CALL_SITE) const
+    {
+        static_assert(never<T>::value, "match_all: CUDA's tiles of more than 32 threads have no ballot, match_any "
+                                       "or match_all (a 32-bit mask cannot name their threads)");
+        return 0;
+    }
+};
+
+/* The operations of a tile of Size threads: one warp's lanes, or several warps. */
+template <unsigned int Size>
+using tile_base = typename std::conditional<(Size <= 32), tile_operations<Size>, large_tile_operations<Size>>::type;
+template <unsigned int Size> static inline unsigned tile_lanes()
+{
+    if constexpr (Size <= 32) return tile_operations<Size>::sim_lanes();
+    else return 0;
+}
+
 template <unsigned int Size, typename ParentT> struct can_partition : std::false_type {};
 template <unsigned int Size> struct can_partition<Size, cooperative_groups::thread_block> : std::true_type {};
 template <unsigned int Size, unsigned int ParentSize, typename GrandParentT>
@@ -249,10 +375,12 @@ protected:
     unsigned int mask = 0;              /* a tile's or coalesced group's lanes */
     unsigned int meta_rank = 0, meta_size = 1;
     bool tiled = false;                 /* made by tiled_partition: its lanes are consecutive */
+    unsigned int tile_threads = 0;      /* a tile of several warps: its size (its mask is 0) */
 
     explicit thread_group(unsigned int kind) : type(kind) {}
-    thread_group(unsigned int lanes, unsigned int rank, unsigned int count, bool is_tile)
-        : type(sim::groups::coalesced_group_id), mask(lanes), meta_rank(rank), meta_size(count), tiled(is_tile) {}
+    thread_group(unsigned int lanes, unsigned int rank, unsigned int count, bool is_tile, unsigned int threads = 0)
+        : type(sim::groups::coalesced_group_id), mask(lanes), meta_rank(rank), meta_size(count), tiled(is_tile),
+          tile_threads(threads) {}
 
     friend thread_group tiled_partition(const thread_group &parent, unsigned int tile_size, const char *file, int line);
     friend thread_group tiled_partition(const thread_block &parent, unsigned int tile_size, const char *file, int line);
@@ -271,9 +399,13 @@ public:
 /* The running thread's block. */
 class thread_block : public thread_group {
     friend thread_block this_thread_block();
+    template <unsigned int MaxBlockSize>
+    friend thread_block this_thread_block(block_tile_memory<MaxBlockSize> &scratch, const char *file, int line);
+    bool has_scratch = false;   /* made from block_tile_memory */
     thread_block() : thread_group(sim::groups::thread_block_id) {}
 
 public:
+    bool sim_has_scratch() const { return has_scratch; }
     static void sync(SIM_CALL_SITE) { sim_syncthreads_at(file, line); }
     static unsigned int size() { return sim::groups::block_size(); }
     static unsigned int num_threads() { return sim::groups::block_size(); }
@@ -286,23 +418,26 @@ public:
 
 inline thread_block this_thread_block() { return thread_block(); }
 
-/* Shared memory through which CUDA lets tiles of several warps (64 to 512 threads) communicate, for
+/* Shared memory through which CUDA lets tiles of several warps (64 to 1024 threads) communicate, for
  * blocks of up to MaxBlockSize threads: `__shared__ cg::block_tile_memory<256> scratch;` then
- * this_thread_block(scratch). The block it gives works as any; the tiles of more than 32 threads it
- * exists for are not simulated (tile_operations says why), those of 32 or fewer are. */
-template <unsigned int MaxBlockSize = 1024> struct block_tile_memory {
+ * this_thread_block(scratch). The simulator passes those values itself (tiles.c), so the scratch is
+ * unused; a block made from it may be cut into such tiles on every compute capability (without it, on
+ * 8.0 and later only, as in CUDA). */
+template <unsigned int MaxBlockSize> struct block_tile_memory {
     static_assert(MaxBlockSize >= 1 && MaxBlockSize <= 1024, "block_tile_memory<MaxBlockSize>: 1 to 1024 threads");
     alignas(16) unsigned char scratch[(MaxBlockSize + 31) / 32 * 16];   /* unused here */
 };
 template <unsigned int MaxBlockSize>
-thread_block this_thread_block(block_tile_memory<MaxBlockSize> &scratch, SIM_CALL_SITE)
+thread_block this_thread_block(block_tile_memory<MaxBlockSize> &scratch, const char *file, int line)
 {
     (void)scratch;
     if (sim::groups::block_size() > MaxBlockSize)
         sim_kernel_fail(cudaErrorLaunchFailure,
             "%s:%d: this_thread_block(block_tile_memory<%u>): the block has %u threads, more than the %u the\n"
             "     scratch memory was declared for", file, line, MaxBlockSize, sim::groups::block_size(), MaxBlockSize);
-    return this_thread_block();
+    thread_block block;
+    block.has_scratch = true;
+    return block;
 }
 
 /* The whole grid. Its ranks and sizes work; its barrier cannot (see grid_sync_fails). */
@@ -430,8 +565,9 @@ inline coalesced_group coalesced_threads(const char *file, int line)
 /* A tile whose parent's type is known when compiling: thread_block_tile<Size, thread_block> from
  * tiled_partition<Size>(block), thread_block_tile<Size, thread_block_tile<32, ...>> from a tile. */
 template <unsigned int Size, typename ParentT = void>
-class thread_block_tile : public sim::groups::tile_operations<Size> {
-    template <unsigned int S, typename P> friend thread_block_tile<S, P> tiled_partition(const P &parent);
+class thread_block_tile : public sim::groups::tile_base<Size> {
+    template <unsigned int S, typename P>
+    friend thread_block_tile<S, P> tiled_partition(const P &parent, const char *file, int line);
     thread_block_tile() {}
 
 public:
@@ -445,32 +581,36 @@ public:
 
 /* A tile of Size lanes whatever its parent (thread_block_tile<32> tile = tiled_partition<32>(block)). */
 template <unsigned int Size>
-class thread_block_tile<Size, void> : public thread_group, public sim::groups::tile_operations<Size> {
+class thread_block_tile<Size, void> : public thread_group, public sim::groups::tile_base<Size> {
     template <unsigned int, typename> friend class thread_block_tile;
     friend thread_block_tile<1, void> this_thread();
     thread_block_tile(unsigned int rank, unsigned int count)
-        : thread_group(sim::groups::tile_operations<Size>::sim_lanes(), rank, count, true) {}
+        : thread_group(sim::groups::tile_lanes<Size>(), rank, count, true, Size > 32 ? Size : 0) {}
 
 public:
     template <typename ParentT>
     thread_block_tile(const thread_block_tile<Size, ParentT> &tile)
         : thread_block_tile(tile.meta_group_rank(), tile.meta_group_size()) {}
-    using sim::groups::tile_operations<Size>::sync;
-    using sim::groups::tile_operations<Size>::size;
-    using sim::groups::tile_operations<Size>::num_threads;
-    using sim::groups::tile_operations<Size>::thread_rank;
+    using sim::groups::tile_base<Size>::sync;
+    using sim::groups::tile_base<Size>::size;
+    using sim::groups::tile_base<Size>::num_threads;
+    using sim::groups::tile_base<Size>::thread_rank;
     unsigned int meta_group_rank() const { return meta_rank; }
     unsigned int meta_group_size() const { return meta_size; }
 };
 
 /* The block, or a tile, cut into tiles of Size consecutive threads; the calling thread gets its own. */
-template <unsigned int Size, typename ParentT> thread_block_tile<Size, ParentT> tiled_partition(const ParentT &parent)
+template <unsigned int Size, typename ParentT>
+thread_block_tile<Size, ParentT> tiled_partition(const ParentT &parent, const char *file, int line)
 {
     static_assert(sim::groups::can_partition<Size, ParentT>::value,
                   "tiled_partition<Size>(parent) takes a thread_block or a thread_block_tile (for other groups use "
                   "tiled_partition(parent, size))");
     static_assert(sim::groups::smaller_than_parent<Size, ParentT>::value,
                   "tiled_partition<Size>(tile): the new tiles must be smaller than the tile they are cut from");
+    if constexpr (Size > 32 && std::is_same<ParentT, thread_block>::value)
+        sim_tile_check_scratch(parent.sim_has_scratch(), Size, file, line);
+    (void)parent, (void)file, (void)line;
     return thread_block_tile<Size, ParentT>();
 }
 
@@ -515,7 +655,7 @@ inline coalesced_group tiled_partition(const coalesced_group &parent, unsigned i
 
 inline thread_group tiled_partition(const thread_group &parent, unsigned int tile_size, const char *file, int line)
 {
-    if (parent.get_type() == sim::groups::coalesced_group_id)
+    if (parent.get_type() == sim::groups::coalesced_group_id && !parent.tile_threads)
         return static_cast<const coalesced_group &>(parent).tile(tile_size, file, line);
     return tiled_partition(this_thread_block(), tile_size, file, line);
 }
@@ -523,7 +663,7 @@ inline thread_group tiled_partition(const thread_group &parent, unsigned int til
 inline unsigned long long thread_group::size() const
 {
     switch (type) {
-    case sim::groups::coalesced_group_id: return sim::groups::count(mask);
+    case sim::groups::coalesced_group_id: return tile_threads ? tile_threads : sim::groups::count(mask);
     case sim::groups::thread_block_id: return thread_block::size();
     case sim::groups::grid_group_id: return grid_group::size();
     }
@@ -533,7 +673,9 @@ inline unsigned long long thread_group::size() const
 inline unsigned long long thread_group::thread_rank() const
 {
     switch (type) {
-    case sim::groups::coalesced_group_id: return sim::groups::count(mask & sim::groups::lanes_below());
+    case sim::groups::coalesced_group_id:
+        return tile_threads ? sim::groups::block_rank() & (tile_threads - 1)
+                            : sim::groups::count(mask & sim::groups::lanes_below());
     case sim::groups::thread_block_id: return thread_block::thread_rank();
     case sim::groups::grid_group_id: return grid_group::thread_rank();
     }
@@ -543,7 +685,10 @@ inline unsigned long long thread_group::thread_rank() const
 inline void thread_group::sync(const char *file, int line) const
 {
     switch (type) {
-    case sim::groups::coalesced_group_id: sim::groups::sync_lanes(mask, file, line); break;
+    case sim::groups::coalesced_group_id:
+        if (tile_threads) sim_tile_sync(tile_threads, file, line);
+        else sim::groups::sync_lanes(mask, file, line);
+        break;
     case sim::groups::thread_block_id: sim_syncthreads_at(file, line); break;
     case sim::groups::grid_group_id: sim::groups::grid_sync_fails(file, line);
     }
@@ -594,6 +739,7 @@ inline coalesced_group binary_partition(const coalesced_group &group, bool predi
 template <unsigned int Size, typename ParentT>
 coalesced_group binary_partition(const thread_block_tile<Size, ParentT> &tile, bool predicate, SIM_CALL_SITE)
 {
+    static_assert(Size <= 32, "binary_partition takes a tile of up to 32 threads (as in CUDA)");
     return sim::groups::split(tile.sim_lanes(), predicate, file, line);
 }
 template <typename LabelT> coalesced_group labeled_partition(const coalesced_group &group, LabelT label, SIM_CALL_SITE)
@@ -603,6 +749,7 @@ template <typename LabelT> coalesced_group labeled_partition(const coalesced_gro
 template <typename LabelT, unsigned int Size, typename ParentT>
 coalesced_group labeled_partition(const thread_block_tile<Size, ParentT> &tile, LabelT label, SIM_CALL_SITE)
 {
+    static_assert(Size <= 32, "labeled_partition takes a tile of up to 32 threads (as in CUDA)");
     return sim::groups::split(tile.sim_lanes(), label, file, line);
 }
 

@@ -2,8 +2,7 @@
  * simulator runs: `__shared__ cg::block_tile_memory<BlockSize> scratch;` gives the block through
  * this_thread_block(scratch), as CUDA 12 and later spell it, and the block is cut into tiles of 32
  * (the sample's 64-thread case: two groups of 32) that each reduce with cg::reduce and combine through
- * shared memory after cg::sync(block). Tiles of 64 to 512 threads are a compile error that says they
- * are not simulated (tests/tools/test-tools.sh).
+ * shared memory after cg::sync(block). Tiles of 64 to 1024 threads cut from it are in cg_large_tiles.cu.
  *   lib/sim/tools/simcc -o cg_block_tile_memory tests/sim/programs/cg_block_tile_memory.cu && ./cg_block_tile_memory
  *   nvcc -o cg_block_tile_memory tests/sim/programs/cg_block_tile_memory.cu && ./cg_block_tile_memory   (on a GPU) */
 #include <cooperative_groups.h>

@@ -9,8 +9,10 @@
  * rank's value every thread then reads. (For integers of up to 4 bytes a GPU of compute capability 8.0
  * or later uses its redux instruction instead: the same result.) Each step is a warp shuffle of the
  * group's lanes, checked as any shuffle is. cg::reduce_store_async(group, pointer, value, op) stores
- * the result from rank 0. Tiles of more than 32 threads, and reduce_update_async and reduce_store_async
- * into a cuda::atomic (libcu++ is not simulated), are not. */
+ * the result from rank 0. In a tile of more than 32 threads each warp reduces as above, and every thread
+ * then combines the warps' results in rank order (tiles.c passes them): a float sum may differ from a
+ * GPU's in its last bits. reduce_update_async and reduce_store_async into a cuda::atomic (libcu++ is not
+ * simulated) are not simulated. */
 #ifndef SIM_COOPERATIVE_GROUPS_REDUCE_H
 #define SIM_COOPERATIVE_GROUPS_REDUCE_H
 
@@ -48,7 +50,15 @@ sim::groups::plain<TyVal> reduce(const thread_block_tile<Size, ParentT> &group, 
 {
     static_assert(sim::groups::op_type_matches<TyVal, TyFn>(),
                   "cg::reduce: the operator's type differs from the value's (cg::plus<float>() for a float)");
-    return sim::groups::butterfly_reduce<sim::groups::plain<TyVal>>(group.sim_lanes(), Size, value, op, file, line);
+    using V = sim::groups::plain<TyVal>;
+    if constexpr (Size > 32) {   /* each warp's butterfly, then the warps' results in rank order */
+        unsigned int lanes = sim::groups::warp_lanes();
+        V part = lanes == 0xffffffffu ? sim::groups::butterfly_reduce<V>(lanes, 32, value, op, file, line)
+                                      : sim::groups::scattered_reduce<V>(lanes, value, op, file, line);
+        return group.across_warps(part, op, sim::groups::lane() == 0, file, line);
+    } else {
+        return sim::groups::butterfly_reduce<V>(group.sim_lanes(), Size, value, op, file, line);
+    }
 }
 
 template <typename TyVal, typename TyFn>

@@ -41,6 +41,8 @@ sim::groups::plain<TyVal> inclusive_scan(const thread_block_tile<Size, ParentT> 
 {
     static_assert(sim::groups::op_type_matches<TyVal, TyFn>(),
                   "cg::inclusive_scan: the operator's type differs from the value's (cg::plus<float>() for a float)");
+    static_assert(Size <= 32, "cg::inclusive_scan over a tile of more than 32 threads is not simulated: scan in "
+                              "tiles of 32 and add the tiles' totals through shared memory");
     return sim::groups::contiguous_inclusive_scan<sim::groups::plain<TyVal>>(tile.sim_lanes(), Size, value, op, file,
                                                                              line);
 }
