@@ -47,11 +47,10 @@ __global__ void reverse_in_tiles(const int *in, int *out, int *tile_facts)
     out[rank] = slot[base + 63 - tile.thread_rank()];
     int first = tile.shfl(out[rank], 0);
     int any_negative = tile.any(in[rank] < 0), all_small = tile.all(in[rank] < 1000);
-    cg::thread_group as_group = tile;
-    as_group.sync();   /* the same barrier, through the general type */
+    tile.sync();   /* a second barrier of the tile: every thread of it arrives again */
     if (tile.thread_rank() == 0) {
         int *facts = &tile_facts[4 * tile.meta_group_rank()];
-        facts[0] = first, facts[1] = any_negative, facts[2] = all_small, facts[3] = (int)as_group.size();
+        facts[0] = first, facts[1] = any_negative, facts[2] = all_small, facts[3] = (int)tile.size();
     }
 }
 
