@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "lab.h"
+#include "robust.h"
 #include "table.h"
 
 static char error[512];
@@ -608,10 +609,8 @@ Test(timing, prefill_cheaper_per_token_decode_cheaper_per_step, .timeout = 120,
      .description = "The 15M model, a 64-token prompt, best of 3: the prefill costs far less per token than a decode "
                     "step (the weights are read once for 64 tokens), and one decode step less than the whole prefill.")
 {
-    /* An emulator (make test-arm64 sets LAB_EMULATED) runs every instruction slowly and memory fast: the
-     * weights' reads that this ratio is about cost next to nothing there. The answers are checked elsewhere. */
-    if (getenv("LAB_EMULATED"))
-        cr_skip_test("the prefill's saving is measured on a real machine, not under an emulator");
+    /* The weights' reads this ratio is about cost next to nothing under an emulator. */
+    lab_skip_timing_under_emulator("the prefill's saving");
     enum { PROMPT = 64 };
     llama_transformer t;
     build(&t, named("15M"), 0, 1);

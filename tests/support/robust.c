@@ -108,3 +108,9 @@ void lab_expect_bytes_at_most(const char *what, double counted, double reference
                 "moves, and still right: a cheaper route than the chapter's\n", what, counted,
                 counted / reference, reference);
 }
+
+void lab_skip_timing_under_emulator(const char *what_is_measured)
+{
+    if (getenv("LAB_EMULATED"))
+        cr_skip_test("%s is measured on a real machine, not under an emulator", what_is_measured);
+}

@@ -44,4 +44,10 @@ long lab_snapshot_first_change(lab_snapshot snapshot);
  * what that usually means; fewer passes, with a note on stderr that the code beat the reference. */
 void lab_expect_bytes_at_most(const char *what, double counted, double reference, const char *if_more);
 
+/* A check that times this machine's caches, memory or pipelines means nothing under an emulator, which
+ * runs one instruction after another with memory as fast as anything (make test-arm64 sets LAB_EMULATED):
+ * there the test is skipped, saying what is measured only on a real machine; the answers stay checked by
+ * the other tests. Anywhere else it returns and the timing runs. */
+void lab_skip_timing_under_emulator(const char *what_is_measured);
+
 #endif
