@@ -192,6 +192,10 @@ build/lib/llama/%.o: lib/llama/%.c $(wildcard lib/llama/*.h lib/simd/*.h) build/
 # runq.c's arithmetic rounds as runq.c does only if no multiply and add are fused into an FMA: the
 # file says so with #pragma STDC FP_CONTRACT OFF, which gcc ignores, so the build says it too.
 build/lib/llama/runq_arithmetic.o: LLAMA_CFLAGS += -ffp-contract=off
+# The double-precision reference, too: where a compiler fuses its multiply-adds differs between
+# targets (clang fused reference.c's differently for x86-64 and arm64), and unfused it gives the
+# same bits on every machine (make test-arm64 compares them).
+build/lib/llama/reference.o: LLAMA_CFLAGS += -ffp-contract=off
 build/lib/libllama.a: $(LLAMA_OBJECTS)
 	rm -f $@ && ar rcs $@ $^
 build/lib/perfmodel/%.o: lib/perfmodel/%.c $(wildcard lib/perfmodel/*.h lib/llama/*.h lib/simd/*.h) lib/lab/table.h build/config.mk | build/lib/perfmodel
