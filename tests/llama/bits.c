@@ -43,7 +43,8 @@ static void run(const char *label, const llama_transformer *t, int int8_activati
     const int *tokens[SEQUENCES];
     uint64_t state = llama_seed_generator(7);
     for (int i = 0; i < SEQUENCES; i++) {
-        for (int p = 0; p < PROMPT; p++) prompts[i][p] = (int)(llama_random_u32(&state) % (uint32_t)t->config.vocab_size);
+        for (int p = 0; p < PROMPT; p++)
+            prompts[i][p] = (int)(llama_random_u32(&state) % (uint32_t)t->config.vocab_size);
         sequences[i] = i, lengths[i] = PROMPT, tokens[i] = prompts[i];
     }
     size_t vocab = (size_t)t->config.vocab_size;
