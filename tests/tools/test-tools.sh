@@ -58,8 +58,8 @@ expect_output "simcc refuses an unknown option" "unknown option --frobnicate" li
 printf '#include <mma.h>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); return 0; }\n' > "$tmp/mma.cu"
 expect_output "a CUDA header the simulator lacks says so, and what to use instead" \
     "mma.h (WMMA, Tensor Core fragments) is not simulated" lib/sim/tools/simcc -o "$tmp/mma" "$tmp/mma.cu"
-# Cooperative groups' tiles of several warps build; what CUDA does not give them (shfl_down) is refused
-# by simcc with why and what to do instead.
+# Cooperative groups' tiles of several warps build; what CUDA does not give them (shfl_down, a conversion
+# to thread_group) is refused by simcc with why and what to do instead.
 cat > "$tmp/tile64.cu" <<'CU'
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
@@ -72,6 +72,10 @@ __global__ void k(int *o)
 #ifdef SHUFFLE_DOWN
     o[1] = t.shfl_down(o[0], 1);
 #endif
+#ifdef AS_THREAD_GROUP
+    cg::thread_group g = t;
+    g.sync();
+#endif
 }
 int main() { return 0; }
 CU
@@ -81,6 +85,9 @@ ok "a tile of 64 threads (thread_block_tile<64>, block_tile_memory) builds"
 expect_output "shfl_down on a tile of 64 threads is refused by simcc, saying what to use instead" \
     "simcc: cooperative groups' tiles of more than 32 threads" \
     lib/sim/tools/simcc -DSHUFFLE_DOWN -o "$tmp/tile64" "$tmp/tile64.cu"
+expect_output "a tile of 64 threads is not a thread_group, as nvcc refuses it, and simcc says what to pass instead" \
+    "simcc: a cooperative groups tile of more than 32 threads (thread_block_tile<64> to <1024>) is not a thread_group" \
+    lib/sim/tools/simcc -DAS_THREAD_GROUP -o "$tmp/tile64" "$tmp/tile64.cu"
 # A texture fetch the simulator lacks (3-D) is a compile error naming it, not an unknown name.
 printf '__global__ void k(float *o, cudaTextureObject_t t) { o[0] = tex3D<float>(t, 0, 0, 0); }\nint main() {}\n' \
     > "$tmp/tex3d.cu"

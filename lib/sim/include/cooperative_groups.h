@@ -282,18 +282,45 @@ public:
     static constexpr unsigned int size() { return Size; }
     static void sync(SIM_CALL_SITE) { sim_tile_sync(Size, file, line); }
 
-    /* The value of the thread of rank source_rank, which every thread of the tile must name alike. */
+    /* The value of the thread of rank source_rank. CUDA defines it only when every thread of the tile names
+     * the same rank (the Programming Guide's thread_block_tile class), so each warp first checks its lanes
+     * agree, then deposits the rank it names with, from the warp that holds the source, the value; every
+     * thread reads every warp's rank back, and a tile whose warps named two ranks is stopped. */
     template <typename T> plain<T> shfl(T &&value, int source_rank, SIM_CALL_SITE) const
     {
+        struct named { unsigned int source, thread; plain<T> value; };
+        static_assert(std::is_trivially_copyable<plain<T>>::value && sizeof(named) <= 32,
+                      "a tile of more than 32 threads shuffles values of up to 24 bytes here");
         unsigned int source = (unsigned)source_rank & (Size - 1);
-        plain<T> part = value;
-        bool mine = thread_rank() == source;
-        if (mine) sim_tile_deposit(first_warp(), &part, sizeof part);
+        unsigned int lanes = warp_lanes(), first_lane = (unsigned)__builtin_ctz(lanes);
+        unsigned int shown =
+            (unsigned)sim_warp_collective(COLLECTIVE_SHFL, lanes, source, (int)first_lane, 32, file, line);
+        if (groups::ballot(lanes, source == shown, file, line) != lanes && source != shown)
+            sources_differ(source, block_rank() - lane() + first_lane, shown, file, line);
+        named part = {source, block_rank(), value};
+        bool holds_source = source / 32 == thread_rank() / 32;
+        if (holds_source ? thread_rank() == source : lane() == first_lane)
+            sim_tile_deposit(block_rank() / 32, &part, sizeof part);
         sim_tile_sync(Size, file, line);
-        plain<T> result;
-        sim_tile_read(first_warp(), &result, sizeof result);
-        sim_tile_sync(Size, file, line);
-        return result;
+        named result = {};
+        for (unsigned int warp = first_warp(); warp < first_warp() + warps(); warp++) {
+            named other;
+            sim_tile_read(warp, &other, sizeof other);
+            if (other.source != source) sources_differ(source, other.thread, other.source, file, line);
+            if (warp == first_warp() + source / 32) result = other;
+        }
+        sim_tile_sync(Size, file, line);   /* nobody deposits again before everyone has read */
+        return result.value;
+    }
+    [[noreturn]] static void sources_differ(unsigned int mine, unsigned int other_thread, unsigned int theirs,
+                                            const char *file, int line)
+    {
+        sim_kernel_fail(cudaErrorLaunchFailure,
+            "%s:%d: shfl in a tile of %u threads: thread %u of the block names rank %u as the source,\n"
+            "     thread %u names rank %u. In a tile of more than 32 threads every thread must name the same rank:\n"
+            "     CUDA leaves the result undefined otherwise. A shuffle from ranks of each thread's own choosing\n"
+            "     needs a tile of at most 32 threads (a warp), or shared memory and tile.sync().",
+            file, line, Size, block_rank(), mine, other_thread, theirs);
     }
     int any(int predicate, SIM_CALL_SITE) const
     {
@@ -375,12 +402,10 @@ protected:
     unsigned int mask = 0;              /* a tile's or coalesced group's lanes */
     unsigned int meta_rank = 0, meta_size = 1;
     bool tiled = false;                 /* made by tiled_partition: its lanes are consecutive */
-    unsigned int tile_threads = 0;      /* a tile of several warps: its size (its mask is 0) */
 
     explicit thread_group(unsigned int kind) : type(kind) {}
-    thread_group(unsigned int lanes, unsigned int rank, unsigned int count, bool is_tile, unsigned int threads = 0)
-        : type(sim::groups::coalesced_group_id), mask(lanes), meta_rank(rank), meta_size(count), tiled(is_tile),
-          tile_threads(threads) {}
+    thread_group(unsigned int lanes, unsigned int rank, unsigned int count, bool is_tile)
+        : type(sim::groups::coalesced_group_id), mask(lanes), meta_rank(rank), meta_size(count), tiled(is_tile) {}
 
     friend thread_group tiled_partition(const thread_group &parent, unsigned int tile_size, const char *file, int line);
     friend thread_group tiled_partition(const thread_block &parent, unsigned int tile_size, const char *file, int line);
@@ -579,13 +604,26 @@ public:
     }
 };
 
+/* What a tile is besides its operations: a tile of one warp's lanes is a thread_group too (a function
+ * that takes a thread_group takes it); a tile of several warps is not, as in CUDA, whose compiler refuses
+ * the conversion. Both know their place among their parent's tiles. */
+template <unsigned int Size, bool = (Size <= 32)> class tile_as_group : public thread_group {
+protected:
+    tile_as_group(unsigned int rank, unsigned int count)
+        : thread_group(sim::groups::tile_lanes<Size>(), rank, count, true) {}
+};
+template <unsigned int Size> class tile_as_group<Size, false> {
+protected:
+    unsigned int meta_rank, meta_size;
+    tile_as_group(unsigned int rank, unsigned int count) : meta_rank(rank), meta_size(count) {}
+};
+
 /* A tile of Size lanes whatever its parent (thread_block_tile<32> tile = tiled_partition<32>(block)). */
 template <unsigned int Size>
-class thread_block_tile<Size, void> : public thread_group, public sim::groups::tile_base<Size> {
+class thread_block_tile<Size, void> : public tile_as_group<Size>, public sim::groups::tile_base<Size> {
     template <unsigned int, typename> friend class thread_block_tile;
     friend thread_block_tile<1, void> this_thread();
-    thread_block_tile(unsigned int rank, unsigned int count)
-        : thread_group(sim::groups::tile_lanes<Size>(), rank, count, true, Size > 32 ? Size : 0) {}
+    thread_block_tile(unsigned int rank, unsigned int count) : tile_as_group<Size>(rank, count) {}
 
 public:
     template <typename ParentT>
@@ -595,8 +633,8 @@ public:
     using sim::groups::tile_base<Size>::size;
     using sim::groups::tile_base<Size>::num_threads;
     using sim::groups::tile_base<Size>::thread_rank;
-    unsigned int meta_group_rank() const { return meta_rank; }
-    unsigned int meta_group_size() const { return meta_size; }
+    unsigned int meta_group_rank() const { return this->meta_rank; }
+    unsigned int meta_group_size() const { return this->meta_size; }
 };
 
 /* The block, or a tile, cut into tiles of Size consecutive threads; the calling thread gets its own. */
@@ -655,7 +693,7 @@ inline coalesced_group tiled_partition(const coalesced_group &parent, unsigned i
 
 inline thread_group tiled_partition(const thread_group &parent, unsigned int tile_size, const char *file, int line)
 {
-    if (parent.get_type() == sim::groups::coalesced_group_id && !parent.tile_threads)
+    if (parent.get_type() == sim::groups::coalesced_group_id)
         return static_cast<const coalesced_group &>(parent).tile(tile_size, file, line);
     return tiled_partition(this_thread_block(), tile_size, file, line);
 }
@@ -663,7 +701,7 @@ inline thread_group tiled_partition(const thread_group &parent, unsigned int til
 inline unsigned long long thread_group::size() const
 {
     switch (type) {
-    case sim::groups::coalesced_group_id: return tile_threads ? tile_threads : sim::groups::count(mask);
+    case sim::groups::coalesced_group_id: return sim::groups::count(mask);
     case sim::groups::thread_block_id: return thread_block::size();
     case sim::groups::grid_group_id: return grid_group::size();
     }
@@ -674,8 +712,7 @@ inline unsigned long long thread_group::thread_rank() const
 {
     switch (type) {
     case sim::groups::coalesced_group_id:
-        return tile_threads ? sim::groups::block_rank() & (tile_threads - 1)
-                            : sim::groups::count(mask & sim::groups::lanes_below());
+        return sim::groups::count(mask & sim::groups::lanes_below());
     case sim::groups::thread_block_id: return thread_block::thread_rank();
     case sim::groups::grid_group_id: return grid_group::thread_rank();
     }
@@ -686,8 +723,7 @@ inline void thread_group::sync(const char *file, int line) const
 {
     switch (type) {
     case sim::groups::coalesced_group_id:
-        if (tile_threads) sim_tile_sync(tile_threads, file, line);
-        else sim::groups::sync_lanes(mask, file, line);
+        sim::groups::sync_lanes(mask, file, line);
         break;
     case sim::groups::thread_block_id: sim_syncthreads_at(file, line); break;
     case sim::groups::grid_group_id: sim::groups::grid_sync_fails(file, line);

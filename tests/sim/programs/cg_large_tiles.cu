@@ -2,7 +2,8 @@
  * multi_warp_cg_reduce): the block, made from block_tile_memory scratch, is cut into tiles of 64 and of
  * 256 threads that each reduce with cg::reduce and combine through shared memory. Then one tile's
  * sync() orders shared writes of one warp before another warp's reads (no race is reported), while the
- * other tile of the block runs on without waiting; and shfl from one rank, any and all over a tile.
+ * other tile of the block runs on without waiting; and shfl from one rank (of the first warp or the
+ * second), any and all over a tile.
  *   lib/sim/tools/simcc -o cg_large_tiles tests/sim/programs/cg_large_tiles.cu && ./cg_large_tiles
  *   nvcc -o cg_large_tiles tests/sim/programs/cg_large_tiles.cu && ./cg_large_tiles   (on a GPU) */
 #include <cooperative_groups.h>
@@ -45,12 +46,13 @@ __global__ void reverse_in_tiles(const int *in, int *out, int *tile_facts)
     tile.sync();
     unsigned int base = rank - tile.thread_rank();
     out[rank] = slot[base + 63 - tile.thread_rank()];
-    int first = tile.shfl(out[rank], 0);
+    int first = tile.shfl(out[rank], 0), from_second_warp = tile.shfl(out[rank], 40);
     int any_negative = tile.any(in[rank] < 0), all_small = tile.all(in[rank] < 1000);
     tile.sync();   /* a second barrier of the tile: every thread of it arrives again */
     if (tile.thread_rank() == 0) {
-        int *facts = &tile_facts[4 * tile.meta_group_rank()];
-        facts[0] = first, facts[1] = any_negative, facts[2] = all_small, facts[3] = (int)tile.size();
+        int *facts = &tile_facts[5 * tile.meta_group_rank()];
+        facts[0] = first, facts[1] = from_second_warp, facts[2] = any_negative, facts[3] = all_small;
+        facts[4] = (int)tile.size();
     }
 }
 
@@ -83,7 +85,7 @@ int main(void)
     passed &= run_reduction<512, 128>(d_idata, d_odata, n, blocks, expected);
 
     int *d_out;
-    int *d_facts, facts[16];
+    int *d_facts, facts[20];
     int h_out[256];
     cudaMalloc(&d_out, 256 * sizeof(int));
     cudaMalloc(&d_facts, sizeof facts);
@@ -96,8 +98,8 @@ int main(void)
     printf("tiles of 64 reverse their slices after tile.sync(): %s, %s\n", cudaGetErrorName(status),
            reversed ? "every slice reversed" : "wrong");
     for (unsigned int t = 0; t < 4; t++)
-        printf("tile %u: shfl from rank 0 %d, any negative %d, all below 1000 %d, size as a thread_group %d\n", t,
-               facts[4 * t], facts[4 * t + 1], facts[4 * t + 2], facts[4 * t + 3]);
+        printf("tile %u: shfl from rank 0 %d, from rank 40 %d, any negative %d, all below 1000 %d, size %d\n", t,
+               facts[5 * t], facts[5 * t + 1], facts[5 * t + 2], facts[5 * t + 3], facts[5 * t + 4]);
     passed &= reversed && status == cudaSuccess;
     cudaFree(d_idata);
     cudaFree(d_odata);
