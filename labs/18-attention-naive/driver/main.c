@@ -63,7 +63,8 @@ static void predict_footprint(void)
            "Within the book's memory budget (%.0f %% usable, %.1f GB; the rest is the runtime's), with nothing\n"
            "else in memory: one head's matrix fits up to n = %.0f, one layer's up to n = %.0f.\n",
            memory / 1073741824.0, floor(sqrt(memory / 4)), heads, floor(sqrt(memory / (4 * heads))),
-           100 * PERFMODEL_MEMORY_UTILIZATION, usable / 1e9, floor(sqrt(usable / 4)), floor(sqrt(usable / (4 * heads))));
+           100 * PERFMODEL_MEMORY_UTILIZATION, usable / 1e9, floor(sqrt(usable / 4)),
+           floor(sqrt(usable / (4 * heads))));
     lab_table_free(models), lab_table_free(gpus);
 }
 
