@@ -112,6 +112,9 @@ static const char *prediction_mistake(double got, int n, int d, int causal, int 
     double want = loop_structure_bytes(n, d, causal, tile), tiles = (n + tile - 1) / tile;
     double full_last = 8.0 * n * d + 8.0 * d * tile * (causal ? tiles * (tiles + 1) / 2 : tiles * tiles);
     double floor_tiles = floor((double)n / tile);
+    if (lab_wrapped_in_32_bits(got, want))
+        return ": its low 32 bits are right and the rest are lost: the count went through an int, which wraps "
+               "past 2^31. Count in double";
     if (got == want - 4.0 * n * d) return ": out's 4 n d bytes, stored once, are missing";
     if (got == want - 8.0 * n * d) return ": q's and out's 8 n d bytes are missing";
     if (got == want / 4) return ": that counts floats; 4 bytes each";
