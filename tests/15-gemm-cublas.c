@@ -348,7 +348,7 @@ Test(prediction, batch_launches_and_flops, .timeout = 60,
                                   : "One of the two is wrong: a strided batch is one call, one launch.");
         const char *why = predicted.flops == flops / 2 ? "half: a multiply and an add are 2 FLOPs"
                         : predicted.flops * batches == flops ? "one product's: the batch has `batches` of them"
-                        : predicted.flops < 0 || fmod(fabs(predicted.flops - flops), 4294967296.0) == 0
+                        : predicted.flops < 0 || lab_wrapped_in_32_bits(predicted.flops, flops)
                             ? "wrapped around: 2 m n k passes 2^31 here; count in double (or int64_t)"
                         : predicted.flops == 0 ? "still 0: is it written yet?" : "";
         cr_assert(predicted.flops == flops, "predict_batch_cost(m %d, n %d, k %d, batches %d).flops = %.17g; %s "

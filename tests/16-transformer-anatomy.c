@@ -16,6 +16,7 @@
 
 #include "lab.h"
 #include "perfmodel.h"
+#include "robust.h"
 #include "table.h"
 
 /* ---------------------------------------------------------------------------------
@@ -114,7 +115,7 @@ static const char *diagnose_total(const decoder_shape *s, int64_t got, int64_t w
     if (got == want + 2 * (int64_t)s->layers * s->hidden * (q - kv))
         return "Wk and Wv counted as wide as Wq: with grouped-query attention they have kv_heads heads";
     if (got == want - (int64_t)s->layers * s->hidden * s->intermediate) return "an MLP of two matrices: SwiGLU has three";
-    if ((int32_t)got == (int32_t)want) return "equal to the count modulo 2^32: a product overflowed 32 bits; multiply in int64_t";
+    if (lab_wrapped_in_32_bits((double)got, (double)want)) return "equal to the count modulo 2^32: a product overflowed 32 bits; multiply in int64_t";
     return "";
 }
 

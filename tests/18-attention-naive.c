@@ -157,11 +157,11 @@ Test(noncausal, large_scores, .timeout = 60,
  * Offsets past 2^31, on the host: the simulator cannot hold an n x n matrix of n = 46 341 (8.6 GB),
  * so the function every kernel finds its floats through is asked directly. */
 
-/* What a wrong offset past 2^31 usually means: the low 32 bits are right, the rest lost. */
+/* What a wrong offset past 2^31 usually means: the low 32 bits are right, the rest lost (an int
+ * product sign-extended into the size_t reads as a negative number). */
 static const char *offset_hint(unsigned long long got, unsigned long long want)
 {
-    unsigned long long low = want & 0xffffffffull, sign_extended = low >= 0x80000000ull ? low | ~0xffffffffull : low;
-    if (want >= 0x80000000ull && (got == low || got == sign_extended))
+    if (lab_wrapped_in_32_bits((double)(long long)got, (double)want))
         return ": the low 32 bits are right and the rest are lost. Is the product computed in int (or unsigned) "
                "and widened only after?";
     return "";

@@ -36,10 +36,14 @@ enum { MAX_DIAGNOSES = 8 };
 
 static void expect_bytes(const char *call, int64_t got, int64_t want, const diagnosis *known, const char *idea)
 {
-    const char *why = got == 0 && want != 0 ? "still 0: is it written yet?" : "";
+    int wrapped = lab_wrapped_in_32_bits((double)got, (double)want);   /* 2^32 bytes wrap to exactly 0 */
+    const char *why = got != 0 || want == 0 ? ""
+                    : wrapped ? "0: not written yet, or the count is a multiple of 2^32 and a product kept only its "
+                                "low 32 bits; multiply in int64_t from the first factor"
+                              : "still 0: is it written yet?";
     for (int i = 0; i < MAX_DIAGNOSES && known && known[i].means; i++)
         if (got == known[i].value) why = known[i].means;
-    if (!*why && got != want && (int32_t)got == (int32_t)want)
+    if (!*why && wrapped)
         why = "equal modulo 2^32: a product overflowed 32 bits; multiply in int64_t from the first factor";
     cr_assert(got == want, "%s = %lld, want %lld%s%s%s. %s", call, (long long)got, (long long)want, *why ? " (" : "",
               why, *why ? ")" : "", idea);
@@ -323,8 +327,9 @@ Test(offset, past_32_bits, .timeout = 10,
     /* ((63 x 80 + 79) x 4096 + 4095) x 1024 = 21 474 835 456 */
     size_t got = kv_cache_offset(&c, 63, 79, 4095), want = 21474835456ULL;
     cr_assert(got == want, "kv_cache_offset(sequence 63, layer 79, position 4095) of a 64 x 80 x 4096 x 8 x 128 cache = "
-              "%zu, want %zu%s", got, want, (uint32_t)got == (uint32_t)want ? " (equal modulo 2^32: an int product "
-              "overflowed)" : "");
+              "%zu, want %zu%s", got, want,
+              lab_wrapped_in_32_bits((double)got, (double)want) ? " (equal modulo 2^32: an int product overflowed)"
+                                                                : "");
 }
 
 /* ---------------------------------------------------------------------------------

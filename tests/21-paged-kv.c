@@ -346,7 +346,8 @@ Test(sequence, slot_offsets_past_two_to_the_32_floats, .timeout = 10,
         float *key_at = slot_key(&cache, 0, layer, position), *value_at = slot_value(&cache, 0, layer, position);
         cr_assert(key_at && value_at, "slot_key or slot_value returned NULL: is it written yet?");
         ptrdiff_t key = key_at - cache.pool.keys, value = value_at - cache.pool.values;
-        int wrapped = key < 0 || value < 0 || (size_t)key % ((size_t)1 << 32) == want % ((size_t)1 << 32);
+        int wrapped = key < 0 || value < 0 || lab_wrapped_in_32_bits((double)key, (double)want) ||
+                      lab_wrapped_in_32_bits((double)value, (double)want);
         cr_assert(key == (ptrdiff_t)want && value == (ptrdiff_t)want, "block %d, layer %d, slot 1 of a pool of %d "
                   "blocks of %d layers x %d slots x %d floats: slot_key is keys + %td and slot_value values + "
                   "%td, want + %zu (%.2f x 2^32)%s", BLOCKS - 1, layer, BLOCKS, LAYERS, BLOCK, KV_DIM, key, value,

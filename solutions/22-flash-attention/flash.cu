@@ -9,7 +9,7 @@
  *
  * Contract (the checks count it on the simulator): one launch; q loaded once, each key tile's K
  * and V once per query tile that visits it, out stored once, coalesced (store_tile), and nothing
- * else: exactly your flash_predicted_bytes (tiled.c). TILE is 8, 16 or 32 (the launcher refuses
+ * else: at most your flash_predicted_bytes (tiled.c). TILE is 8, 16 or 32 (the launcher refuses
  * others); any n >= 1, not a multiple of TILE (a thread with no query row still loads and waits at
  * every barrier; a key past n is not a key); 1 <= d <= MAX_HEAD_DIM. With causal set, query i sees
  * keys j <= i only, and key tiles right of the diagonal are not even loaded. Scores of +-300 give

@@ -5,9 +5,17 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int lab_wrapped_in_32_bits(double got, double want)
+{
+    const double limit = 9223372036854775807.0;   /* past it a double is no int64_t */
+    if (!(fabs(got) < limit && fabs(want) < limit) || got != floor(got) || want != floor(want)) return 0;
+    return got != want && (uint32_t)(int64_t)got == (uint32_t)(int64_t)want;
+}
 
 const float lab_eps_values[LAB_EPS_COUNT] = {1e-5f, 1e-6f, 1e-2f, 0.5f};
 

@@ -18,6 +18,12 @@ void lab_softmax_reference(const float *scores, int n, double *probabilities);
  * NaN anywhere in got counts as infinitely far. */
 double lab_max_abs_error(const float *got, const double *want, int n, int *where);
 
+/* A count or an offset past 2^31 computed in 32 bits (an int product widened after, or an unsigned)
+ * keeps its low 32 bits and loses the rest: 1 when got differs from want but agrees with it modulo
+ * 2^32, so that a message can say so. Both are whole numbers (a wrapped int is negative: pass it as it
+ * came, signed); anything else is 0. */
+int lab_wrapped_in_32_bits(double got, double want);
+
 /* eps values a normalisation must use as it is given them: a hard-coded 1e-5 fails on the others. */
 #define LAB_EPS_COUNT 4
 extern const float lab_eps_values[LAB_EPS_COUNT];

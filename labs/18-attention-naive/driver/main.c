@@ -12,8 +12,10 @@
  * v, out and the scores); max_error the largest |out - reference| (outputs lie in [-1, 1]).
  * Then, from data/models.csv and data/gpus.csv: the score traffic of a Llama-2-7B prompt on an
  * H100 SXM at its bandwidth, and the length at which one head's, or one layer's, score matrix
- * alone fills the H100's memory (predicted: arithmetic, not measured). */
+ * alone fills the H100's memory, and the longest that fits the book's memory budget
+ * (lib/perfmodel's PERFMODEL_MEMORY_UTILIZATION; predicted: arithmetic, not measured). */
 #include "lab.h"
+#include "perfmodel.h"
 #include "results.h"
 #include "table.h"
 
@@ -55,9 +57,14 @@ static void predict_footprint(void)
            "H100 SXM's %.0f GB/s, %.0f ms for all %.0f layers, for the score matrix alone.\n", heads, layers, tokens,
            heads, tokens, layer_scores / (1 << 30), traffic / (1 << 30), traffic / bandwidth * 1e3, bandwidth / 1e9,
            traffic / bandwidth * 1e3 * layers, layers);
+    double usable = memory * PERFMODEL_MEMORY_UTILIZATION;
     printf("The H100 SXM's %.0f GiB hold one head's n x n score matrix up to n = %.0f tokens, and one layer's\n"
-           "%.0f heads at once up to n = %.0f: 4 n^2 grows by 4x each time n doubles. Day 22 never stores it.\n",
-           memory / 1073741824.0, floor(sqrt(memory / 4)), heads, floor(sqrt(memory / (4 * heads))));
+           "%.0f heads at once up to n = %.0f: 4 n^2 grows by 4x each time n doubles. Day 22 never stores it.\n"
+           "Within the book's memory budget (%.0f %% usable, %.1f GB; the rest is the runtime's), with nothing\n"
+           "else in memory: one head's matrix fits up to n = %.0f, one layer's up to n = %.0f.\n",
+           memory / 1073741824.0, floor(sqrt(memory / 4)), heads, floor(sqrt(memory / (4 * heads))),
+           100 * PERFMODEL_MEMORY_UTILIZATION, usable / 1e9, floor(sqrt(usable / 4)),
+           floor(sqrt(usable / (4 * heads))));
     lab_table_free(models), lab_table_free(gpus);
 }
 
