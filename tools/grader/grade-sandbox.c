@@ -9,7 +9,7 @@
  * Two kinds of isolation, chosen with --mode:
  *   bwrap     bubblewrap: new user, pid, network, ipc, uts and cgroup namespaces; only /usr, the
  *             loader's files, the --ro and --rw folders and fresh /tmp, /dev/shm, /dev and /proc
- *             exist; no network at all; the process tree dies with pid 1 of its namespace.
+ *             (read-only) exist; no network at all; the process tree dies with pid 1 of its namespace.
  *   fallback  no namespaces (containers that forbid them): a private session and process group
  *             that the command cannot leave (setsid and setpgid are refused), killed as a group;
  *             where the kernel has Landlock (5.13 and later, when enabled), files only beneath the
@@ -335,6 +335,9 @@ static char **bwrap_arguments(const options *o, int seccomp_fd)
     /* bwrap builds / as a tmpfs with no size: read-only once everything is in place, so the step writes
      * only where it is given a folder (--rw) and in /tmp and /dev/shm, which are sized */
     ADD("--remount-ro", "/");
+    /* /proc read-only: /proc/self/mem then opens for reading only, so a test's worker cannot write
+     * through it into its own read-only code (the test framework's, to silence its checks) */
+    ADD("--remount-ro", "/proc");
     if (o->chdir) ADD("--chdir", (char *)o->chdir);
     if (seccomp_fd >= 0) ADD("--seccomp", fd_text);
     ADD("--");
