@@ -140,9 +140,19 @@ const char *lab_table_text_or_exit(const lab_table *t, int row, const char *colu
 double lab_table_number_or_exit(const lab_table *t, int row, const char *column)
 {
     const char *text = lab_table_text_or_exit(t, row, column);
+    const lab_domain *domain = lab_data_domain(t->path, column);
+    char error[512];
+    double value;
+    if (domain) {   /* a column of the book's data: its domain says what may be there, empty included */
+        if (lab_table_checked_number(t, row, column, domain, &value, error, sizeof error) != 0) {
+            fprintf(stderr, "%s\n", error);
+            exit(EXIT_FAILURE);
+        }
+        return value;
+    }
     if (*text == 0) return NAN;
     char *end;
-    double value = strtod(text, &end);
+    value = strtod(text, &end);
     if (*end != 0) {
         fprintf(stderr, "%s, data row %d, column %s: '%s' is not a number\n", t->path, row + 1, column, text);
         exit(EXIT_FAILURE);
