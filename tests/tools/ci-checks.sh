@@ -51,6 +51,8 @@ catches give-up-check lib/lab/timer.c 'lib/lab/timer\.c:[0-9]+:.*lab_alloc_or_ex
     $'static double *planted_times(int n)\n{\n    return calloc((size_t)n, sizeof(double));\n}'
 catches give-up-check lib/llama/sampler.c 'lib/llama/sampler\.c:[0-9]+:.*never exit' "an exit in lib/llama" \
     $'static void planted_refusal(int n)\n{\n    if (n < 0) exit(2);\n}'
+catches give-up-check lib/simd/lanes.h 'lib/simd/lanes\.h:[0-9]+:.*lib/simd cannot fail' "an allocation in lib/simd" \
+    $'static inline float *planted_lanes(void) { return (float *)malloc(64); }'
 catches give-up-check lib/perfmodel/report.c 'planted is used without a test' \
     "an allocation lib/perfmodel uses untested" \
     $'static float *planted_buffer(void)\n{\n    float *planted = malloc(64);\n    planted[0] = 1;\n'\
