@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -144,6 +145,39 @@ Test(table, a_cell_that_is_not_a_number_stops_the_program, .timeout = 5, .exit_c
     char *path = temporary_file("x\nabc\n");
     lab_table *t = lab_table_read_or_exit(path);
     lab_table_number_or_exit(t, 0, "x");
+}
+
+Test(table, no_memory_is_a_failure_returned_not_an_exit, .timeout = 30)
+{
+    /* 3 million rows of four cells, read in a child allowed 8 MiB more than it has: lab_table_read, a
+     * data reader, must return NULL and say why (lib/perfmodel, which never exits, calls it) */
+    char *path = strdup("/tmp/harness-large-XXXXXX");
+    FILE *f = fdopen(mkstemp(path), "w");
+    cr_assert_not_null(f);
+    fputs("a,b,c,d\n", f);
+    for (int r = 0; r < 3000000; r++) fputs("1,2,3,4\n", f);
+    fclose(f);
+    fflush(NULL);
+    pid_t child = fork();
+    cr_assert(child >= 0);
+    if (child == 0) {
+        long pages = 0;
+        FILE *statm = fopen("/proc/self/statm", "r");
+        if (!statm || fscanf(statm, "%ld", &pages) != 1) _exit(5);
+        fclose(statm);
+        rlim_t bytes = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (8 << 20);
+        struct rlimit limit = {bytes, bytes};
+        if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(6);
+        char error[256] = "";
+        lab_table *t = lab_table_read(path, error, sizeof error);
+        _exit(t ? 3 : strstr(error, "out of memory reading /tmp/harness-large-") ? 0 : 4);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    remove(path);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    cr_assert(code == 0, "a table too large for memory: the child's status %d (0: NULL with 'out of memory reading "
+              "...'; 1: an exit from inside the reader; 3: a table returned; 4: another message; -1: a signal)", code);
 }
 
 /* A driver's read of one cell of a table named `file` holding `csv`, in a child: its exit status
