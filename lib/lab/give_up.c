@@ -20,3 +20,12 @@ char *lab_strdup_or_exit(const char *text)
     size_t bytes = strlen(text) + 1;
     return memcpy(lab_alloc_or_exit(bytes, 1), text, bytes);
 }
+
+void *lab_try_alloc(size_t count, size_t size) { return calloc(count ? count : 1, size ? size : 1); }
+
+char *lab_try_strdup(const char *text)
+{
+    size_t bytes = strlen(text) + 1;
+    char *copy = lab_try_alloc(bytes, 1);
+    return copy ? memcpy(copy, text, bytes) : NULL;
+}

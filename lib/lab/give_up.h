@@ -5,7 +5,8 @@
  *   - anything else that cannot go on (a results file that cannot be written, a driver's bug, no
  *     memory) prints the reason on stderr and exits with status 1, and the function says so in its
  *     name: *_or_exit;
- *   - memory comes from lab_alloc_or_exit (zeroed) and lab_strdup_or_exit.
+ *   - memory comes from lab_alloc_or_exit (zeroed) and lab_strdup_or_exit; a data reader, which
+ *     returns its failures, takes it from lab_try_alloc and lab_try_strdup (NULL when there is none).
  * tools/ci/give-up-check holds lib/lab to it: exit() only inside a function named *_or_exit, no
  * allocation but through these. */
 #ifndef LAB_GIVE_UP_H
@@ -19,6 +20,8 @@ extern "C" {
 
 void *lab_alloc_or_exit(size_t count, size_t size);
 char *lab_strdup_or_exit(const char *text);
+void *lab_try_alloc(size_t count, size_t size);
+char *lab_try_strdup(const char *text);
 
 #ifdef __cplusplus
 }

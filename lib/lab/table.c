@@ -36,6 +36,7 @@ static int split_line(char *line, char **fields, int capacity)
     }
 }
 
+/* A data reader returns its failures (give_up.h): no memory is one of them, never an exit. */
 lab_table *lab_table_read(const char *path, char *error, size_t error_size)
 {
     FILE *f = fopen(path, "r");
@@ -43,14 +44,13 @@ lab_table *lab_table_read(const char *path, char *error, size_t error_size)
         snprintf(error, error_size, "cannot read %s: %s", path, strerror(errno));
         return NULL;
     }
-    lab_table *t = lab_alloc_or_exit(1, sizeof *t);
-    t->path = lab_strdup_or_exit(path);
-    size_t capacity = 0;
-    char *line = NULL;
-    size_t line_capacity = 0;
-    char *fields[256];
+    size_t capacity = 0, line_capacity = 0;
+    char *line = NULL, *fields[256];
     int line_number = 0;
-    for (ssize_t n; (n = getline(&line, &line_capacity, f)) >= 0;) {
+    ssize_t n;
+    lab_table *t = lab_try_alloc(1, sizeof *t);
+    if (!t || !(t->path = lab_try_strdup(path))) goto no_memory;
+    while (errno = 0, (n = getline(&line, &line_capacity, f)) >= 0) {
         line_number++;
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
         if (n == 0) continue;
@@ -62,9 +62,10 @@ lab_table *lab_table_read(const char *path, char *error, size_t error_size)
             goto fail;
         }
         if (!t->header) {
+            if (!(t->header = lab_try_alloc((size_t)count, sizeof *t->header))) goto no_memory;
             t->columns = count;
-            t->header = lab_alloc_or_exit((size_t)count, sizeof *t->header);
-            for (int i = 0; i < count; i++) t->header[i] = lab_strdup_or_exit(fields[i]);
+            for (int i = 0; i < count; i++)
+                if (!(t->header[i] = lab_try_strdup(fields[i]))) goto no_memory;
             continue;
         }
         if (count != t->columns) {
@@ -74,15 +75,21 @@ lab_table *lab_table_read(const char *path, char *error, size_t error_size)
         }
         if ((size_t)(t->rows + 1) * (size_t)t->columns > capacity) {
             size_t wider = capacity ? 2 * capacity : 64 * (size_t)t->columns;
-            char **cells = lab_alloc_or_exit(wider, sizeof *cells);
+            char **cells = lab_try_alloc(wider, sizeof *cells);
+            if (!cells) goto no_memory;
             if (t->cells) memcpy(cells, t->cells, capacity * sizeof *cells);
             free(t->cells);
             t->cells = cells, capacity = wider;
         }
+        char **row = t->cells + (size_t)t->rows * (size_t)t->columns;
         for (int i = 0; i < count; i++)
-            t->cells[(size_t)t->rows * (size_t)t->columns + (size_t)i] = lab_strdup_or_exit(fields[i]);
+            if (!(row[i] = lab_try_strdup(fields[i]))) {
+                while (i-- > 0) free(row[i]), row[i] = NULL;
+                goto no_memory;
+            }
         t->rows++;
     }
+    if (errno == ENOMEM) goto no_memory;   /* getline could not grow its line: not the end of the file */
     free(line);
     fclose(f);
     if (!t->header) {
@@ -91,6 +98,8 @@ lab_table *lab_table_read(const char *path, char *error, size_t error_size)
         return NULL;
     }
     return t;
+no_memory:
+    snprintf(error, error_size, "out of memory reading %s", path);
 fail:
     free(line);
     fclose(f);
@@ -140,9 +149,19 @@ const char *lab_table_text_or_exit(const lab_table *t, int row, const char *colu
 double lab_table_number_or_exit(const lab_table *t, int row, const char *column)
 {
     const char *text = lab_table_text_or_exit(t, row, column);
+    const lab_domain *domain = lab_data_domain(t->path, column);
+    char error[512];
+    double value;
+    if (domain) {   /* a column of the book's data: its domain says what may be there, empty included */
+        if (lab_table_checked_number(t, row, column, domain, &value, error, sizeof error) != 0) {
+            fprintf(stderr, "%s\n", error);
+            exit(EXIT_FAILURE);
+        }
+        return value;
+    }
     if (*text == 0) return NAN;
     char *end;
-    double value = strtod(text, &end);
+    value = strtod(text, &end);
     if (*end != 0) {
         fprintf(stderr, "%s, data row %d, column %s: '%s' is not a number\n", t->path, row + 1, column, text);
         exit(EXIT_FAILURE);

@@ -30,8 +30,9 @@ void lab_table_free(lab_table *t);
 int lab_table_column(const lab_table *t, const char *column);
 /* The cell as text; exits with a message if the column does not exist (drivers, tests). */
 const char *lab_table_text_or_exit(const lab_table *t, int row, const char *column);
-/* The cell as a number; an empty cell is NaN (not applicable, e.g. FP8 on an A100);
- * anything else that is not a number exits with a message naming file, row, column. */
+/* The cell as a number; an empty cell is NaN (not applicable, e.g. FP8 on an A100); anything else
+ * that is not a number, or a number outside the column's domain in the book's data tables
+ * (lab_data_domain), exits with a message naming file, row, column and what is allowed. */
 double lab_table_number_or_exit(const lab_table *t, int row, const char *column);
 
 /* What a field may hold: a number from low to high (a whole one if whole), or nothing when
@@ -46,6 +47,9 @@ typedef struct lab_domain {
  * return their errors (lib/perfmodel): a bad table must not crash them or make them lie. */
 int lab_table_checked_number(const lab_table *t, int row, const char *column, const lab_domain *domain, double *value,
                              char *error, size_t error_size);
+/* The domain of `column` in the book's data table the file at `path` is (models.csv, gpus.csv, by its
+ * name, wherever LAB_DATA_DIR puts it), or NULL where the book states none (data_domains.c). */
+const lab_domain *lab_data_domain(const char *path, const char *column);
 /* First row whose `column` equals `value`, or -1. */
 int lab_table_find(const lab_table *t, const char *column, const char *value);
 

@@ -268,8 +268,8 @@ ALWAYS_INLINE void tile_grouped_any(float *out, int out_stride, const float *x, 
     int groups = cols / group_size;
     size_t weight_bytes = dequantized ? sizeof(float) : 1;
     /* the usual groups (64, and 32 for widths such as 288) as constants: their loops unroll
-     * into straight-line code; decode's tile first. Inlined into matmul_quantized, as a
-     * function of its own it left INT4's tiles in memory (clang 14: 1.7 times slower) */
+     * into straight-line code; decode's tile first. Inlined into matmul_quantized: as a
+     * function of its own, clang left INT4's tiles in memory (data/measured/cpu/engine-kernels.md) */
     if (outputs == 4 && rows == 1 && group_size == 64) tile_grouped(out, out_stride, x, w, scales, cols, 64, 1, 4, dequantized);
     else if (outputs == 3 && rows == 4 && group_size == 64) tile_grouped(out, out_stride, x, w, scales, cols, 64, 4, 3, dequantized);
     else if (outputs == 3 && rows == 4 && group_size == 32) tile_grouped(out, out_stride, x, w, scales, cols, 32, 4, 3, dequantized);
@@ -571,8 +571,8 @@ ALWAYS_INLINE void matmul_quantized(float *out, const float *x, int rows, const 
 }
 
 /* one function for each format, so that the code compiled for one does not change the
- * other's (sharing one, INT8's tiles in groups of 32 ran 6-10 % slower after a change to
- * INT4's unpacking); `dequantize` says which path many rows take */
+ * other's (sharing one, a change to INT4's unpacking slowed INT8's tiles in groups of 32:
+ * data/measured/cpu/engine-kernels.md); `dequantize` says which path many rows take */
 static __attribute__((noinline)) void matmul_int8_by(float *out, const float *x, int rows, const llama_weight_matrix *m, int first,
                                                      int last, int dequantize)
 {

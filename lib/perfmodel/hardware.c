@@ -14,16 +14,13 @@
 #include "cpu_probes.h"
 #include "table.h"
 
-/* What each column of data/gpus.csv that the model reads may hold: a capacity, a bandwidth and a rate
- * are positive (a Tensor Core rate may be empty: the GPU has none for that type). */
-typedef struct gpu_field { const char *column; lab_domain domain; double unit; } gpu_field;
+/* The columns of data/gpus.csv the model reads, with the unit each is in; what each may hold is lib/lab's
+ * (lab_data_domain): a capacity, a bandwidth and a rate are positive (a Tensor Core rate may be empty:
+ * the GPU has none for that type). */
+typedef struct gpu_field { const char *column; double unit; } gpu_field;
 static const gpu_field gpu_fields[] = {
-    {"memory_gib", {0.001, 1e6, 0, 0, "GiB of memory"}, 1073741824.0},
-    {"memory_bandwidth_gb_per_s", {0.001, 1e7, 0, 0, "GB/s of memory bandwidth"}, 1e9},
-    {"fp32_tflops", {0.001, 1e5, 0, 0, "FP32 TFLOP/s"}, 1e12},
-    {"fp16_tensor_tflops", {0.001, 1e6, 0, 1, "FP16 Tensor Core TFLOP/s"}, 1e12},
-    {"bf16_tensor_tflops", {0.001, 1e6, 0, 1, "BF16 Tensor Core TFLOP/s"}, 1e12},
-    {"fp8_tensor_tflops", {0.001, 1e6, 0, 1, "FP8 Tensor Core TFLOP/s"}, 1e12},
+    {"memory_gib", 1073741824.0},        {"memory_bandwidth_gb_per_s", 1e9}, {"fp32_tflops", 1e12},
+    {"fp16_tensor_tflops", 1e12},        {"bf16_tensor_tflops", 1e12},       {"fp8_tensor_tflops", 1e12},
 };
 
 int perfmodel_load_gpu(const char *name, perfmodel_hardware *h, char *error, size_t error_size)
@@ -51,7 +48,8 @@ int perfmodel_load_gpu(const char *name, perfmodel_hardware *h, char *error, siz
     enum { FIELDS = sizeof gpu_fields / sizeof *gpu_fields };
     double v[FIELDS];
     for (int f = 0; f < FIELDS; f++) {
-        if (lab_table_checked_number(t, row, gpu_fields[f].column, &gpu_fields[f].domain, &v[f], error, error_size) != 0) {
+        const char *column = gpu_fields[f].column;
+        if (lab_table_checked_number(t, row, column, lab_data_domain(t->path, column), &v[f], error, error_size) != 0) {
             lab_table_free(t);
             return -1;
         }

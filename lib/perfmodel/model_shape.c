@@ -37,22 +37,12 @@ int perfmodel_parse_dtype(const char *name, perfmodel_dtype *type)
 /* ----------------------------------------------------------------------------------
  * Shapes */
 
-/* What each column of data/models.csv may hold: a bad cell is refused with its row and column, never
- * turned into a division by zero, a negative count or a fraction of a head. */
-typedef struct model_field { const char *column; lab_domain domain; } model_field;
-static const model_field model_fields[] = {
-    {"layers", {1, 1000, 1, 0, "layers"}},
-    {"hidden_size", {1, 1 << 20, 1, 0, "hidden units"}},
-    {"attention_heads", {1, 4096, 1, 0, "attention heads"}},
-    {"kv_heads", {1, 4096, 1, 0, "key/value heads"}},
-    {"head_dim", {1, 4096, 1, 0, "elements in a head"}},
-    {"intermediate_size", {1, 1 << 24, 1, 0, "MLP units"}},
-    {"vocab_size", {1, 1 << 24, 1, 0, "tokens in the vocabulary"}},
-    {"experts", {1, 1024, 1, 1, "experts"}},
-    {"experts_per_token", {1, 1024, 1, 1, "experts a token"}},
-    {"qkv_bias", {0, 1, 1, 1, "(0 or 1) Q/K/V biases"}},
-    {"tied_embeddings", {0, 1, 1, 1, "(0 or 1) tied embeddings"}},
-    {"parameters", {1, 1e14, 1, 1, "parameters"}},
+/* The columns of data/models.csv a shape is made of, in the order read; what each may hold is lib/lab's
+ * (lab_data_domain): a bad cell is refused with its row and column, never turned into a division by
+ * zero, a negative count or a fraction of a head. */
+static const char *const model_columns[] = {
+    "layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "intermediate_size",
+    "vocab_size", "experts", "experts_per_token", "qkv_bias", "tied_embeddings", "parameters",
 };
 
 int perfmodel_load_model_shape(const char *name, perfmodel_shape *shape, char *error, size_t error_size)
@@ -70,10 +60,11 @@ int perfmodel_load_model_shape(const char *name, perfmodel_shape *shape, char *e
         lab_table_free(t);
         return -1;
     }
-    enum { FIELDS = sizeof model_fields / sizeof *model_fields };
+    enum { FIELDS = sizeof model_columns / sizeof *model_columns };
     double v[FIELDS];
     for (int f = 0; f < FIELDS; f++)
-        if (lab_table_checked_number(t, row, model_fields[f].column, &model_fields[f].domain, &v[f], error, error_size) != 0) {
+        if (lab_table_checked_number(t, row, model_columns[f], lab_data_domain(t->path, model_columns[f]), &v[f], error,
+                                     error_size) != 0) {
             lab_table_free(t);
             return -1;
         }

@@ -7,7 +7,11 @@
  * __syncthreads() or reaches a warp collective. A warp's collectives are resolved as soon
  * as every lane they name has arrived; a barrier is released once every warp is stuck at
  * it. Every load and store of kernel code arrives at access.c (clang's sanitizer-coverage
- * hooks), which checks it and, when metrics are on, counts it. */
+ * hooks), which checks it and, when metrics are on, counts it.
+ *
+ * One way to give up: sim_fatal (exit 2, the simulator cannot go on) or sim_crash (SIGABRT, where
+ * a GPU would crash too); one way to get memory: sim_alloc, sim_try_alloc, sim_grow. Both are
+ * declared below, by errors.c's functions, and nothing else exits, aborts or allocates. */
 #ifndef SIM_INTERNAL_H
 #define SIM_INTERNAL_H
 

@@ -5,8 +5,10 @@
  * This is the one extension of C the engine uses: GNU vector types (`vector_size`), which
  * clang and gcc both compile to SIMD registers on any CPU (and one path of matmul.c's INT4,
  * taken only where the CPU has AVX-512 VBMI, adds two of its intrinsics). Written with plain float
- * arrays, matmul.c's tile of 4 x 4 partial sums was left in memory by clang 14 and ran 8x
- * slower. No -ffast-math: the order of every sum is fixed and written out. */
+ * arrays, matmul.c's tile of 4 x 4 partial sums was left in memory by clang and ran several times
+ * slower (data/measured/cpu/engine-kernels.md). No -ffast-math: the order of every sum is fixed and
+ * written out. Nothing here can fail: lib/simd allocates nothing, exits never, and has no way to give
+ * up (tools/ci/give-up-check holds it to that). */
 #ifndef SIMD_LANES_H
 #define SIMD_LANES_H
 

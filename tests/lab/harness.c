@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -143,6 +145,122 @@ Test(table, a_cell_that_is_not_a_number_stops_the_program, .timeout = 5, .exit_c
     char *path = temporary_file("x\nabc\n");
     lab_table *t = lab_table_read_or_exit(path);
     lab_table_number_or_exit(t, 0, "x");
+}
+
+Test(table, no_memory_is_a_failure_returned_not_an_exit, .timeout = 30)
+{
+    /* 3 million rows of four cells, read in a child allowed 8 MiB more than it has: lab_table_read, a
+     * data reader, must return NULL and say why (lib/perfmodel, which never exits, calls it) */
+    char *path = strdup("/tmp/harness-large-XXXXXX");
+    FILE *f = fdopen(mkstemp(path), "w");
+    cr_assert_not_null(f);
+    fputs("a,b,c,d\n", f);
+    for (int r = 0; r < 3000000; r++) fputs("1,2,3,4\n", f);
+    fclose(f);
+    fflush(NULL);
+    pid_t child = fork();
+    cr_assert(child >= 0);
+    if (child == 0) {
+        long pages = 0;
+        FILE *statm = fopen("/proc/self/statm", "r");
+        if (!statm || fscanf(statm, "%ld", &pages) != 1) _exit(5);
+        fclose(statm);
+        rlim_t bytes = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (8 << 20);
+        struct rlimit limit = {bytes, bytes};
+        if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(6);
+        char error[256] = "";
+        lab_table *t = lab_table_read(path, error, sizeof error);
+        _exit(t ? 3 : strstr(error, "out of memory reading /tmp/harness-large-") ? 0 : 4);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    remove(path);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    cr_assert(code == 0, "a table too large for memory: the child's status %d (0: NULL with 'out of memory reading "
+              "...'; 1: an exit from inside the reader; 3: a table returned; 4: another message; -1: a signal)", code);
+}
+
+/* A driver's read of one cell of a table named `file` holding `csv`, in a child: its exit status
+ * (0: it returned) and what it wrote on stderr. */
+static int read_cell_in_a_child(const char *file, const char *csv, int row, const char *column, char *said, size_t size)
+{
+    char dir[] = "/tmp/harness-data-XXXXXX", path[128], log[160];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    snprintf(log, sizeof log, "%s/stderr", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(csv, f);
+    fclose(f);
+    fflush(NULL);
+    pid_t child = fork();
+    cr_assert(child >= 0);
+    if (child == 0) {
+        if (!freopen(log, "w", stderr)) _exit(99);
+        lab_table *t = lab_table_read_or_exit(path);
+        (void)lab_table_number_or_exit(t, row, column);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    f = fopen(log, "r");
+    size_t n = f ? fread(said, 1, size - 1, f) : 0;
+    said[n] = 0;
+    if (f) fclose(f);
+    remove(log), remove(path), rmdir(dir);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+Test(table, a_bad_cell_of_the_books_data_stops_a_driver_naming_it, .timeout = 10)
+{
+    const char *gpus = "key,name,memory_gib,memory_bandwidth_gb_per_s,fp8_tensor_tflops,sms\n"
+                       "h100-sxm,H100 SXM,80,3350,,132\n"
+                       "zero,Zero,80,0,989,132\nnan,NaN,80,nan,989,132\nminus,Minus,80,-3350,989,132\n"
+                       "huge,Huge,80,1e30,989,132\nempty,Empty,,3350,989,-1\n";
+    const char *models = "name,layers,attention_heads,head_dim\nLlama-2-7B,32,32,128\n"
+                         "no-heads,32,0,128\nhalf,32,32,128.5\nno-layers,0,32,128\n";
+    struct { const char *file, *csv; int row; const char *column, *said; } refused[] = {
+#define BW "memory_bandwidth_gb_per_s"
+        {"gpus.csv", gpus, 1, BW, "data row 2 (zero), column " BW ": '0' is not a number of GB/s"},
+        {"gpus.csv", gpus, 2, BW, "data row 3 (nan), column " BW ": 'nan' is not a number of GB/s"},
+        {"gpus.csv", gpus, 3, BW, "data row 4 (minus), column " BW ": '-3350' is not a number of GB/s"},
+        {"gpus.csv", gpus, 4, BW, "data row 5 (huge), column " BW ": '1e30' is not a number of GB/s"},
+#undef BW
+        {"gpus.csv", gpus, 5, "memory_gib", "data row 6 (empty), column memory_gib: '' is not a number of GiB"},
+        {"models.csv", models, 1, "attention_heads", "data row 2 (no-heads), column attention_heads: '0' is not"},
+        {"models.csv", models, 2, "head_dim", "data row 3 (half), column head_dim: '128.5' is not a whole number"},
+        {"models.csv", models, 3, "layers", "data row 4 (no-layers), column layers: '0' is not a whole number"},
+    };
+    char said[1024];
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        int status = read_cell_in_a_child(refused[i].file, refused[i].csv, refused[i].row, refused[i].column, said,
+                                          sizeof said);
+        cr_assert(status == 1 && strstr(said, refused[i].said),
+                  "%s, %s of data row %d: exit status %d (expected 1) and \"%s\" (expected \"%s\")", refused[i].file,
+                  refused[i].column, refused[i].row + 1, status, said, refused[i].said);
+    }
+    /* what the domains allow still reads: a number in range, an empty Tensor Core rate (none), and a
+     * column the book gives no domain (sms: a negative count there is lib/sim's to refuse) */
+    cr_assert_eq(read_cell_in_a_child("gpus.csv", gpus, 0, "memory_gib", said, sizeof said), 0, "%s", said);
+    cr_assert_eq(read_cell_in_a_child("gpus.csv", gpus, 0, "fp8_tensor_tflops", said, sizeof said), 0, "%s", said);
+    cr_assert_eq(read_cell_in_a_child("gpus.csv", gpus, 5, "sms", said, sizeof said), 0, "%s", said);
+    cr_assert_eq(read_cell_in_a_child("models.csv", models, 0, "head_dim", said, sizeof said), 0, "%s", said);
+}
+
+Test(table, the_books_data_holds_every_number_in_its_domain, .timeout = 10)
+{
+    const char *files[] = {"models.csv", "gpus.csv"};
+    for (int f = 0; f < 2; f++) {
+        lab_table *t = lab_table_read_or_exit(lab_data_path(files[f]));
+        int checked = 0;
+        for (int c = 0; c < t->columns; c++) {
+            if (!lab_data_domain(t->path, t->header[c])) continue;
+            for (int r = 0; r < t->rows; r++) (void)lab_table_number_or_exit(t, r, t->header[c]);   /* exits if not */
+            checked++;
+        }
+        cr_assert(checked >= 6, "%s: only %d columns have a domain", files[f], checked);
+        lab_table_free(t);
+    }
 }
 
 Test(results, writes_header_and_rows, .timeout = 5)

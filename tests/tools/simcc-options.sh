@@ -49,6 +49,25 @@ refused=$( { while read -r name; do echo "$name -$name x"; done < "$tmp/with-val
 [[ -z $refused ]] && ok "simcc accepts and ignores each of nvcc's $(cat "$tmp/with-value" "$tmp/flags" | wc -l) GPU-only options, a value after it consumed" ||
     bad "options refused: $refused"
 
+# Every option of the nvcc installed here, if one is (nvcc --help, both spellings): simcc knows each, whether
+# it takes it, passes it on or refuses it by name, and never answers "unknown option" (each is tried alone, so
+# that simcc stops after reading it: no input files, a value missing, or not simulated).
+if command -v nvcc > /dev/null; then
+    nvcc --help | awk '/^--[A-Za-z]/ { name = $1; sub(/^--/, "", name); print "--" name
+                                       if (match($0, /\(-[A-Za-z0-9_-]+\)/)) print substr($0, RSTART, RLENGTH) }' |
+        tr -d '()' > "$tmp/nvcc-options"
+    unknown=$(cd "$tmp" && while read -r option; do
+                  "$root/$simcc" "$option" 2>&1 < /dev/null | grep -q 'unknown option' && echo "$option"
+              done < "$tmp/nvcc-options" | tr '\n' ' ')
+    if (($(wc -l < "$tmp/nvcc-options") < 200)); then bad "cannot read nvcc --help's options"
+    elif [[ -z $unknown ]]; then
+        release=$(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+        ok "simcc knows each of the $(wc -l < "$tmp/nvcc-options") spellings of nvcc $release's options"
+    else bad "options of nvcc that simcc does not know: $unknown"; fi
+else
+    echo "skipped: no nvcc here to read the options of (the lists in simcc are from CUDA 13's nvcc --help)"
+fi
+
 # The spellings of the issue that brought this test (nvcc's documentation, each form), built and run.
 builds_and_runs() {   # ARG...
     "$simcc" "$@" -o "$tmp/k" "$tmp/k.cu" > "$tmp/run.log" 2>&1 && [[ $("$tmp/k") == 63 ]]
@@ -60,7 +79,8 @@ for options in "-lineinfo" "--generate-line-info" "-gencode arch=compute_80,code
                "--gpu-architecture=sm_80" "-O3" "-O 2" "--optimize=1" "-std=c++17" "--std c++17" "-DSIZE=64" "-D SIZE" \
                "--define-macro=SIZE" "-I$tmp" "--include-path $tmp" "-lm" "--library m" "-L/usr/lib" "--library-path=/usr/lib" \
                "-use_fast_math" "--use_fast_math" "-ftz=true" "--default-stream per-thread" "-m64" "-MMD -MP" \
-               "-Xlinker --as-needed" "-w" "-cudart static" "-lcudart" "-lcublas" "-g"; do
+               "-Xlinker --as-needed" "-w" "-cudart static" "-lcudart" "-lcublas" "-g" "-ftemplate-depth 64" \
+               "--ftemplate-depth=128" "-noeh" "--no-exceptions" "--sanitize memcheck" "-jobserver"; do
     # shellcheck disable=SC2086
     if builds_and_runs $options; then ok "simcc $options builds and runs a kernel"; else bad "simcc $options: $(head -2 "$tmp/run.log")"; fi
 done
@@ -72,7 +92,9 @@ else bad "separate compilation (-dc, -dlink) does not build"; fi
 cp "$tmp/k.cu" "$tmp/k.cpp"
 if "$simcc" -x cu -o "$tmp/k" "$tmp/k.cpp" > "$tmp/x.log" 2>&1 && [[ $("$tmp/k") == 63 ]]; then ok "-x cu compiles a .cpp file as CUDA (its launch rewritten)"
 else bad "-x cu k.cpp: $(head -2 "$tmp/x.log")"; fi
-for phase in -ptx -cubin -fatbin -E -M -lib -run; do
+if "$simcc" -pg -c -o "$tmp/pg.o" "$tmp/k.cu" > "$tmp/pg.log" 2>&1; then ok "simcc -pg compiles for gprof (host code)"
+else bad "simcc -pg: $(head -2 "$tmp/pg.log")"; fi
+for phase in -ptx -cubin -fatbin -E -M -lib -run -r -optf -V --version -arch-ls -code-ls -clean; do
     "$simcc" "$phase" "$tmp/k.cu" > "$tmp/phase.log" 2>&1
     status=$?
     if ((status == 2)) && grep -q -- "$phase is not simulated" "$tmp/phase.log"; then ok "$phase is refused by name"
