@@ -3,7 +3,8 @@
 # what they are there to catch: each is run on a copy of lib/ with one wrong thing planted in it (an
 # abort in the simulator, an exit in a library that returns its errors, an allocation used untested,
 # a measurement in a comment, a type without its library's prefix, a new compiler warning; and a commit
-# whose subject is too long, in a clone), and must fail naming the file; on the copy as committed each passes. A check that cannot fail is no check.
+# whose subject is too long, in a clone), and must fail naming the file; on the copy as committed each
+# passes. A check that cannot fail is no check.
 # Prints "ok ..." per check and exits non-zero after the last check when one failed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -74,8 +75,10 @@ subject="A planted subject that goes on and on past the seventy-two characters g
 subjects_from=$(sed -n 's/^subjects_from=//p' tools/ci/style-check)
 if ! git rev-parse -q --verify "$subjects_from^{commit}" > /dev/null; then
     echo "skipped: style-check's subjects (commit $subjects_from is not in this clone's history: a shallow clone?)"
-elif git clone -q --no-checkout "$root" "$tmp/clone" 2> /dev/null && git -C "$tmp/clone" checkout -q HEAD 2> /dev/null &&
-   git -C "$tmp/clone" -c user.name=planted -c user.email=planted@example.invalid commit -q --allow-empty -m "$subject" &&
+elif git clone -q --no-checkout "$root" "$tmp/clone" 2> /dev/null &&
+     git -C "$tmp/clone" checkout -q HEAD 2> /dev/null &&
+     git -C "$tmp/clone" -c user.name=planted -c user.email=planted@example.invalid \
+         commit -q --allow-empty -m "$subject" &&
    cp tools/ci/style-check "$tmp/clone/tools/ci/"; then
     output=$("$tmp/clone/tools/ci/style-check" 2>&1); status=$?
     if ((status != 0)) && grep -q "has ${#subject} characters: keep it within 72" <<< "$output"; then
