@@ -19,8 +19,6 @@
 #endif
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
-#include <criterion/internal/ordered-set.h>
-#include <criterion/options.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
@@ -150,31 +148,10 @@ static void send_workers_to_the_lab_code(void)
     free(path);
 }
 
-/* LAB_TIMEOUT_SCALE=N (a whole number) multiplies every test's time limit by N (1 to 100): make test-arm64 runs the
- * tests under an emulator, several times slower than the machine they were written for. The runner
- * enforces the limits, so they are changed here, in the runner, before any worker starts. */
-static void scale_timeouts(struct criterion_test_set *set)
-{
-    const char *text = getenv("LAB_TIMEOUT_SCALE");
-    if (!text || !*text) return;
-    char *end;
-    long scale = strtol(text, &end, 10);
-    if (*end || scale < 1 || scale > 100) refuse_to_run("LAB_TIMEOUT_SCALE is not a whole number from 1 to 100");
-    if (criterion_options.timeout > 0) criterion_options.timeout *= scale;
-    struct criterion_suite_set *suite;
-    struct criterion_test *test;
-    FOREACH_SET(suite, set->suites) {
-        if (suite->suite.data && suite->suite.data->timeout > 0) suite->suite.data->timeout *= scale;
-        FOREACH_SET(test, suite->tests) {
-            if (test->data && test->data->timeout > 0) test->data->timeout *= scale;
-        }
-    }
-}
-
 /* This runs in the runner before any worker starts. */
 ReportHook(PRE_ALL)(struct criterion_test_set *set)
 {
-    scale_timeouts(set);
+    (void)set;   /* scaled_timeouts.c's hook scales the tests' time limits */
     open_report_channel();
     send_workers_to_the_lab_code();
 #ifdef __linux__
