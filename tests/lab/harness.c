@@ -151,6 +151,9 @@ Test(table, no_memory_is_a_failure_returned_not_an_exit, .timeout = 30)
 {
     /* 3 million rows of four cells, read in a child allowed 8 MiB more than it has: lab_table_read, a
      * data reader, must return NULL and say why (lib/perfmodel, which never exits, calls it) */
+    /* qemu's user-mode emulator (make test-arm64 sets LAB_EMULATED) leaves RLIMIT_AS to itself: a
+     * guest's limit would bind the emulator's own memory, so it is not applied, and the read succeeds. */
+    if (getenv("LAB_EMULATED")) cr_skip_test("a memory limit is not applied under qemu's user-mode emulator");
     char *path = strdup("/tmp/harness-large-XXXXXX");
     FILE *f = fdopen(mkstemp(path), "w");
     cr_assert_not_null(f);
