@@ -20,6 +20,8 @@ enum { SEQUENCES = 2, PROMPT = 8, STEPS = 8 };
 
 static char error[256];
 
+static const uint64_t FNV_OFFSET_BASIS = 0xcbf29ce484222325ull;
+
 static uint64_t hash_bytes(uint64_t hash, const void *bytes, size_t n)
 {
     const unsigned char *p = bytes;
@@ -33,6 +35,14 @@ static void give_up(const char *what)
     exit(1);
 }
 
+/* The same seeded prompts for every run. */
+static void seeded_prompts(int prompts[SEQUENCES][PROMPT], int vocab_size)
+{
+    uint64_t state = llama_seed_generator(7);
+    for (int i = 0; i < SEQUENCES; i++)
+        for (int p = 0; p < PROMPT; p++) prompts[i][p] = (int)(llama_random_u32(&state) % (uint32_t)vocab_size);
+}
+
 /* Prefills two seeded prompts together, then decodes STEPS greedy tokens for both. */
 static void run(const char *label, const llama_transformer *t, int int8_activations)
 {
@@ -41,16 +51,12 @@ static void run(const char *label, const llama_transformer *t, int int8_activati
     if (int8_activations && llama_set_int8_activations(&s, 1, error, sizeof error)) give_up("INT8 activations");
     int prompts[SEQUENCES][PROMPT], sequences[SEQUENCES], lengths[SEQUENCES], next[SEQUENCES];
     const int *tokens[SEQUENCES];
-    uint64_t state = llama_seed_generator(7);
-    for (int i = 0; i < SEQUENCES; i++) {
-        for (int p = 0; p < PROMPT; p++)
-            prompts[i][p] = (int)(llama_random_u32(&state) % (uint32_t)t->config.vocab_size);
-        sequences[i] = i, lengths[i] = PROMPT, tokens[i] = prompts[i];
-    }
+    seeded_prompts(prompts, t->config.vocab_size);
+    for (int i = 0; i < SEQUENCES; i++) sequences[i] = i, lengths[i] = PROMPT, tokens[i] = prompts[i];
     size_t vocab = (size_t)t->config.vocab_size;
     const float *logits = llama_prefill_batch(&s, sequences, tokens, lengths, SEQUENCES, error, sizeof error);
     if (!logits) give_up("the prefill");
-    uint64_t hash = hash_bytes(0xcbf29ce484222325ull, logits, SEQUENCES * vocab * sizeof *logits);
+    uint64_t hash = hash_bytes(FNV_OFFSET_BASIS, logits, SEQUENCES * vocab * sizeof *logits);
     int generated[SEQUENCES][STEPS];
     for (int step = 0; step < STEPS; step++) {
         for (int i = 0; i < SEQUENCES; i++) next[i] = generated[i][step] = llama_argmax(logits + i * vocab, (int)vocab);
@@ -67,6 +73,23 @@ static void run(const char *label, const llama_transformer *t, int int8_activati
     llama_free_session(&s);
 }
 
+/* The double-precision reference's logits after each token of the first prompt, as one hash. */
+static void print_reference(const llama_transformer *t)
+{
+    int prompts[SEQUENCES][PROMPT];
+    seeded_prompts(prompts, t->config.vocab_size);
+    size_t bytes = (size_t)PROMPT * (size_t)t->config.vocab_size * sizeof(double);
+    double *reference = malloc(bytes);
+    if (!reference) {
+        snprintf(error, sizeof error, "no memory");
+        give_up("the reference's logits");
+    }
+    if (llama_reference_forward(t, prompts[0], PROMPT, reference, error, sizeof error)) give_up("the reference");
+    printf("%-22s | logits %016llx\n", "reference (double)",
+           (unsigned long long)hash_bytes(FNV_OFFSET_BASIS, reference, bytes));
+    free(reference);
+}
+
 int main(void)
 {
     llama_config config;
@@ -74,19 +97,7 @@ int main(void)
     llama_transformer t;
     if (llama_build_transformer_generated(&t, &config, 1, error, sizeof error)) give_up("the weights");
     run("fp32", &t, 0);
-    int prompt[PROMPT];
-    uint64_t state = llama_seed_generator(7);
-    for (int p = 0; p < PROMPT; p++) prompt[p] = (int)(llama_random_u32(&state) % (uint32_t)config.vocab_size);
-    double *reference = malloc((size_t)PROMPT * (size_t)config.vocab_size * sizeof *reference);
-    if (!reference) {
-        snprintf(error, sizeof error, "no memory");
-        give_up("the reference's logits");
-    }
-    if (llama_reference_forward(&t, prompt, PROMPT, reference, error, sizeof error)) give_up("the reference");
-    printf("%-22s | logits %016llx\n", "reference (double)",
-           (unsigned long long)hash_bytes(0xcbf29ce484222325ull, reference,
-                                          (size_t)PROMPT * (size_t)config.vocab_size * sizeof *reference));
-    free(reference);
+    print_reference(&t);
     llama_free_transformer(&t);
 
     const struct { const char *label; int int4, int8_activations; } quantized[] = {

@@ -275,7 +275,6 @@ public:
         return result;
     }
 
-    static constexpr unsigned int sim_tile_threads = Size;
     static unsigned sim_lanes() { return warp_lanes(); }   /* of the running thread's warp */
     static unsigned int thread_rank() { return block_rank() & (Size - 1); }
     static constexpr unsigned int num_threads() { return Size; }
@@ -283,9 +282,10 @@ public:
     static void sync(SIM_CALL_SITE) { sim_tile_sync(Size, file, line); }
 
     /* The value of the thread of rank source_rank. CUDA defines it only when every thread of the tile names
-     * the same rank (the Programming Guide's thread_block_tile class), so each warp first checks its lanes
-     * agree, then deposits the rank it names with, from the warp that holds the source, the value; every
-     * thread reads every warp's rank back, and a tile whose warps named two ranks is stopped. */
+     * the same rank (the Programming Guide's thread_block_tile class), so each lane first checks that it
+     * names the rank its warp's first lane names; then each warp deposits that rank (the warp that holds
+     * the source with the value), every thread reads every warp's rank back, and a tile whose warps named
+     * two ranks is stopped. */
     template <typename T> plain<T> shfl(T &&value, int source_rank, SIM_CALL_SITE) const
     {
         struct named { unsigned int source, thread; plain<T> value; };
@@ -295,8 +295,7 @@ public:
         unsigned int lanes = warp_lanes(), first_lane = (unsigned)__builtin_ctz(lanes);
         unsigned int shown =
             (unsigned)sim_warp_collective(COLLECTIVE_SHFL, lanes, source, (int)first_lane, 32, file, line);
-        if (groups::ballot(lanes, source == shown, file, line) != lanes && source != shown)
-            sources_differ(source, block_rank() - lane() + first_lane, shown, file, line);
+        if (source != shown) sources_differ(source, block_rank() - lane() + first_lane, shown, file, line);
         named part = {source, block_rank(), value};
         bool holds_source = source / 32 == thread_rank() / 32;
         if (holds_source ? thread_rank() == source : lane() == first_lane)
@@ -373,11 +372,6 @@ public:
 /* The operations of a tile of Size threads: one warp's lanes, or several warps. */
 template <unsigned int Size>
 using tile_base = typename std::conditional<(Size <= 32), tile_operations<Size>, large_tile_operations<Size>>::type;
-template <unsigned int Size> static inline unsigned tile_lanes()
-{
-    if constexpr (Size <= 32) return tile_operations<Size>::sim_lanes();
-    else return 0;
-}
 
 template <unsigned int Size, typename ParentT> struct can_partition : std::false_type {};
 template <unsigned int Size> struct can_partition<Size, cooperative_groups::thread_block> : std::true_type {};
@@ -610,7 +604,7 @@ public:
 template <unsigned int Size, bool = (Size <= 32)> class tile_as_group : public thread_group {
 protected:
     tile_as_group(unsigned int rank, unsigned int count)
-        : thread_group(sim::groups::tile_lanes<Size>(), rank, count, true) {}
+        : thread_group(sim::groups::tile_operations<Size>::sim_lanes(), rank, count, true) {}
 };
 template <unsigned int Size> class tile_as_group<Size, false> {
 protected:
@@ -711,8 +705,7 @@ inline unsigned long long thread_group::size() const
 inline unsigned long long thread_group::thread_rank() const
 {
     switch (type) {
-    case sim::groups::coalesced_group_id:
-        return sim::groups::count(mask & sim::groups::lanes_below());
+    case sim::groups::coalesced_group_id: return sim::groups::count(mask & sim::groups::lanes_below());
     case sim::groups::thread_block_id: return thread_block::thread_rank();
     case sim::groups::grid_group_id: return grid_group::thread_rank();
     }
@@ -722,9 +715,7 @@ inline unsigned long long thread_group::thread_rank() const
 inline void thread_group::sync(const char *file, int line) const
 {
     switch (type) {
-    case sim::groups::coalesced_group_id:
-        sim::groups::sync_lanes(mask, file, line);
-        break;
+    case sim::groups::coalesced_group_id: sim::groups::sync_lanes(mask, file, line); break;
     case sim::groups::thread_block_id: sim_syncthreads_at(file, line); break;
     case sim::groups::grid_group_id: sim::groups::grid_sync_fails(file, line);
     }
