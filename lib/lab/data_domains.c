@@ -32,6 +32,25 @@ static const data_field data_fields[] = {
     {"gpus.csv", "fp16_tensor_tflops", {0.001, 1e6, 0, 1, "FP16 Tensor Core TFLOP/s"}},
     {"gpus.csv", "bf16_tensor_tflops", {0.001, 1e6, 0, 1, "BF16 Tensor Core TFLOP/s"}},
     {"gpus.csv", "fp8_tensor_tflops", {0.001, 1e6, 0, 1, "FP8 Tensor Core TFLOP/s"}},
+    {"gpus.csv", "tf32_tensor_tflops", {0.001, 1e6, 0, 1, "TF32 Tensor Core TFLOP/s"}},
+    {"gpus.csv", "int8_tensor_tops", {0.001, 1e6, 0, 1, "INT8 Tensor Core TOP/s"}},
+    {"gpus.csv", "boost_clock_mhz", {1, 1e5, 0, 0, "MHz of boost clock"}},
+    {"gpus.csv", "l2_cache_mib", {0.001, 1e5, 0, 0, "MiB of L2 cache"}},
+    /* a GPU's counts and the per-SM limits day 03's occupancy calculator divides by: whole, and at
+     * least one (the reserved shared memory a block costs may be 0: it is before compute capability 8.0) */
+    {"gpus.csv", "sms", {1, 1 << 16, 1, 0, "SMs"}},
+    {"gpus.csv", "fp32_cores", {1, 1 << 24, 1, 0, "FP32 cores"}},
+    {"gpus.csv", "max_warps_per_sm", {1, 1 << 16, 1, 0, "warps an SM holds"}},
+    {"gpus.csv", "max_threads_per_sm", {1, 1 << 20, 1, 0, "threads an SM holds"}},
+    {"gpus.csv", "max_blocks_per_sm", {1, 1 << 16, 1, 0, "blocks an SM holds"}},
+    {"gpus.csv", "registers_per_sm", {1, 1 << 24, 1, 0, "registers of an SM"}},
+    {"gpus.csv", "max_registers_per_thread", {1, 1 << 16, 1, 0, "registers a thread may have"}},
+    {"gpus.csv", "register_allocation_unit", {1, 1 << 16, 1, 0, "registers in an allocation unit"}},
+    {"gpus.csv", "sm_subpartitions", {1, 64, 1, 0, "sub-partitions of an SM"}},
+    {"gpus.csv", "shared_memory_per_sm_kib", {1, 1 << 20, 1, 0, "KiB of shared memory per SM"}},
+    {"gpus.csv", "shared_memory_per_block_kib", {1, 1 << 20, 1, 0, "KiB of shared memory per block"}},
+    {"gpus.csv", "shared_memory_allocation_unit_bytes", {1, 1 << 20, 1, 0, "bytes in a shared-memory allocation unit"}},
+    {"gpus.csv", "shared_memory_reserved_per_block_bytes", {0, 1 << 20, 1, 0, "bytes reserved per block"}},
 };
 
 const lab_domain *lab_data_domain(const char *path, const char *column)
