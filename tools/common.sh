@@ -5,8 +5,9 @@
 # command whose failure matters and say what failed (a check that fails is something to report,
 # and a test runner goes on to report the others), where -e would end them silently at the first
 # command that returns non-zero, grep finding nothing included. The few that must stop at any
-# failure (tools/build/build-lab, lab-policy, runner-stand-in, simcc, the release, .ci/run) say
-# `set -euo pipefail`.
+# failure say `set -euo pipefail`: build steps (tools/build/*, lib/sim/tools/simcc, driver-sums),
+# wrappers that set up and run one program (tools/llama, tools/perfmodel, Gradescope's setup), the
+# release, the benches and .ci/run.
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 all_days=$(cat "$root/tools/days.list")
