@@ -27,10 +27,27 @@ static allocation *allocations;    /* in increasing address order: the region on
 static size_t allocation_count, allocation_capacity;
 static size_t bytes_allocated;
 
+/* The most address space to reserve, in bytes: SIM_DEVICE_RESERVE_GIB, a power of two from 16 to 1024
+ * (GiB), 1024 by default. Freed memory is never reused, so the reservation bounds all the allocations a
+ * program makes, freed ones included; on a real machine reserving costs nothing, but an emulator such as
+ * qemu-user keeps a record per page of every reservation (about 6 GB of its own memory per TiB), and
+ * `make test-arm64` asks for less. */
+static size_t most_to_reserve(void)
+{
+    const char *setting = getenv("SIM_DEVICE_RESERVE_GIB");
+    if (!setting || !*setting) return (size_t)1 << 40;
+    char *end;
+    unsigned long long gib = strtoull(setting, &end, 10);
+    if (*end || setting[0] == '-' || gib < 16 || gib > 1024 || (gib & (gib - 1)))
+        sim_fatal("SIM_DEVICE_RESERVE_GIB=%s: give the address space to reserve for device memory in GiB, a power "
+                  "of two from 16 to 1024 (the default is 1024)", setting);
+    return (size_t)gib << 30;
+}
+
 static int reserve_region(void)
 {
     if (region_start) return 1;
-    for (size_t bytes = (size_t)1 << 40; bytes >= ((size_t)1 << 34); bytes >>= 1) {
+    for (size_t bytes = most_to_reserve(); bytes >= ((size_t)1 << 34); bytes >>= 1) {
         void *p = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p != MAP_FAILED) {
             region_start = region_next = (uintptr_t)p;

@@ -328,6 +328,41 @@ Test(memory, copies_in_every_direction, .timeout = 10)
     cr_assert_eq(cudaFree(NULL), cudaSuccess, "freeing NULL is allowed");
 }
 
+/* SIM_DEVICE_RESERVE_GIB bounds the address space reserved for device memory (lib/sim/memory.c): seen by
+ * cudaHostRegister, which refuses an address inside the reservation as device memory. Filling 16 GiB to
+ * reach the bound would cost this machine the memory, so the edge is probed instead. */
+static cudaError_t register_at(char *address)
+{
+    cudaError_t status = cudaHostRegister(address, 4096, cudaHostRegisterDefault);
+    if (status == cudaSuccess) cudaHostUnregister(address);
+    return status;
+}
+
+Test(memory, the_reservation_follows_sim_device_reserve_gib, .timeout = 10, .init = cr_redirect_stderr)
+{
+    setenv("SIM_DEVICE_RESERVE_GIB", "16", 1);   /* before the first allocation of this test's process */
+    char *device;
+    cr_assert_eq(cudaMalloc(&device, 4096), cudaSuccess);
+    cr_assert_eq(register_at(device + (15ull << 30)), cudaErrorInvalidValue, "15 GiB on: inside a 16 GiB reservation");
+    cr_assert_eq(register_at(device + (17ull << 30)), cudaSuccess, "17 GiB on: past a 16 GiB reservation");
+}
+
+Test(memory, a_larger_reservation_holds_more, .timeout = 10, .init = cr_redirect_stderr)
+{
+    setenv("SIM_DEVICE_RESERVE_GIB", "32", 1);
+    char *device;
+    cr_assert_eq(cudaMalloc(&device, 4096), cudaSuccess);
+    cr_assert_eq(register_at(device + (17ull << 30)), cudaErrorInvalidValue, "17 GiB on: inside a 32 GiB reservation");
+    cr_assert_eq(register_at(device + (33ull << 30)), cudaSuccess, "33 GiB on: past a 32 GiB reservation");
+}
+
+Test(memory, a_bad_sim_device_reserve_gib_is_refused, .timeout = 10, .init = cr_redirect_stderr, .exit_code = 2)
+{
+    setenv("SIM_DEVICE_RESERVE_GIB", "100", 1);   /* not a power of two */
+    char *device;
+    cudaMalloc(&device, 4096);
+}
+
 Test(memory, copy_errors, .timeout = 10, .init = cr_redirect_stderr)
 {
     int host[8], *device;
