@@ -27,6 +27,12 @@ static gpu_limits gpu(const char *key)
     return limits;
 }
 
+/* Every case's expected answer is static const, in the test program's data, and reaches its check by a
+ * pointer to its case: never a local array, or an argument in the test's own stack frame or registers,
+ * while the code under test runs, where it could read its caller's locals and return them
+ * (tests/grader/forgeries/reads-expected-values.patch). CASES gives a check such a table and its length. */
+#define CASES(array) (array), sizeof (array) / sizeof (array)[0]
+
 /* ------------------------------------------------------------------------------------
  * The table: the limits every case below is computed from */
 
@@ -56,7 +62,7 @@ Test(warps_per_block, rounds_up, .timeout = 5,
 {
     gpu_limits h100 = gpu("h100-sxm");
     /* ceil(threads / 32) */
-    int cases[][2] = {{1, 1}, {31, 1}, {32, 1}, {33, 2}, {100, 4}, {256, 8}, {1000, 32}, {1024, 32}};
+    static const int cases[][2] = {{1, 1}, {31, 1}, {32, 1}, {33, 2}, {100, 4}, {256, 8}, {1000, 32}, {1024, 32}};
     for (int i = 0; i < 8; i++) {
         int got = warps_per_block(&h100, cases[i][0]);
         cr_assert(got == cases[i][1], "warps_per_block(gpu, %d) = %d, want %d", cases[i][0], got, cases[i][1]);
@@ -77,7 +83,7 @@ Test(blocks_limited_by_warps, h100_and_a100, .timeout = 5, .description = HINT_W
      * limit); 48 threads = 2 warps: 32 (not 2048 / 48 = 42); 100 threads = 4 warps: 16 (not
      * 2048 / 100 = 20); 256 = 8 warps: 8; 768 = 24 warps: 64 / 24 = 2; 1024 = 32 warps: 2;
      * 1025 threads: more than a block may have, so none. */
-    int cases[][2] = {{32, 64}, {48, 32}, {100, 16}, {256, 8}, {768, 2}, {1024, 2}, {1025, 0}};
+    static const int cases[][2] = {{32, 64}, {48, 32}, {100, 16}, {256, 8}, {768, 2}, {1024, 2}, {1025, 0}};
     const char *keys[] = {"h100-sxm", "a100-80gb"};
     for (int g = 0; g < 2; g++) {
         gpu_limits limits = gpu(keys[g]);
@@ -94,7 +100,7 @@ Test(blocks_limited_by_warps, one_thread_block, .timeout = 5, .description = HIN
     /* A 1-thread block still takes one warp slot (31 lanes empty): 64 on an H100, 48 on an L4,
      * 32 on a T4. (The block-slot limit, 32 or 16, is a separate limit.) */
     const char *keys[] = {"h100-sxm", "l4", "t4"};
-    int want[] = {64, 48, 32};
+    static const int want[] = {64, 48, 32};
     for (int g = 0; g < 3; g++) {
         gpu_limits limits = gpu(keys[g]);
         int got = blocks_limited_by_warps(&limits, 1);
@@ -108,14 +114,14 @@ Test(blocks_limited_by_warps, gpus_with_fewer_warp_slots, .timeout = 5, .descrip
     /* L4 (compute capability 8.9): 48 warp slots. 256 threads: 48 / 8 = 6; 1024: 48 / 32 = 1;
      * 100 threads = 4 warps: 12 (not 1536 / 100 = 15).
      * T4 (7.5): 32 warp slots. 1024 threads: 1; 96 threads = 3 warps: 32 / 3 = 10. */
-    gpu_limits l4 = gpu("l4"), t4 = gpu("t4");
-    struct { gpu_limits *g; int threads, want; } cases[] = {
-        {&l4, 256, 6}, {&l4, 1024, 1}, {&l4, 100, 12}, {&t4, 1024, 1}, {&t4, 96, 10},
+    static const struct { const char *key; int threads, want; } cases[] = {
+        {"l4", 256, 6}, {"l4", 1024, 1}, {"l4", 100, 12}, {"t4", 1024, 1}, {"t4", 96, 10},
     };
     for (int i = 0; i < 5; i++) {
-        int got = blocks_limited_by_warps(cases[i].g, cases[i].threads);
+        gpu_limits limits = gpu(cases[i].key);
+        int got = blocks_limited_by_warps(&limits, cases[i].threads);
         cr_assert(got == cases[i].want, "%s (%d warp slots): blocks_limited_by_warps(gpu, %d) = %d, want %d",
-                  cases[i].g->name, cases[i].g->max_warps_per_sm, cases[i].threads, got, cases[i].want);
+                  limits.name, limits.max_warps_per_sm, cases[i].threads, got, cases[i].want);
     }
 }
 
@@ -129,8 +135,8 @@ Test(registers_per_warp, rounds_up_to_the_allocation_unit, .timeout = 5,
     gpu_limits h100 = gpu("h100-sxm");
     /* round_up(r x 32, 256): 1 -> 32 -> 256; 8 -> 256; 9 -> 288 -> 512; 32 -> 1024;
      * 33 -> 1056 -> 1280; 64 -> 2048; 96 -> 3072; 168 -> 5376 (= 21 x 256); 255 -> 8160 -> 8192. */
-    int cases[][2] = {{1, 256}, {8, 256}, {9, 512}, {32, 1024}, {33, 1280}, {64, 2048}, {96, 3072}, {168, 5376},
-                      {255, 8192}, {0, 0}};
+    static const int cases[][2] = {{1, 256}, {8, 256}, {9, 512}, {32, 1024}, {33, 1280}, {64, 2048}, {96, 3072},
+                                   {168, 5376}, {255, 8192}, {0, 0}};
     for (int i = 0; i < 10; i++) {
         int got = registers_per_warp(&h100, cases[i][0]);
         cr_assert(got == cases[i][1], "registers_per_warp(gpu, %d) = %d, want %d (%d x 32 = %d, "
@@ -141,12 +147,20 @@ Test(registers_per_warp, rounds_up_to_the_allocation_unit, .timeout = 5,
 /* ------------------------------------------------------------------------------------
  * 4. The register limit */
 
-static void check_register_blocks(const char *key, int threads, int registers, int want, const char *why)
+typedef struct register_case {
+    const char *key;
+    int threads, registers, want;
+    const char *why;
+} register_case;
+
+static void check_register_blocks(const register_case *cases, size_t count)
 {
-    gpu_limits limits = gpu(key);
-    int got = blocks_limited_by_registers(&limits, threads, registers);
-    cr_assert(got == want, "%s: blocks_limited_by_registers(gpu, %d threads, %d registers) = %d, want %d (%s)",
-              limits.name, threads, registers, got, want, why);
+    for (const register_case *c = cases; c < cases + count; c++) {
+        gpu_limits limits = gpu(c->key);
+        int got = blocks_limited_by_registers(&limits, c->threads, c->registers);
+        cr_assert(got == c->want, "%s: blocks_limited_by_registers(gpu, %d threads, %d registers) = %d, want %d (%s)",
+                  limits.name, c->threads, c->registers, got, c->want, c->why);
+    }
 }
 
 #define HINT_REGISTERS "Registers are given per warp, not per thread or per block, and a warp takes all of its " \
@@ -157,8 +171,11 @@ Test(blocks_limited_by_registers, h100_and_a100_64_registers, .timeout = 5, .des
 {
     /* 64 registers: 2048 per warp; a quarter holds 16384 / 2048 = 8 warps; the SM 32; a
      * 256-thread block has 8 warps: 4 blocks. The same on both GPUs. */
-    check_register_blocks("h100-sxm", 256, 64, 4, "a warp takes 2048 registers; 32 warps fit, 8 per block");
-    check_register_blocks("a100-80gb", 256, 64, 4, "a warp takes 2048 registers; 32 warps fit, 8 per block");
+    static const register_case cases[] = {
+        {"h100-sxm", 256, 64, 4, "a warp takes 2048 registers; 32 warps fit, 8 per block"},
+        {"a100-80gb", 256, 64, 4, "a warp takes 2048 registers; 32 warps fit, 8 per block"},
+    };
+    check_register_blocks(CASES(cases));
 }
 
 Test(blocks_limited_by_registers, allocation_unit_changes_the_answer, .timeout = 5, .description = HINT_REGISTERS)
@@ -166,8 +183,11 @@ Test(blocks_limited_by_registers, allocation_unit_changes_the_answer, .timeout =
     /* 33 registers: 1056 per warp, rounded up to 1280; a quarter holds 16384 / 1280 = 12
      * warps (12.8); the SM 48; 48 / 8 = 6 blocks of 256 threads. Without the rounding:
      * 16384 / 1056 = 15 warps a quarter, 60 an SM, 7 blocks. */
-    check_register_blocks("h100-sxm", 256, 33, 6, "33 x 32 = 1056 registers a warp is allocated as 1280");
-    check_register_blocks("a100-80gb", 256, 33, 6, "33 x 32 = 1056 registers a warp is allocated as 1280");
+    static const register_case cases[] = {
+        {"h100-sxm", 256, 33, 6, "33 x 32 = 1056 registers a warp is allocated as 1280"},
+        {"a100-80gb", 256, 33, 6, "33 x 32 = 1056 registers a warp is allocated as 1280"},
+    };
+    check_register_blocks(CASES(cases));
 }
 
 Test(blocks_limited_by_registers, counted_per_warp_not_per_thread, .timeout = 5, .description = HINT_REGISTERS)
@@ -175,7 +195,10 @@ Test(blocks_limited_by_registers, counted_per_warp_not_per_thread, .timeout = 5,
     /* 100 threads occupy 4 warps, and the 28 empty lanes of the last one get registers too:
      * 64 registers -> 32 warps an SM -> 32 / 4 = 8 blocks. Counting 64 x 100 = 6400 registers
      * a block gives 65536 / 6400 = 10, which the hardware cannot place. */
-    check_register_blocks("h100-sxm", 100, 64, 8, "4 warps of 2048 registers each, empty lanes included");
+    static const register_case cases[] = {
+        {"h100-sxm", 100, 64, 8, "4 warps of 2048 registers each, empty lanes included"},
+    };
+    check_register_blocks(CASES(cases));
 }
 
 Test(blocks_limited_by_registers, each_quarter_of_the_file_on_its_own, .timeout = 5, .description = HINT_REGISTERS)
@@ -185,8 +208,11 @@ Test(blocks_limited_by_registers, each_quarter_of_the_file_on_its_own, .timeout 
      * 65536 / 3072 = 21 warps and 7 blocks: the three spare thirds of a warp in three quarters
      * cannot be pooled into one warp. Likewise 40 registers (1280 a warp): 12 a quarter, 48
      * an SM, 24 blocks of 64 threads, not 65536 / 1280 = 51 warps and 25 blocks. */
-    check_register_blocks("h100-sxm", 96, 96, 6, "5 warps per quarter, 20 per SM, 3 per block");
-    check_register_blocks("a100-80gb", 64, 40, 24, "12 warps per quarter, 48 per SM, 2 per block");
+    static const register_case cases[] = {
+        {"h100-sxm", 96, 96, 6, "5 warps per quarter, 20 per SM, 3 per block"},
+        {"a100-80gb", 64, 40, 24, "12 warps per quarter, 48 per SM, 2 per block"},
+    };
+    check_register_blocks(CASES(cases));
 }
 
 Test(blocks_limited_by_registers, a_block_that_cannot_get_its_registers, .timeout = 5, .description = HINT_REGISTERS)
@@ -198,11 +224,14 @@ Test(blocks_limited_by_registers, a_block_that_cannot_get_its_registers, .timeou
      * 672 threads (21 warps) x 96: 5 a quarter, 20 an SM: none, although 96 x 672 = 64 512 is
      * less than 65 536.
      * 256 registers per thread: more than the 255 a thread may have: none. */
-    check_register_blocks("h100-sxm", 1024, 64, 1, "32 warps of 2048 registers fill the file exactly");
-    check_register_blocks("h100-sxm", 1024, 65, 0, "only 28 warps of 2304 registers fit, the block has 32");
-    check_register_blocks("h100-sxm", 1024, 255, 0, "only 8 warps of 8192 registers fit, the block has 32");
-    check_register_blocks("h100-sxm", 672, 96, 0, "5 warps per quarter, 20 per SM, but the block has 21");
-    check_register_blocks("h100-sxm", 32, 256, 0, "more than max_registers_per_thread (255)");
+    static const register_case cases[] = {
+        {"h100-sxm", 1024, 64, 1, "32 warps of 2048 registers fill the file exactly"},
+        {"h100-sxm", 1024, 65, 0, "only 28 warps of 2304 registers fit, the block has 32"},
+        {"h100-sxm", 1024, 255, 0, "only 8 warps of 8192 registers fit, the block has 32"},
+        {"h100-sxm", 672, 96, 0, "5 warps per quarter, 20 per SM, but the block has 21"},
+        {"h100-sxm", 32, 256, 0, "more than max_registers_per_thread (255)"},
+    };
+    check_register_blocks(CASES(cases));
 }
 
 Test(blocks_limited_by_registers, the_most_a_thread_may_have, .timeout = 5, .description = HINT_REGISTERS)
@@ -210,19 +239,25 @@ Test(blocks_limited_by_registers, the_most_a_thread_may_have, .timeout = 5, .des
     /* 255 registers is allowed (max_registers_per_thread is the largest allowed, not the first
      * refused): 8160 a warp, allocated as 8192; 2 a quarter, 8 an SM. 32-thread blocks: 8;
      * 256-thread blocks (8 warps): 1; a 1-thread block: 8. A V100 and a T4 allow 255 too. */
-    check_register_blocks("h100-sxm", 32, 255, 8, "255 registers is the most a thread may have, not too many");
-    check_register_blocks("h100-sxm", 256, 255, 1, "8 warps of 8192 registers fill the file exactly");
-    check_register_blocks("h100-sxm", 1, 255, 8, "a 1-thread block is one warp");
-    check_register_blocks("v100", 64, 255, 4, "2 warps a block, 8 an SM");
-    check_register_blocks("t4", 32, 255, 8, "255 registers is allowed on a T4 too");
+    static const register_case cases[] = {
+        {"h100-sxm", 32, 255, 8, "255 registers is the most a thread may have, not too many"},
+        {"h100-sxm", 256, 255, 1, "8 warps of 8192 registers fill the file exactly"},
+        {"h100-sxm", 1, 255, 8, "a 1-thread block is one warp"},
+        {"v100", 64, 255, 4, "2 warps a block, 8 an SM"},
+        {"t4", 32, 255, 8, "255 registers is allowed on a T4 too"},
+    };
+    check_register_blocks(CASES(cases));
 }
 
 Test(blocks_limited_by_registers, one_thread_block, .timeout = 5, .description = HINT_REGISTERS)
 {
     /* 1 thread is one warp: 32 registers -> 1024 a warp, 16 a quarter, 64 an SM: 64 blocks
      * (the block-slot limit is a separate limit). 1 register -> 256 a warp, 256 an SM. */
-    check_register_blocks("h100-sxm", 1, 32, 64, "one warp of 1024 registers a block");
-    check_register_blocks("h100-sxm", 1, 1, 256, "one warp of 256 registers a block");
+    static const register_case cases[] = {
+        {"h100-sxm", 1, 32, 64, "one warp of 1024 registers a block"},
+        {"h100-sxm", 1, 1, 256, "one warp of 256 registers a block"},
+    };
+    check_register_blocks(CASES(cases));
 }
 
 Test(blocks_limited_by_registers, no_registers, .timeout = 5,
@@ -232,8 +267,11 @@ Test(blocks_limited_by_registers, no_registers, .timeout = 5,
     /* A kernel that uses no register at all (registers_per_thread = 0: an empty kernel) takes
      * 0 registers a warp: the register file limits nothing, as lab.h's INT_MAX convention says,
      * and nothing may be divided by those 0 registers. */
-    check_register_blocks("h100-sxm", 256, 0, INT_MAX, "0 registers a warp: registers are no limit, return INT_MAX");
-    check_register_blocks("v100", 1024, 0, INT_MAX, "0 registers a warp: registers are no limit, return INT_MAX");
+    static const register_case cases[] = {
+        {"h100-sxm", 256, 0, INT_MAX, "0 registers a warp: registers are no limit, return INT_MAX"},
+        {"v100", 1024, 0, INT_MAX, "0 registers a warp: registers are no limit, return INT_MAX"},
+    };
+    check_register_blocks(CASES(cases));
 }
 
 /* ------------------------------------------------------------------------------------
@@ -243,17 +281,18 @@ Test(shared_memory_per_block, adds_the_reservation_and_rounds_up, .timeout = 5,
      .description = "Two rules make a block's share larger than its request: the driver's own reservation per block, "
                     "and the allocation unit. Which comes first changes the answer.")
 {
-    gpu_limits h100 = gpu("h100-sxm"), v100 = gpu("v100");
     /* H100: round_up(request + 1024, 128): 0 -> 1024; 1 -> 1025 -> 1152; 128 -> 1152;
      * 1000 -> 2024 -> 2048; 45666 -> 46690 -> 46720; 48 KiB = 49152 -> 50176 (49 KiB).
      * V100 (7.0): nothing reserved, units of 256: 0 -> 0; 1 -> 256; 1000 -> 1024; 49152. */
-    struct { gpu_limits *g; int request, want; } cases[] = {
-        {&h100, 0, 1024}, {&h100, 1, 1152}, {&h100, 128, 1152}, {&h100, 1000, 2048}, {&h100, 45666, 46720},
-        {&h100, 49152, 50176}, {&v100, 0, 0}, {&v100, 1, 256}, {&v100, 1000, 1024}, {&v100, 49152, 49152},
+    static const struct { const char *key; int request, want; } cases[] = {
+        {"h100-sxm", 0, 1024}, {"h100-sxm", 1, 1152}, {"h100-sxm", 128, 1152}, {"h100-sxm", 1000, 2048},
+        {"h100-sxm", 45666, 46720}, {"h100-sxm", 49152, 50176},
+        {"v100", 0, 0}, {"v100", 1, 256}, {"v100", 1000, 1024}, {"v100", 49152, 49152},
     };
     for (int i = 0; i < 10; i++) {
-        int got = shared_memory_per_block(cases[i].g, cases[i].request);
-        cr_assert(got == cases[i].want, "%s: shared_memory_per_block(gpu, %d) = %d, want %d", cases[i].g->name,
+        gpu_limits limits = gpu(cases[i].key);
+        int got = shared_memory_per_block(&limits, cases[i].request);
+        cr_assert(got == cases[i].want, "%s: shared_memory_per_block(gpu, %d) = %d, want %d", limits.name,
                   cases[i].request, got, cases[i].want);
     }
 }
@@ -261,12 +300,20 @@ Test(shared_memory_per_block, adds_the_reservation_and_rounds_up, .timeout = 5,
 /* ------------------------------------------------------------------------------------
  * 6. The shared-memory limit */
 
-static void check_shared_blocks(const char *key, int request, int want, const char *why)
+typedef struct shared_case {
+    const char *key;
+    int request, want;
+    const char *why;
+} shared_case;
+
+static void check_shared_blocks(const shared_case *cases, size_t count)
 {
-    gpu_limits limits = gpu(key);
-    int got = blocks_limited_by_shared_memory(&limits, request);
-    cr_assert(got == want, "%s: blocks_limited_by_shared_memory(gpu, %d) = %d, want %d (%s)", limits.name, request,
-              got, want, why);
+    for (const shared_case *c = cases; c < cases + count; c++) {
+        gpu_limits limits = gpu(c->key);
+        int got = blocks_limited_by_shared_memory(&limits, c->request);
+        cr_assert(got == c->want, "%s: blocks_limited_by_shared_memory(gpu, %d) = %d, want %d (%s)", limits.name,
+                  c->request, got, c->want, c->why);
+    }
 }
 
 #define HINT_SHARED "Whole blocks' shares (reservation and rounding included) must fit in the SM's shared memory. " \
@@ -277,8 +324,11 @@ Test(blocks_limited_by_shared_memory, h100_and_a100_48_kib, .timeout = 5, .descr
 {
     /* 48 KiB + 1 KiB reserved = 50176 B a block. H100: 233472 / 50176 = 4 (4.65).
      * A100: 167936 / 50176 = 3 (3.35). */
-    check_shared_blocks("h100-sxm", 48 * 1024, 4, "49 KiB a block in 228 KiB");
-    check_shared_blocks("a100-80gb", 48 * 1024, 3, "49 KiB a block in 164 KiB");
+    static const shared_case cases[] = {
+        {"h100-sxm", 48 * 1024, 4, "49 KiB a block in 228 KiB"},
+        {"a100-80gb", 48 * 1024, 3, "49 KiB a block in 164 KiB"},
+    };
+    check_shared_blocks(CASES(cases));
 }
 
 Test(blocks_limited_by_shared_memory, reservation_changes_the_answer, .timeout = 5, .description = HINT_SHARED)
@@ -286,8 +336,11 @@ Test(blocks_limited_by_shared_memory, reservation_changes_the_answer, .timeout =
     /* H100, 57 KiB: 4 x 57 = 228 would fit exactly, but each block takes 58 KiB with the
      * reservation: 233472 / 59392 = 3 (3.93). A100, 41 KiB: 4 x 41 = 164, but 42 KiB a block:
      * 167936 / 43008 = 3 (3.90). */
-    check_shared_blocks("h100-sxm", 57 * 1024, 3, "57 KiB + 1 KiB reserved = 58 KiB a block; 4 x 58 > 228");
-    check_shared_blocks("a100-80gb", 41 * 1024, 3, "41 KiB + 1 KiB reserved = 42 KiB a block; 4 x 42 > 164");
+    static const shared_case cases[] = {
+        {"h100-sxm", 57 * 1024, 3, "57 KiB + 1 KiB reserved = 58 KiB a block; 4 x 58 > 228"},
+        {"a100-80gb", 41 * 1024, 3, "41 KiB + 1 KiB reserved = 42 KiB a block; 4 x 42 > 164"},
+    };
+    check_shared_blocks(CASES(cases));
 }
 
 Test(blocks_limited_by_shared_memory, allocation_unit_changes_the_answer, .timeout = 5, .description = HINT_SHARED)
@@ -296,8 +349,11 @@ Test(blocks_limited_by_shared_memory, allocation_unit_changes_the_answer, .timeo
      * 5 x 46690 = 233450 would fit in 233472; 5 x 46720 = 233600 does not: 4 blocks.
      * A100, 32556 B: 33580, rounded to 33664. 5 x 33580 = 167900 fits in 167936;
      * 5 x 33664 = 168320 does not: 4 blocks. */
-    check_shared_blocks("h100-sxm", 45666, 4, "46690 bytes are allocated as 46720; five of those exceed 233472");
-    check_shared_blocks("a100-80gb", 32556, 4, "33580 bytes are allocated as 33664; five of those exceed 167936");
+    static const shared_case cases[] = {
+        {"h100-sxm", 45666, 4, "46690 bytes are allocated as 46720; five of those exceed 233472"},
+        {"a100-80gb", 32556, 4, "33580 bytes are allocated as 33664; five of those exceed 167936"},
+    };
+    check_shared_blocks(CASES(cases));
 }
 
 Test(blocks_limited_by_shared_memory, the_per_block_limit, .timeout = 5, .description = HINT_SHARED)
@@ -305,12 +361,15 @@ Test(blocks_limited_by_shared_memory, the_per_block_limit, .timeout = 5, .descri
     /* H100: 227 KiB is the most a block may ask for; with the 1 KiB reserved it fills the
      * SM's 228 KiB: 1 block. One byte more is refused: 0. A100: 163 KiB -> 1; 163 KiB + 1 -> 0.
      * V100 (no reservation): 96 KiB -> 1. T4: 32 KiB -> 2. */
-    check_shared_blocks("h100-sxm", 227 * 1024, 1, "227 KiB + 1 KiB reserved = the SM's 228 KiB");
-    check_shared_blocks("h100-sxm", 227 * 1024 + 1, 0, "more than the 227 KiB a block may have");
-    check_shared_blocks("a100-80gb", 163 * 1024, 1, "163 KiB + 1 KiB reserved = the SM's 164 KiB");
-    check_shared_blocks("a100-80gb", 163 * 1024 + 1, 0, "more than the 163 KiB a block may have");
-    check_shared_blocks("v100", 96 * 1024, 1, "96 KiB of 96 KiB, nothing reserved on compute capability 7.0");
-    check_shared_blocks("t4", 32 * 1024, 2, "two 32 KiB blocks in 64 KiB");
+    static const shared_case cases[] = {
+        {"h100-sxm", 227 * 1024, 1, "227 KiB + 1 KiB reserved = the SM's 228 KiB"},
+        {"h100-sxm", 227 * 1024 + 1, 0, "more than the 227 KiB a block may have"},
+        {"a100-80gb", 163 * 1024, 1, "163 KiB + 1 KiB reserved = the SM's 164 KiB"},
+        {"a100-80gb", 163 * 1024 + 1, 0, "more than the 163 KiB a block may have"},
+        {"v100", 96 * 1024, 1, "96 KiB of 96 KiB, nothing reserved on compute capability 7.0"},
+        {"t4", 32 * 1024, 2, "two 32 KiB blocks in 64 KiB"},
+    };
+    check_shared_blocks(CASES(cases));
 }
 
 Test(blocks_limited_by_shared_memory, no_shared_memory_at_all, .timeout = 5, .description = HINT_SHARED)
@@ -318,32 +377,46 @@ Test(blocks_limited_by_shared_memory, no_shared_memory_at_all, .timeout = 5, .de
     /* H100, no request: each block still takes the reserved 1 KiB: 233472 / 1024 = 228.
      * V100 reserves nothing: a block is given 0 bytes, and shared memory limits nothing:
      * INT_MAX (and no division by zero). */
-    check_shared_blocks("h100-sxm", 0, 228, "every block takes the reserved 1 KiB");
-    check_shared_blocks("v100", 0, INT_MAX, "0 bytes a block: shared memory is no limit, return INT_MAX");
+    static const shared_case cases[] = {
+        {"h100-sxm", 0, 228, "every block takes the reserved 1 KiB"},
+        {"v100", 0, INT_MAX, "0 bytes a block: shared memory is no limit, return INT_MAX"},
+    };
+    check_shared_blocks(CASES(cases));
 }
 
 /* ------------------------------------------------------------------------------------
  * 7. Occupancy: one test per limiting resource */
 
-static void check_occupancy(const char *key, int threads, int registers, int shared, int want_blocks,
-                            int want_warps, double want_fraction, int want_limits, const char *why)
+typedef struct occupancy_case {
+    const char *key;
+    int threads, registers, shared, want_blocks, want_warps;
+    double want_fraction;
+    int want_limits;
+    const char *why;
+} occupancy_case;
+
+static void check_occupancy(const occupancy_case *cases, size_t count)
 {
-    gpu_limits limits = gpu(key);
-    kernel_resources kernel = {threads, registers, shared};
-    occupancy got = compute_occupancy(&limits, kernel);
-    char got_names[96], want_names[96];
-    limit_names(got.limited_by, got_names, sizeof got_names);
-    limit_names(want_limits, want_names, sizeof want_names);
-    cr_assert(got.blocks_per_sm == want_blocks, "%s, kernel {%d threads, %d registers, %d B shared}: blocks_per_sm = %d, want "
-              "%d (%s)", limits.name, threads, registers, shared, got.blocks_per_sm, want_blocks, why);
-    cr_assert(got.warps_per_sm == want_warps, "%s, kernel {%d threads, %d registers, %d B shared}: warps_per_sm = %d, want %d "
-              "(%d blocks of %d warps)", limits.name, threads, registers, shared, got.warps_per_sm, want_warps,
-              want_blocks, want_blocks ? want_warps / want_blocks : 0);
-    cr_assert(fabs(got.fraction - want_fraction) < 1e-12, "%s, kernel {%d threads, %d registers, %d B shared}: fraction = %g, "
-              "want %g (%d of %d warp slots)", limits.name, threads, registers, shared, got.fraction, want_fraction,
-              want_warps, limits.max_warps_per_sm);
-    cr_assert(got.limited_by == want_limits, "%s, kernel {%d threads, %d registers, %d B shared}: limited_by = %s, want %s",
-              limits.name, threads, registers, shared, got_names, want_names);
+    for (const occupancy_case *c = cases; c < cases + count; c++) {
+        gpu_limits limits = gpu(c->key);
+        int threads = c->threads, registers = c->registers, shared = c->shared;
+        kernel_resources kernel = {threads, registers, shared};
+        occupancy got = compute_occupancy(&limits, kernel);
+        char got_names[96], want_names[96];
+        limit_names(got.limited_by, got_names, sizeof got_names);
+        limit_names(c->want_limits, want_names, sizeof want_names);
+        cr_assert(got.blocks_per_sm == c->want_blocks, "%s, kernel {%d threads, %d registers, %d B shared}: "
+                  "blocks_per_sm = %d, want %d (%s)", limits.name, threads, registers, shared, got.blocks_per_sm,
+                  c->want_blocks, c->why);
+        cr_assert(got.warps_per_sm == c->want_warps, "%s, kernel {%d threads, %d registers, %d B shared}: "
+                  "warps_per_sm = %d, want %d (%d blocks of %d warps)", limits.name, threads, registers, shared,
+                  got.warps_per_sm, c->want_warps, c->want_blocks, c->want_blocks ? c->want_warps / c->want_blocks : 0);
+        cr_assert(fabs(got.fraction - c->want_fraction) < 1e-12, "%s, kernel {%d threads, %d registers, %d B shared}: "
+                  "fraction = %g, want %g (%d of %d warp slots)", limits.name, threads, registers, shared, got.fraction,
+                  c->want_fraction, c->want_warps, limits.max_warps_per_sm);
+        cr_assert(got.limited_by == c->want_limits, "%s, kernel {%d threads, %d registers, %d B shared}: limited_by = "
+                  "%s, want %s", limits.name, threads, registers, shared, got_names, want_names);
+    }
 }
 
 #define HINT_OCCUPANCY "A block is resident only when EVERY resource has room for it; occupancy counts warps, not " \
@@ -358,9 +431,12 @@ Test(occupancy, limited_by_warps, .timeout = 5, .description = HINT_OCCUPANCY)
      *   shared: 1 KiB reserved a block: 228 (H100), 164 (A100)
      * -> 2 blocks, 48 warps of 64: 75 %, limited by warps. On an L4 (48 warp slots) the same
      * kernel fills the SM: 48 / 24 = 2 blocks, 48 of 48 warps, 100 %. */
-    check_occupancy("h100-sxm", 768, 24, 0, 2, 48, 0.75, LIMIT_WARPS, "64 warp slots hold two 24-warp blocks");
-    check_occupancy("a100-80gb", 768, 24, 0, 2, 48, 0.75, LIMIT_WARPS, "64 warp slots hold two 24-warp blocks");
-    check_occupancy("l4", 768, 24, 0, 2, 48, 1.0, LIMIT_WARPS, "48 warp slots hold two 24-warp blocks");
+    static const occupancy_case cases[] = {
+        {"h100-sxm", 768, 24, 0, 2, 48, 0.75, LIMIT_WARPS, "64 warp slots hold two 24-warp blocks"},
+        {"a100-80gb", 768, 24, 0, 2, 48, 0.75, LIMIT_WARPS, "64 warp slots hold two 24-warp blocks"},
+        {"l4", 768, 24, 0, 2, 48, 1.0, LIMIT_WARPS, "48 warp slots hold two 24-warp blocks"},
+    };
+    check_occupancy(CASES(cases));
 }
 
 Test(occupancy, limited_by_blocks, .timeout = 5, .description = HINT_OCCUPANCY)
@@ -370,9 +446,12 @@ Test(occupancy, limited_by_blocks, .timeout = 5, .description = HINT_OCCUPANCY)
      *   shared: 228 (H100), 164 (A100)
      * -> 32 blocks of one warp: 32 of 64 warp slots, 50 %, limited by the block slots.
      * T4: 16 block slots, 32 warp slots: 16 blocks, 16 warps, 50 %. */
-    check_occupancy("h100-sxm", 32, 16, 0, 32, 32, 0.5, LIMIT_BLOCKS, "only 32 blocks may be resident");
-    check_occupancy("a100-80gb", 32, 16, 0, 32, 32, 0.5, LIMIT_BLOCKS, "only 32 blocks may be resident");
-    check_occupancy("t4", 32, 16, 0, 16, 16, 0.5, LIMIT_BLOCKS, "only 16 blocks may be resident on a T4");
+    static const occupancy_case cases[] = {
+        {"h100-sxm", 32, 16, 0, 32, 32, 0.5, LIMIT_BLOCKS, "only 32 blocks may be resident"},
+        {"a100-80gb", 32, 16, 0, 32, 32, 0.5, LIMIT_BLOCKS, "only 32 blocks may be resident"},
+        {"t4", 32, 16, 0, 16, 16, 0.5, LIMIT_BLOCKS, "only 16 blocks may be resident on a T4"},
+    };
+    check_occupancy(CASES(cases));
 }
 
 Test(occupancy, limited_by_registers, .timeout = 5, .description = HINT_OCCUPANCY)
@@ -380,8 +459,11 @@ Test(occupancy, limited_by_registers, .timeout = 5, .description = HINT_OCCUPANC
     /* 256 threads (8 warps), 64 registers, no shared memory.
      *   warps: 8      blocks: 32      registers: 2048 a warp, 8 a quarter, 32 an SM: 4
      * -> 4 blocks, 32 warps: 50 %, limited by registers. */
-    check_occupancy("h100-sxm", 256, 64, 0, 4, 32, 0.5, LIMIT_REGISTERS, "the file holds 32 warps of 2048 registers");
-    check_occupancy("a100-80gb", 256, 64, 0, 4, 32, 0.5, LIMIT_REGISTERS, "the file holds 32 warps of 2048 registers");
+    static const occupancy_case cases[] = {
+        {"h100-sxm", 256, 64, 0, 4, 32, 0.5, LIMIT_REGISTERS, "the file holds 32 warps of 2048 registers"},
+        {"a100-80gb", 256, 64, 0, 4, 32, 0.5, LIMIT_REGISTERS, "the file holds 32 warps of 2048 registers"},
+    };
+    check_occupancy(CASES(cases));
 }
 
 Test(occupancy, limited_by_shared_memory, .timeout = 5, .description = HINT_OCCUPANCY)
@@ -390,9 +472,11 @@ Test(occupancy, limited_by_shared_memory, .timeout = 5, .description = HINT_OCCU
      *   warps: 8      blocks: 32      registers: 1024 a warp, 16 a quarter, 64 an SM: 8
      *   shared: 49 KiB a block: 233472 / 50176 = 4 (H100), 167936 / 50176 = 3 (A100)
      * -> H100: 4 blocks, 32 warps, 50 %; A100: 3 blocks, 24 warps, 37.5 %. */
-    check_occupancy("h100-sxm", 256, 32, 48 * 1024, 4, 32, 0.5, LIMIT_SHARED_MEMORY, "4 blocks of 49 KiB in 228 KiB");
-    check_occupancy("a100-80gb", 256, 32, 48 * 1024, 3, 24, 0.375, LIMIT_SHARED_MEMORY,
-                    "3 blocks of 49 KiB in 164 KiB");
+    static const occupancy_case cases[] = {
+        {"h100-sxm", 256, 32, 48 * 1024, 4, 32, 0.5, LIMIT_SHARED_MEMORY, "4 blocks of 49 KiB in 228 KiB"},
+        {"a100-80gb", 256, 32, 48 * 1024, 3, 24, 0.375, LIMIT_SHARED_MEMORY, "3 blocks of 49 KiB in 164 KiB"},
+    };
+    check_occupancy(CASES(cases));
 }
 
 Test(occupancy, register_allocation_unit_changes_the_answer, .timeout = 5, .description = HINT_OCCUPANCY)
@@ -400,8 +484,11 @@ Test(occupancy, register_allocation_unit_changes_the_answer, .timeout = 5, .desc
     /* 256 threads, 33 registers: one register more than the last test's 32 costs a quarter of
      * the occupancy. 1056 a warp -> 1280; 12 a quarter, 48 an SM: 6 blocks, 48 warps, 75 %.
      * (Without rounding: 15 a quarter, 60 an SM, 7 blocks, 56 warps, 87.5 %.) */
-    check_occupancy("h100-sxm", 256, 33, 0, 6, 48, 0.75, LIMIT_REGISTERS, "33 registers are allocated as 40");
-    check_occupancy("a100-80gb", 256, 33, 0, 6, 48, 0.75, LIMIT_REGISTERS, "33 registers are allocated as 40");
+    static const occupancy_case cases[] = {
+        {"h100-sxm", 256, 33, 0, 6, 48, 0.75, LIMIT_REGISTERS, "33 registers are allocated as 40"},
+        {"a100-80gb", 256, 33, 0, 6, 48, 0.75, LIMIT_REGISTERS, "33 registers are allocated as 40"},
+    };
+    check_occupancy(CASES(cases));
 }
 
 Test(occupancy, shared_memory_reservation_changes_the_answer, .timeout = 5, .description = HINT_OCCUPANCY)
@@ -410,10 +497,13 @@ Test(occupancy, shared_memory_reservation_changes_the_answer, .timeout = 5, .des
      *   H100, 57 KiB: 58 KiB a block with the reservation, 3 fit (not 4)
      *   A100, 41 KiB: 42 KiB a block, 3 fit (not 4)
      * -> 3 blocks, 12 warps of 64: 18.75 %, limited by shared memory. */
-    check_occupancy("h100-sxm", 128, 32, 57 * 1024, 3, 12, 0.1875, LIMIT_SHARED_MEMORY,
-                    "57 KiB + 1 KiB reserved: 3 x 58 KiB fit in 228 KiB, not 4");
-    check_occupancy("a100-80gb", 128, 32, 41 * 1024, 3, 12, 0.1875, LIMIT_SHARED_MEMORY,
-                    "41 KiB + 1 KiB reserved: 3 x 42 KiB fit in 164 KiB, not 4");
+    static const occupancy_case cases[] = {
+        {"h100-sxm", 128, 32, 57 * 1024, 3, 12, 0.1875, LIMIT_SHARED_MEMORY,
+         "57 KiB + 1 KiB reserved: 3 x 58 KiB fit in 228 KiB, not 4"},
+        {"a100-80gb", 128, 32, 41 * 1024, 3, 12, 0.1875, LIMIT_SHARED_MEMORY,
+         "41 KiB + 1 KiB reserved: 3 x 42 KiB fit in 164 KiB, not 4"},
+    };
+    check_occupancy(CASES(cases));
 }
 
 Test(occupancy, ties_name_every_limit, .timeout = 5, .description = HINT_OCCUPANCY)
@@ -423,10 +513,13 @@ Test(occupancy, ties_name_every_limit, .timeout = 5, .description = HINT_OCCUPAN
      * one register more and the registers alone would decide (previous tests).
      * 64 threads, 16 registers: warps 32, blocks 32, registers 64, shared 228 -> 32 blocks,
      * 64 warps, 100 %, limited by warps and blocks. */
-    check_occupancy("h100-sxm", 256, 32, 0, 8, 64, 1.0, LIMIT_WARPS | LIMIT_REGISTERS,
-                    "warp slots and registers both allow exactly 8");
-    check_occupancy("h100-sxm", 64, 16, 0, 32, 64, 1.0, LIMIT_WARPS | LIMIT_BLOCKS,
-                    "warp slots and block slots both allow exactly 32");
+    static const occupancy_case cases[] = {
+        {"h100-sxm", 256, 32, 0, 8, 64, 1.0, LIMIT_WARPS | LIMIT_REGISTERS,
+         "warp slots and registers both allow exactly 8"},
+        {"h100-sxm", 64, 16, 0, 32, 64, 1.0, LIMIT_WARPS | LIMIT_BLOCKS,
+         "warp slots and block slots both allow exactly 32"},
+    };
+    check_occupancy(CASES(cases));
 }
 
 Test(occupancy, edge_cases, .timeout = 5, .description = HINT_OCCUPANCY)
@@ -437,9 +530,12 @@ Test(occupancy, edge_cases, .timeout = 5, .description = HINT_OCCUPANCY)
      * 8 blocks, 8 warps, 12.5 %, limited by registers.
      * 256 threads, 0 registers: warps 8, blocks 32, registers INT_MAX, shared 228 -> 8 blocks, 64
      * warps, 100 %, limited by warps alone. */
-    check_occupancy("h100-sxm", 1, 32, 0, 32, 32, 0.5, LIMIT_BLOCKS, "a 1-thread block is a block of one warp");
-    check_occupancy("h100-sxm", 32, 255, 0, 8, 8, 0.125, LIMIT_REGISTERS, "255 registers is allowed: 8 warps fit");
-    check_occupancy("h100-sxm", 256, 0, 0, 8, 64, 1.0, LIMIT_WARPS, "no registers: the registers limit nothing");
+    static const occupancy_case cases[] = {
+        {"h100-sxm", 1, 32, 0, 32, 32, 0.5, LIMIT_BLOCKS, "a 1-thread block is a block of one warp"},
+        {"h100-sxm", 32, 255, 0, 8, 8, 0.125, LIMIT_REGISTERS, "255 registers is allowed: 8 warps fit"},
+        {"h100-sxm", 256, 0, 0, 8, 64, 1.0, LIMIT_WARPS, "no registers: the registers limit nothing"},
+    };
+    check_occupancy(CASES(cases));
 }
 
 Test(occupancy, a_block_that_does_not_fit, .timeout = 5, .description = HINT_OCCUPANCY)
@@ -448,10 +544,13 @@ Test(occupancy, a_block_that_does_not_fit, .timeout = 5, .description = HINT_OCC
      * launch fails), limited by registers only (the warp slots would take 2 blocks).
      * 1025 threads: no block that large exists: limited by warps (registers would allow 1).
      * 228 KiB of shared memory: above the 227 KiB a block may have (H100); 164 KiB on an A100. */
-    check_occupancy("h100-sxm", 1024, 255, 0, 0, 0, 0.0, LIMIT_REGISTERS, "8 warps of 8192 registers fit, not 32");
-    check_occupancy("h100-sxm", 1025, 32, 0, 0, 0, 0.0, LIMIT_WARPS, "more than 1024 threads per block");
-    check_occupancy("h100-sxm", 256, 32, 228 * 1024, 0, 0, 0.0, LIMIT_SHARED_MEMORY, "more than 227 KiB per block");
-    check_occupancy("a100-80gb", 256, 32, 164 * 1024, 0, 0, 0.0, LIMIT_SHARED_MEMORY, "more than 163 KiB per block");
+    static const occupancy_case cases[] = {
+        {"h100-sxm", 1024, 255, 0, 0, 0, 0.0, LIMIT_REGISTERS, "8 warps of 8192 registers fit, not 32"},
+        {"h100-sxm", 1025, 32, 0, 0, 0, 0.0, LIMIT_WARPS, "more than 1024 threads per block"},
+        {"h100-sxm", 256, 32, 228 * 1024, 0, 0, 0.0, LIMIT_SHARED_MEMORY, "more than 227 KiB per block"},
+        {"a100-80gb", 256, 32, 164 * 1024, 0, 0, 0.0, LIMIT_SHARED_MEMORY, "more than 163 KiB per block"},
+    };
+    check_occupancy(CASES(cases));
 }
 
 Test(occupancy, consistent_with_its_parts_on_every_gpu, .timeout = 20,

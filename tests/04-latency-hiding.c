@@ -16,6 +16,10 @@
  * room for rounding only. An off-by-one wait moves it by about 1 % at L = 100. */
 #define TOLERANCE 1e-9
 
+/* Every hand-worked expected value below (a table of cases, a trace) is static const, in the test program's
+ * data, never a local array in the test's own stack frame while the code under test runs, where it could read
+ * its caller's locals and return them (tests/grader/forgeries/reads-expected-values.patch); the others are
+ * computed after it has returned. */
 static const char *policy_name(int policy) { return policy == POLICY_ROUND_ROBIN ? "round-robin" : "oldest-first"; }
 
 /* A trace as text, "0 0 - - 1 ...", at most `count` cycles. */
@@ -51,7 +55,7 @@ static scheduler_result run_traced(const scheduler_config *config, int *trace)
 
 Test(closed_form, below_the_knee, .timeout = 5, .description = HINT_CLOSED)
 {
-    struct { int n, c, l; double want; } cases[] = {
+    static const struct { int n, c, l; double want; } cases[] = {
         {1, 4, 100, 4.0 / 104}, {1, 8, 0, 1.0}, {3, 4, 20, 0.5}, {13, 8, 100, 104.0 / 108}, {10, 1, 99, 0.1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -78,7 +82,7 @@ Test(closed_form, knee_and_warps_needed, .timeout = 5,
      .description = "The knee is the N at which the closed form first reaches 1; a round is the warp's own c cycles "
                     "as well as the L it waits. Warps come whole.")
 {
-    struct { int c, l; double knee; int needed; } cases[] = {
+    static const struct { int c, l; double knee; int needed; } cases[] = {
         {8, 100, 13.5, 14}, {4, 100, 26.0, 26}, {8, 800, 101.0, 101}, {1, 0, 1.0, 1}, {3, 10, 13.0 / 3, 5},
         {16, 400, 26.0, 26},
     };
@@ -102,7 +106,8 @@ Test(scheduler, wait_is_exactly_L_cycles, .timeout = 5, .description = HINT_WAIT
 {
     long long first_ready[] = {0};
     scheduler_config config = {1, 2, 3, POLICY_OLDEST_FIRST, first_ready, 0, 15};
-    int trace[15], want[] = {0, 0, -1, -1, -1, 0, 0, -1, -1, -1, 0, 0, -1, -1, -1};
+    static const int want[] = {0, 0, -1, -1, -1, 0, 0, -1, -1, -1, 0, 0, -1, -1, -1};
+    int trace[15];
     run_traced(&config, trace);
     char got_text[128], want_text[128];
     trace_text(got_text, sizeof got_text, trace, 15), trace_text(want_text, sizeof want_text, want, 15);
@@ -192,7 +197,7 @@ Test(scheduler, warmup_not_counted, .timeout = 5,
                     "issued, and utilisation divides it by measured_cycles, not by the whole run. (With "
                     "first_ready NULL every warp may first issue at cycle L, so the first L cycles are idle.)")
 {
-    struct { int n, c, l; long long warmup, measured, issued; } cases[] = {
+    static const struct { int n, c, l; long long warmup, measured, issued; } cases[] = {
         {2, 4, 100, 100, 5 * 104, 40},          // the idle start-up only, then 5 rounds
         {1, 4, 100, 100 + 3 * 104, 2 * 104, 8}, // three rounds of warm-up that did issue
         {3, 5, 10, 0, 10 + 4 * 15, 60},         // no warm-up: the idle start-up is counted
@@ -218,7 +223,7 @@ Test(scheduler, short_windows, .timeout = 5,
     /* One warp, c = 1, L = 0: it issues every cycle, so a 1-cycle window after 5 cycles of
      * warm-up holds 1 issue, utilisation 1. With L = 3 the warp issues at cycles 3, 7, 11: a
      * 1-cycle window at cycle 4 holds none, 0. An empty window: 0 issued, utilisation 0. */
-    struct { int c, l; long long warmup, measured, issued; double want; } cases[] = {
+    static const struct { int c, l; long long warmup, measured, issued; double want; } cases[] = {
         {1, 0, 5, 1, 1, 1.0}, {1, 3, 4, 1, 0, 0.0}, {1, 3, 7, 1, 1, 1.0}, {2, 5, 10, 0, 0, 0.0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -270,7 +275,7 @@ Test(scheduler, oldest_first_order, .timeout = 5,
      .description = "Oldest-first: a warp in the middle of its round keeps the slot; otherwise the ready warp whose "
                     "wait ended earliest issues (ties: the lower warp number).")
 {
-    int want[] = {2, 2, 1, 1, 0, 0, 2, 2, 1, 1, 0, 0, 2, 2, 1, 1, 0, 0};
+    static const int want[] = {2, 2, 1, 1, 0, 0, 2, 2, 1, 1, 0, 0, 2, 2, 1, 1, 0, 0};
     check_order(POLICY_OLDEST_FIRST, want, "at cycle 2 warp 1 has been ready since cycle 1, warp 0 only since 2");
 }
 
@@ -284,7 +289,8 @@ Test(scheduler, oldest_first_ties, .timeout = 5,
      * (since 6); then 1, 0, 2, ... every round. Round-robin would take warp 2 at cycle 4. */
     long long first_ready[] = {4, 0, 4};
     scheduler_config config = {3, 2, 4, POLICY_OLDEST_FIRST, first_ready, 0, 18};
-    int trace[18], want[] = {1, 1, -1, -1, 0, 0, 2, 2, 1, 1, 0, 0, 2, 2, 1, 1, 0, 0};
+    static const int want[] = {1, 1, -1, -1, 0, 0, 2, 2, 1, 1, 0, 0, 2, 2, 1, 1, 0, 0};
+    int trace[18];
     run_traced(&config, trace);
     char got_text[128], want_text[128];
     trace_text(got_text, sizeof got_text, trace, 18), trace_text(want_text, sizeof want_text, want, 18);
@@ -294,7 +300,7 @@ Test(scheduler, oldest_first_ties, .timeout = 5,
     /* Every warp ready at cycle 0: a three-way tie, broken in warp order. */
     long long all_at_0[] = {0, 0, 0};
     scheduler_config tied = {3, 2, 4, POLICY_OLDEST_FIRST, all_at_0, 0, 18};
-    int want_tied[] = {0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2};
+    static const int want_tied[] = {0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2};
     run_traced(&tied, trace);
     trace_text(got_text, sizeof got_text, trace, 18), trace_text(want_text, sizeof want_text, want_tied, 18);
     cr_assert(memcmp(trace, want_tied, sizeof trace) == 0, "oldest-first, N = 3, c = 2, L = 4, every warp ready at "
@@ -307,7 +313,7 @@ Test(scheduler, round_robin_without_latency, .timeout = 5,
 {
     /* L = 0: a warp that ends its round is ready the very next cycle. N = 3, c = 2: 0 0 1 1 2 2 0 0 ...;
      * N = 2, c = 1: 0 1 0 1 ...; N = 4, c = 3, warps first ready at 0, 0, 0, 0: 0 0 0 1 1 1 2 2 2 3 3 3. */
-    struct { int n, c; int want[12]; } cases[] = {
+    static const struct { int n, c; int want[12]; } cases[] = {
         {3, 2, {0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2}},
         {2, 1, {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}},
         {4, 3, {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3}},
@@ -332,7 +338,8 @@ Test(scheduler, round_robin_first_pick, .timeout = 5,
      * 0-1 (ready again at 6); nothing is ready at 2-4; then 0 (5-6), 1 (7-8), 2 (9-10), 0, 1, 2. */
     long long first_ready[] = {5, 5, 0};
     scheduler_config config = {3, 2, 4, POLICY_ROUND_ROBIN, first_ready, 0, 18};
-    int trace[18], want[] = {2, 2, -1, -1, -1, 0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2, 0};
+    static const int want[] = {2, 2, -1, -1, -1, 0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2, 0};
+    int trace[18];
     run_traced(&config, trace);
     char got_text[128], want_text[128];
     trace_text(got_text, sizeof got_text, trace, 18), trace_text(want_text, sizeof want_text, want, 18);
@@ -346,7 +353,7 @@ Test(scheduler, round_robin_order, .timeout = 5,
                     "to the next ready warp after it in warp order (after warp N-1 comes warp 0). It does not "
                     "rotate after every instruction.")
 {
-    int want[] = {2, 2, 0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2, 0, 0, 1, 1};
+    static const int want[] = {2, 2, 0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2, 0, 0, 1, 1};
     check_order(POLICY_ROUND_ROBIN, want, "after warp 2 comes warp 0, then 1");
 }
 
@@ -405,7 +412,7 @@ Test(littles_law, h100_bytes_in_flight, .timeout = 5,
      .description = "Little's law relates concurrency, throughput and latency; here the concurrency is bytes. Mind "
                     "the units: GB/s and ns carry 10^9 and 10^-9.")
 {
-    struct { double bandwidth, latency, want; } cases[] = {
+    static const struct { double bandwidth, latency, want; } cases[] = {
         {3350, 370, 1239500}, {4800, 370, 1776000}, {2039, 400, 815600}, {1, 1, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -419,7 +426,7 @@ Test(littles_law, bandwidth_from_bytes, .timeout = 5,
      .description = "Little's law the other way round gives the bandwidth a number of bytes in flight sustains; "
                     "no number of bytes can push the memory past its peak.")
 {
-    struct { double bytes, latency, peak, want; } cases[] = {
+    static const struct { double bytes, latency, peak, want; } cases[] = {
         {1239500, 370, 3350, 3350}, {524288, 370, 3350, 524288.0 / 370}, {16896, 370, 3350, 16896.0 / 370},
         {1e9, 370, 3350, 3350},
     };
@@ -435,7 +442,7 @@ Test(littles_law, warps_per_sm, .timeout = 5,
      .description = "Share the bytes in flight out over the SMs and over what each warp keeps in flight; warps come "
                     "whole, and a fraction of a warp short is not enough.")
 {
-    struct { double bandwidth, latency; int sms, bytes, want; } cases[] = {
+    static const struct { double bandwidth, latency; int sms, bytes, want; } cases[] = {
         {3350, 370, 132, 128, 74}, {3350, 370, 132, 512, 19}, {4800, 370, 132, 128, 106}, {1000, 100, 10, 100, 100},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

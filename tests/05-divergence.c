@@ -14,7 +14,13 @@
 #include "lab.h"
 
 /* ---------------------------------------------------------------------------------
- * Inputs */
+ * Inputs
+ *
+ * Each check computes what it expects after the code under test has returned: the original kernel's
+ * output from inputs made afresh (from their seed, or from the caller's copy of the routes, not the
+ * arrays that code was given), the offsets and the order from the caller's copy; the model's hand-worked
+ * cases are static const, in the program's data. While it runs there is no answer in its caller's memory to
+ * copy (tests/grader/forgeries/reads-expected-values.patch). */
 
 /* Values in [-1, 1], from a seeded generator. */
 static void fill_inputs(float *x, int n, unsigned seed)
@@ -57,16 +63,24 @@ enum { BLOCK_SIZES = 3, MEASURED_N = 4099 };
                       "must hold enough threads for the mapping you chose (not just n). make hint DAY=05 goes step " \
                       "by step."
 
+/* The original kernel's output on the inputs made afresh from `seed` (into x, whatever the code under test
+ * left there), into want: run once that code has returned (see Inputs). */
+static void original_even_odd(float *x, float *want, int n, unsigned seed)
+{
+    fill_inputs(x, n, seed);
+    branch_run original = gpu_even_odd_divergent(x, want, n, 256);
+    cr_assert(original.error == NULL, "n = %d: the original kernel failed: %s", n, original.error);
+}
+
 static void check_even_odd(int n)
 {
     float *x = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
     fill_inputs(x, n, 5u + (unsigned)n);
-    branch_run original = gpu_even_odd_divergent(x, want, n, 256);
-    cr_assert(original.error == NULL, "n = %d: the original kernel failed: %s", n, original.error);
     for (int k = 0; k < BLOCK_SIZES; k++) {
-        lab_poison(y, sizeof(float) * n);
+        lab_poison(y, sizeof(float) * n), lab_poison(want, sizeof(float) * n);
         branch_run run = gpu_even_odd_uniform(x, y, n, block_sizes[k]);
         cr_assert(run.error == NULL, "n = %d, blocks of %d threads: CUDA error \"%s\"", n, block_sizes[k], run.error);
+        original_even_odd(x, want, n, 5u + (unsigned)n);
         lab_comparison result = lab_compare_floats("y", y, want, (size_t)n, 0, 0);
         cr_assert(result.mismatches == 0, "n = %d, blocks of %d threads: %s", n, block_sizes[k], result.message);
         cr_assert(run.written_past_end == 0, "n = %d, blocks of %d threads: %lld elements written past y[%d]", n,
@@ -90,13 +104,13 @@ Test(even_odd, each_element_exactly_once, .timeout = 30,
     for (int s = 0; s < 4; s++) {
         int n = sizes[s];
         float *x = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
-        fill_inputs(x, n, 7u + (unsigned)n);
-        gpu_even_odd_divergent(x, want, n, 256);
         for (int k = 0; k < BLOCK_SIZES; k++) {
-            memcpy(y, x, sizeof(float) * n);
+            fill_inputs(y, n, 7u + (unsigned)n);
+            lab_poison(want, sizeof(float) * n);
             branch_run run = gpu_even_odd_uniform_in_place(y, n, block_sizes[k]);
             cr_assert(run.error == NULL, "in place, n = %d, blocks of %d: CUDA error \"%s\"", n, block_sizes[k],
                       run.error);
+            original_even_odd(x, want, n, 7u + (unsigned)n);
             lab_comparison result = lab_compare_floats("x", y, want, (size_t)n, 0, 0);
             cr_assert(result.mismatches == 0, "in place, n = %d, blocks of %d threads: %s", n, block_sizes[k],
                       result.message);
@@ -183,12 +197,13 @@ static void check_offsets(const char *name, const int *given, int n)
 {
     int *expert = guarded_experts(given, n);
     enum { GUARD = 64 };
-    int start[EXPERTS + GUARD], want[EXPERTS] = {0}, count[EXPERTS] = {0};
-    for (int i = 0; i < n; i++) count[expert[i]]++;
-    for (int e = 1; e < EXPERTS; e++) want[e] = want[e - 1] + count[e - 1];
+    int start[EXPERTS + GUARD];
     lab_poison(start, sizeof(int) * EXPERTS);
     for (int i = EXPERTS; i < EXPERTS + GUARD; i++) start[i] = 0x5a5a5a5a;
     expert_offsets(expert, n, start);
+    int want[EXPERTS] = {0}, count[EXPERTS] = {0};
+    for (int i = 0; i < n; i++) count[given[i]]++;
+    for (int e = 1; e < EXPERTS; e++) want[e] = want[e - 1] + count[e - 1];
     int past = 0;
     for (int i = EXPERTS; i < EXPERTS + GUARD; i++) past += start[i] != 0x5a5a5a5a;
     cr_assert(past == 0, "%s: expert_offsets wrote %d int%s past start[%d] (start[%d] = %d): there are %d experts, "
@@ -237,8 +252,8 @@ static void check_grouping(const char *name, const int *given, int n)
     int *order = malloc(sizeof(int) * (size_t)(n + guard)), *want = malloc(sizeof(int) * (size_t)n);
     lab_poison(order, sizeof(int) * (size_t)n);
     for (int i = n; i < n + guard; i++) order[i] = 0x5a5a5a5a;
-    reference_order(expert, n, want);
     group_by_expert(expert, n, order);
+    reference_order(given, n, want);
     int past = 0;
     for (int i = n; i < n + guard; i++) past += order[i] != 0x5a5a5a5a;
     lab_comparison result = lab_compare_ints("order", order, want, (size_t)n);
@@ -300,18 +315,20 @@ Test(group_by_expert, called_twice, .timeout = 10,
 static void check_experts(const char *name, const int *expert, int n)
 {
     float *x = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
-    int *order = malloc(sizeof(int) * n);
+    int *order = malloc(sizeof(int) * n), *routes = malloc(sizeof(int) * n);
     fill_inputs(x, n, 31u + (unsigned)n);
+    memcpy(routes, expert, sizeof(int) * n);
     reference_order(expert, n, order);
+    lab_poison(y, sizeof(float) * n);
+    branch_run run = gpu_experts_grouped(x, routes, order, y, n);
+    cr_assert(run.error == NULL, "%s: CUDA error \"%s\"", name, run.error);
+    fill_inputs(x, n, 31u + (unsigned)n);
     branch_run original = gpu_experts_divergent(x, expert, want, n);
     cr_assert(original.error == NULL, "%s: the original kernel failed: %s", name, original.error);
-    lab_poison(y, sizeof(float) * n);
-    branch_run run = gpu_experts_grouped(x, expert, order, y, n);
-    cr_assert(run.error == NULL, "%s: CUDA error \"%s\"", name, run.error);
     lab_comparison result = lab_compare_floats("y", y, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "%s: %s", name, result.message);
     cr_assert(run.written_past_end == 0, "%s: %lld elements written past y[%d]", name, run.written_past_end, n - 1);
-    free(x), free(want), free(y), free(order);
+    free(x), free(want), free(y), free(order), free(routes);
 }
 
 static void check_random_experts(int n)
@@ -345,12 +362,15 @@ Test(experts, each_token_exactly_once, .timeout = 30,
     route_tokens(expert, n, 41);
     reference_order(expert, n, order);
     fill_inputs(x, n, 43);
-    gpu_experts_divergent(x, expert, want, n);
     branch_run run = gpu_experts_grouped_in_place(x, expert, order, n);
     cr_assert(run.error == NULL, "in place: CUDA error \"%s\"", run.error);
+    int *routes = malloc(sizeof(int) * n);
+    float *inputs = malloc(sizeof(float) * n);
+    route_tokens(routes, n, 41), fill_inputs(inputs, n, 43);
+    gpu_experts_divergent(inputs, routes, want, n);
     lab_comparison result = lab_compare_floats("x", x, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "in place, %d tokens: %s", n, result.message);
-    free(expert), free(order), free(x), free(want);
+    free(expert), free(order), free(x), free(want), free(routes), free(inputs);
 }
 
 /* The counts of the original and of yours, on 4099 tokens routed at random. */
@@ -404,44 +424,68 @@ Test(experts, warps_share_an_expert, .timeout = 30,
                    "(A for the even groups, B for the odd), and what each path then costs the warp, in steps and " \
                    "in active lanes. The message names the case and why it comes out as it does."
 
-static void check_model(int threads, int group, int steps_a, int steps_b, long long want_steps, long long want_lanes,
-                        const char *why)
+/* A hand-worked case, kept in a static const table (see Inputs for why). */
+typedef struct model_case {
+    int threads, group, steps_a, steps_b;
+    long long want_steps, want_lanes;
+    const char *why;
+} model_case;
+
+static void check_model(const model_case *cases, size_t count)
 {
-    branch_cost got = branch_cost_model(threads, group, steps_a, steps_b);
-    cr_assert(got.warp_steps == want_steps && got.lane_steps == want_lanes,
-              "branch_cost_model(threads %d, group %d, steps %d and %d) = {warp_steps %lld, lane_steps %lld}, want "
-              "{%lld, %lld}, a SIMT efficiency of %.3f: %s", threads, group, steps_a, steps_b, got.warp_steps,
-              got.lane_steps, want_steps, want_lanes, (double)want_lanes / (32.0 * (double)want_steps), why);
+    for (const model_case *c = cases; c < cases + count; c++) {
+        branch_cost got = branch_cost_model(c->threads, c->group, c->steps_a, c->steps_b);
+        cr_assert(got.warp_steps == c->want_steps && got.lane_steps == c->want_lanes,
+                  "branch_cost_model(threads %d, group %d, steps %d and %d) = {warp_steps %lld, lane_steps %lld}, "
+                  "want {%lld, %lld}, a SIMT efficiency of %.3f: %s", c->threads, c->group, c->steps_a, c->steps_b,
+                  got.warp_steps, got.lane_steps, c->want_steps, c->want_lanes,
+                  (double)c->want_lanes / (32.0 * (double)c->want_steps), c->why);
+    }
 }
 
 Test(branch_cost_model, alternating_threads, .timeout = 5, .description = HINT_MODEL)
 {
-    check_model(64, 1, 64, 64, 256, 4096, "every warp holds both paths, so each issues 64 + 64 steps, 16 lanes active");
-    check_model(256, 16, 64, 64, 1024, 16384, "groups of 16: still both paths in every warp");
+    static const model_case cases[] = {
+        {64, 1, 64, 64, 256, 4096, "every warp holds both paths, so each issues 64 + 64 steps, 16 lanes active"},
+        {256, 16, 64, 64, 1024, 16384, "groups of 16: still both paths in every warp"},
+    };
+    check_model(cases, sizeof cases / sizeof cases[0]);
 }
 
 Test(branch_cost_model, whole_warps, .timeout = 5, .description = HINT_MODEL)
 {
-    check_model(256, 32, 64, 64, 512, 16384, "groups of 32 are whole warps: one path each");
-    check_model(256, 64, 10, 30, 160, 5120, "groups of 64: warps 0, 1, 4, 5 take A (10 steps), 2, 3, 6, 7 take B (30)");
+    static const model_case cases[] = {
+        {256, 32, 64, 64, 512, 16384, "groups of 32 are whole warps: one path each"},
+        {256, 64, 10, 30, 160, 5120, "groups of 64: warps 0, 1, 4, 5 take A (10 steps), 2, 3, 6, 7 take B (30)"},
+    };
+    check_model(cases, sizeof cases / sizeof cases[0]);
 }
 
 Test(branch_cost_model, groups_that_straddle_warps, .timeout = 5, .description = HINT_MODEL)
 {
-    check_model(256, 48, 64, 64, 704, 16384, "groups of 48: warps 1, 4 and 7 hold both paths, the other five one");
-    check_model(96, 12, 10, 10, 60, 960, "groups of 12: lanes 0 and 31 of warp 0 both take A, but lanes 12-23 take B");
+    static const model_case cases[] = {
+        {256, 48, 64, 64, 704, 16384, "groups of 48: warps 1, 4 and 7 hold both paths, the other five one"},
+        {96, 12, 10, 10, 60, 960, "groups of 12: lanes 0 and 31 of warp 0 both take A, but lanes 12-23 take B"},
+    };
+    check_model(cases, sizeof cases / sizeof cases[0]);
 }
 
 Test(branch_cost_model, unequal_paths_and_an_if_without_else, .timeout = 5, .description = HINT_MODEL)
 {
-    check_model(64, 1, 30, 10, 80, 1280, "a split warp issues both paths one after the other: 30 + 10, not max(30, 10)");
-    check_model(64, 1, 40, 0, 80, 1280, "an if without else: path B has no steps, but B's lanes sit idle during A");
+    static const model_case cases[] = {
+        {64, 1, 30, 10, 80, 1280, "a split warp issues both paths one after the other: 30 + 10, not max(30, 10)"},
+        {64, 1, 40, 0, 80, 1280, "an if without else: path B has no steps, but B's lanes sit idle during A"},
+    };
+    check_model(cases, sizeof cases / sizeof cases[0]);
 }
 
 Test(branch_cost_model, partial_last_warp, .timeout = 5, .description = HINT_MODEL)
 {
-    check_model(40, 64, 10, 10, 20, 400, "40 threads: warp 1 has lanes 32-39 only; lanes 40-63 do not exist");
-    check_model(1, 1, 10, 10, 10, 10, "one thread: a warp with one active lane");
+    static const model_case cases[] = {
+        {40, 64, 10, 10, 20, 400, "40 threads: warp 1 has lanes 32-39 only; lanes 40-63 do not exist"},
+        {1, 1, 10, 10, 10, 10, "one thread: a warp with one active lane"},
+    };
+    check_model(cases, sizeof cases / sizeof cases[0]);
 }
 
 Test(branch_cost_model, one_lane_paths, .timeout = 5, .description = HINT_MODEL)
@@ -451,9 +495,12 @@ Test(branch_cost_model, one_lane_paths, .timeout = 5, .description = HINT_MODEL)
      * 31 x 10 + 1 x 20 = 330 lanes. 64 threads, groups of 33: warp 0 is all A (10 steps, 320
      * lanes); in warp 1 lane 0 (thread 32) alone takes A and lanes 1-31 take B: 10 + 20 steps,
      * 10 + 31 x 20 = 630 lanes. 33 threads, groups of 64: warp 1 is one thread, on A. */
-    check_model(32, 31, 10, 20, 30, 330, "lane 31 alone takes path B, and the warp issues B for it");
-    check_model(64, 33, 10, 20, 40, 950, "in warp 1, thread 32 alone takes path A, and the warp issues A for it");
-    check_model(33, 64, 10, 20, 20, 330, "warp 1 holds one thread, on path A");
+    static const model_case cases[] = {
+        {32, 31, 10, 20, 30, 330, "lane 31 alone takes path B, and the warp issues B for it"},
+        {64, 33, 10, 20, 40, 950, "in warp 1, thread 32 alone takes path A, and the warp issues A for it"},
+        {33, 64, 10, 20, 20, 330, "warp 1 holds one thread, on path A"},
+    };
+    check_model(cases, sizeof cases / sizeof cases[0]);
 }
 
 Test(branch_cost_model, path_a_is_the_even_groups, .timeout = 5, .description = HINT_MODEL)
@@ -462,9 +509,12 @@ Test(branch_cost_model, path_a_is_the_even_groups, .timeout = 5, .description = 
      * changes the answer. 96 threads, groups of 64: warps 0 and 1 are group 0 (A, 10 steps each),
      * warp 2 is group 1 (B, 30 steps): 50 steps, 1600 lanes. 32 threads, groups of 32: one warp,
      * group 0, path A: 10 steps. 128 threads, groups of 96: warps 0-2 on A, warp 3 on B. */
-    check_model(96, 64, 10, 30, 50, 1600, "group 0 (warps 0 and 1) takes A, group 1 (warp 2) takes B");
-    check_model(32, 32, 10, 30, 10, 320, "one warp, group 0: path A");
-    check_model(128, 96, 10, 30, 60, 1920, "warps 0-2 are group 0 (A), warp 3 is group 1 (B)");
+    static const model_case cases[] = {
+        {96, 64, 10, 30, 50, 1600, "group 0 (warps 0 and 1) takes A, group 1 (warp 2) takes B"},
+        {32, 32, 10, 30, 10, 320, "one warp, group 0: path A"},
+        {128, 96, 10, 30, 60, 1920, "warps 0-2 are group 0 (A), warp 3 is group 1 (B)"},
+    };
+    check_model(cases, sizeof cases / sizeof cases[0]);
 }
 
 Test(branch_cost_model, agrees_with_the_simulator, .timeout = 60,
@@ -475,10 +525,11 @@ Test(branch_cost_model, agrees_with_the_simulator, .timeout = 60,
     int threads = 2048;
     float *y = malloc(sizeof(float) * threads);
     for (int k = 0; k < 12; k++) {
+        /* the model first: while it runs, the count it is compared with does not exist yet */
+        double predicted = branch_simt_efficiency(branch_cost_model(threads, groups[k], WORK_STEPS, WORK_STEPS));
         branch_run run = gpu_alternating_groups(y, threads, groups[k]);
         SKIP_UNLESS_COUNTED(run);
         cr_assert(run.error == NULL, "CUDA error \"%s\"", run.error);
-        double predicted = branch_simt_efficiency(branch_cost_model(threads, groups[k], WORK_STEPS, WORK_STEPS));
         cr_assert(predicted > run.simt_efficiency - 0.03 && predicted < run.simt_efficiency + 0.03,
                   "groups of %d thread%s: your model predicts SIMT efficiency %.3f, the simulator counted %.3f",
                   groups[k], groups[k] == 1 ? "" : "s", predicted, run.simt_efficiency);

@@ -285,7 +285,7 @@ Test(float_to_half, every_half_round_trips, .timeout = 20,
     int wrong = 0;
     char first[200] = "";
     for (unsigned h = 0; h < 65536; h++) {
-        unsigned want = (h & 0x7fffu) > 0x7c00u ? 0x7fff : h, got = float_to_half(half_to_float((uint16_t)h));
+        unsigned got = float_to_half(half_to_float((uint16_t)h)), want = (h & 0x7fffu) > 0x7c00u ? 0x7fff : h;
         if (got != want && wrong++ == 0)
             snprintf(first, sizeof first, "0x%04x -> half_to_float = %.9g -> float_to_half = 0x%04x, want 0x%04x", h,
                      half_to_float((uint16_t)h), got, want);
@@ -349,7 +349,7 @@ Test(float_to_bfloat16, every_bfloat16_round_trips, .timeout = 20,
     int wrong = 0;
     char first[200] = "";
     for (unsigned b = 0; b < 65536; b++) {
-        unsigned want = (b & 0x7fffu) > 0x7f80u ? 0x7fff : b, got = float_to_bfloat16(bfloat16_to_float((uint16_t)b));
+        unsigned got = float_to_bfloat16(bfloat16_to_float((uint16_t)b)), want = (b & 0x7fffu) > 0x7f80u ? 0x7fff : b;
         if (got != want && wrong++ == 0)
             snprintf(first, sizeof first, "0x%04x -> bfloat16_to_float = %.9g -> float_to_bfloat16 = 0x%04x, "
                      "want 0x%04x", b, bfloat16_to_float((uint16_t)b), got, want);
@@ -387,6 +387,22 @@ static float reference_dot(const uint16_t *a, const uint16_t *b, long n, accumul
 
 static const char *format_names[] = {"FP32", "FP16", "BF16"};
 
+/* A sum's expected value is computed after dot_product has returned, from its inputs, which it must have
+ * left as they were (fingerprint, before and after): while it runs there is no answer in memory to copy
+ * (tests/grader/forgeries/reads-expected-values.patch), and an answer made by changing the inputs (zeros,
+ * whose sum is 0) is caught. */
+static uint64_t fingerprint(const uint16_t *a, const uint16_t *b, long n)
+{
+    uint64_t h = 1;
+    for (long i = 0; i < n; i++) h = (h ^ a[i]) * 1099511628211ull, h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static void expect_inputs_unchanged(uint64_t before, const uint16_t *a, const uint16_t *b, long n)
+{
+    cr_assert(before == fingerprint(a, b, n), "dot_product(a, b, n = %ld, ...) changed a or b: it only reads them", n);
+}
+
 static void check_dot(accumulator format)
 {
     const long lengths[] = {1, 16, 1000, 100000, 4096};
@@ -395,7 +411,10 @@ static void check_dot(accumulator format)
         int signed_values = c == 4;
         uint16_t *a = malloc(sizeof(uint16_t) * n), *b = malloc(sizeof(uint16_t) * n);
         random_halves(a, n, 11 + c, signed_values), random_halves(b, n, 101 + c, signed_values);
-        float got = dot_product(a, b, n, format), want = reference_dot(a, b, n, format);
+        uint64_t inputs = fingerprint(a, b, n);
+        float got = dot_product(a, b, n, format);
+        expect_inputs_unchanged(inputs, a, b, n);
+        float want = reference_dot(a, b, n, format);
         uint32_t got_bits, want_bits;
         memcpy(&got_bits, &got, 4), memcpy(&want_bits, &want, 4);
         cr_assert(got_bits == want_bits, "%s accumulator, n = %ld %s: dot_product = %.9g (0x%08x), want %.9g "
@@ -432,7 +451,10 @@ Test(dot_product, fp32_error_within_its_bound, .timeout = 30,
     uint16_t *a = malloc(sizeof(uint16_t) * LONG_DOT), *b = malloc(sizeof(uint16_t) * LONG_DOT);
     random_halves(a, LONG_DOT, 5, 0), random_halves(b, LONG_DOT, 7, 0);
     for (long n = 16; n <= LONG_DOT; n *= 16) {
-        double exact = exact_dot(a, b, n), got = dot_product(a, b, n, ACCUMULATE_FP32);
+        uint64_t inputs = fingerprint(a, b, n);
+        double got = dot_product(a, b, n, ACCUMULATE_FP32);
+        expect_inputs_unchanged(inputs, a, b, n);
+        double exact = exact_dot(a, b, n);
         double error = fabs(got - exact) / exact, bound = (double)(n - 1) * 0x1p-24;
         cr_assert(error <= bound, "FP32 accumulator, n = %ld: sum %.9g, exact %.9g, relative error %.3g, above the "
                   "bound (n - 1) x 2^-24 = %.3g", n, got, exact, error, bound);
@@ -440,14 +462,22 @@ Test(dot_product, fp32_error_within_its_bound, .timeout = 30,
     free(a), free(b);
 }
 
-static void check_stuck(accumulator format, float ceiling, const char *why)
+/* Where a sum gets stuck, worked out by hand: static const, in the program's data, not an argument held
+ * on the stack while dot_product runs (fingerprint above says why). */
+typedef struct stuck_case {
+    accumulator format;
+    float ceiling;
+    const char *why;
+} stuck_case;
+
+static void check_stuck(const stuck_case *stuck)
 {
     uint16_t *a = malloc(sizeof(uint16_t) * LONG_DOT), *b = malloc(sizeof(uint16_t) * LONG_DOT);
     random_halves(a, LONG_DOT, 5, 0), random_halves(b, LONG_DOT, 7, 0);
+    float got = dot_product(a, b, LONG_DOT, stuck->format);
     double exact = exact_dot(a, b, LONG_DOT);
-    float got = dot_product(a, b, LONG_DOT, format);
-    cr_assert(got == ceiling, "%s accumulator, n = %d products, each below 1: sum %.9g (exact %.6f), want exactly "
-              "%g: %s", format_names[format], LONG_DOT, got, exact, ceiling, why);
+    cr_assert(got == stuck->ceiling, "%s accumulator, n = %d products, each below 1: sum %.9g (exact %.6f), want "
+              "exactly %g: %s", format_names[stuck->format], LONG_DOT, got, exact, stuck->ceiling, stuck->why);
     free(a), free(b);
 }
 
@@ -455,14 +485,18 @@ Test(dot_product, fp16_sum_stops_at_2048, .timeout = 30,
      .description = "Once an FP16 sum reaches 2048 its step is 2: adding anything below 1, half a step, rounds "
                     "back to 2048. A sum that keeps growing was not rounded to FP16 after every add.")
 {
-    check_stuck(ACCUMULATE_FP16, 2048.0f, "from 2048 on, the FP16 step is 2 and every product is under half of it");
+    static const stuck_case fp16 = {ACCUMULATE_FP16, 2048.0f,
+                                    "from 2048 on, the FP16 step is 2 and every product is under half of it"};
+    check_stuck(&fp16);
 }
 
 Test(dot_product, bf16_sum_stops_at_256, .timeout = 30,
      .description = "bfloat16 keeps 8 significant bits: from 256 on its step is 2, so products below 1 are "
                     "rounded away. A sum that keeps growing was not rounded to bfloat16 after every add.")
 {
-    check_stuck(ACCUMULATE_BF16, 256.0f, "from 256 on, the BF16 step is 2 and every product is under half of it");
+    static const stuck_case bf16 = {ACCUMULATE_BF16, 256.0f,
+                                    "from 256 on, the BF16 step is 2 and every product is under half of it"};
+    check_stuck(&bf16);
 }
 
 /* ---------------------------------------------------------------------------------
