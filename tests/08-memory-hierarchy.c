@@ -131,6 +131,15 @@ Test(cycle, seed_decides_the_cycle, .timeout = 5,
 /* ------------------------------------------------------------------------------------------
  * The chase */
 
+/* A hash of the bytes of `data` (FNV-1a): equal before and after a call that only reads them. */
+static uint64_t fingerprint(const void *data, size_t bytes)
+{
+    const unsigned char *p = data;
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
 Test(chase, follows_the_chain, .timeout = 5,
      .description = "chase makes exactly `loads` loads, each from the line the previous load named, and returns "
                     "the line it ends at: after 0 loads, where it started.")
@@ -143,9 +152,11 @@ Test(chase, follows_the_chain, .timeout = 5,
     const uint64_t loads[] = {0, 1, 2, 5, 16, 1001};
     for (int s = 0; s < 2; s++)
         for (int l = 0; l < 6; l++) {
-            uint32_t want = starts[s];
-            for (uint64_t k = 0; k < loads[l]; k++) want = lines[want].next;
             uint32_t got = chase(lines, starts[s], loads[l]);
+            /* followed after chase has returned, by the chain's formula: no answer in memory while it runs, and
+             * none made by rewriting the lines */
+            uint32_t want = starts[s];
+            for (uint64_t k = 0; k < loads[l]; k++) want = (5 * want + 3) % COUNT;
             cr_assert(got == want, "chase(start = %u, loads = %llu) over next[i] = (5 i + 3) mod 16 ended at line "
                       "%u, want %u", starts[s], (unsigned long long)loads[l], got, want);
         }
@@ -161,9 +172,14 @@ Test(chase, gpu_one_sector_per_load, .timeout = 20,
     char why[256];
     uint32_t count = chase_lines_fill(lines, (size_t)COUNT * CHASE_LINE_BYTES, 4, why, sizeof why);
     cr_assert(count == COUNT, "%s", why);
+    /* The CPU chase first, so that the GPU thread's end is not in memory while your code runs; it must leave
+     * the lines it follows as they were, for the GPU to chase the same cycle. */
+    uint64_t before = fingerprint(lines, (size_t)COUNT * CHASE_LINE_BYTES);
+    uint32_t want = chase(lines, 0, LOADS);
+    cr_assert(fingerprint(lines, (size_t)COUNT * CHASE_LINE_BYTES) == before, "chase changed the lines it follows: "
+              "it only reads them");
     gpu_chase_run run = gpu_chase(lines, count, LOADS);
     cr_assert(run.error == NULL, "the GPU chase ended with the CUDA error \"%s\"", run.error);
-    uint32_t want = chase(lines, 0, LOADS);
     cr_assert(run.end == want, "the GPU thread ended at line %u after %d loads of your cycle, the CPU chase at line "
               "%u (chase/follows_the_chain checks chase)", run.end, LOADS, want);
     if (!run.counted) cr_skip("counted only on the simulator; on a GPU, ncu counts l1tex__t_requests and sectors");
@@ -289,18 +305,25 @@ static int sweep(chase_line **lines, double *bytes, double *latency)
 #define AGREE_LOW 0.67    /* your chase_latency_ns over the reference's: a 2x-wrong timing falls outside */
 #define AGREE_HIGH 1.5
 
-/* Your chase_latency_ns and the reference's timing of the same cycle, taken in turn; each the
- * fastest of the attempts made until the two agree. Returns yours over the reference's. */
+/* The reference's fastest time so far in timing_ratio. Static and volatile, so it is held in the test
+ * program's data, not on the stack or in a register your code saves there: while chase_latency_ns runs,
+ * the time it should report is not beside it to copy. */
+static volatile double reference_best;
+
+/* Your chase_latency_ns and the reference's timing of the same cycle, taken in turn (yours first, so the
+ * first attempt has no reference time yet); each the fastest of the attempts made until the two agree.
+ * Returns yours over the reference's. */
 static double timing_ratio(const chase_line *lines, uint32_t count, double *yours, double *reference)
 {
-    *yours = *reference = INFINITY;
+    *yours = *reference = reference_best = INFINITY;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
         if (attempt) pause_for_a_neighbour();
-        *reference = fmin(*reference, reference_latency_ns(lines, count));
         *yours = fmin(*yours, your_latency_ns(lines, count));
-        double ratio = *yours / *reference;
+        reference_best = fmin(reference_best, reference_latency_ns(lines, count));
+        double ratio = *yours / reference_best;
         if (ratio >= AGREE_LOW && ratio <= AGREE_HIGH) break;
     }
+    *reference = reference_best;
     return *yours / *reference;
 }
 
@@ -573,13 +596,12 @@ Test(knees, noise_is_not_a_knee, .timeout = 5,
 
     for (int i = 0; i < CURVE_POINTS; i++) latency[i] = i < 10 ? 10.0 : 12.1;   /* + 21 % */
     found = checked_knees(bytes, latency, CURVE_POINTS, knees, MAX_KNEES);
-    double want[] = {bytes[9]};
-    assert_knees("10 ns rising to 12.1 ns (21 %) after 90.5 KiB", knees, found, want, 1);
+    assert_knees("10 ns rising to 12.1 ns (21 %) after 90.5 KiB", knees, found, &bytes[9], 1);
 
     for (int i = 0; i < CURVE_POINTS; i++) latency[i] = i < 10 ? 10.0 : 12.0;   /* exactly KNEE_MIN_RISE */
     found = checked_knees(bytes, latency, CURVE_POINTS, knees, MAX_KNEES);
     assert_knees("10 ns rising to 12 ns (exactly KNEE_MIN_RISE: 'by KNEE_MIN_RISE or more') after 90.5 KiB", knees,
-                 found, want, 1);
+                 found, &bytes[9], 1);
 
     for (int i = 0; i < CURVE_POINTS; i++) latency[i] = i < 10 ? 10.0 : 11.9999999;   /* a hair under it */
     found = checked_knees(bytes, latency, CURVE_POINTS, knees, MAX_KNEES);
@@ -647,36 +669,42 @@ Test(knees, predicted_from_the_cache_size, .timeout = 5,
     double bytes[CURVE_POINTS + 1];
     curve_sizes(bytes);   /* 4 KiB, 5.66 KiB, 8 KiB, ... 45.25 MiB, 64 MiB */
     bytes[CURVE_POINTS] = 1;   /* past the sweep: a working set every cache would hold, if it were read */
-    const struct { size_t cache; double want; } cases[] = {
-        {48 << 10, bytes[7]},                 /* between two points: the one below */
-        {32 << 10, 32 << 10},                 /* exactly a point: it fits */
-        {(32 << 10) - 1, bytes[5]},
-        {1 << 20, 1 << 20},
-        {(size_t)60 << 20, bytes[27]},
-        {((size_t)32 << 20) - 1, bytes[25]},   /* a byte short of 32 MiB: 32 MiB does not fit (compare exactly) */
-        {4 << 10, 4 << 10},                   /* only the first working set fits */
-        {(size_t)3 << 10, 0},                 /* smaller than every working set */
-        {(size_t)64 << 20, 0},                /* every working set fits: the plateau goes on past the sweep */
-        {(size_t)1 << 30, 0},
+    /* The point of the sweep each knee is at (-1: no knee, 0), static: the answers are in the test program's
+     * data, not on the stack beside predict_knee_bytes while it runs. */
+    static const struct { size_t cache; int point; } cases[] = {
+        {48 << 10, 7},                   /* between two points: the one below */
+        {32 << 10, 6},                   /* exactly a point, 32 KiB: it fits */
+        {(32 << 10) - 1, 5},
+        {1 << 20, 16},                   /* 1 MiB */
+        {(size_t)60 << 20, 27},
+        {((size_t)32 << 20) - 1, 25},    /* a byte short of 32 MiB: 32 MiB does not fit (compare exactly) */
+        {4 << 10, 0},                    /* only the first working set, 4 KiB, fits */
+        {(size_t)3 << 10, -1},           /* smaller than every working set */
+        {(size_t)64 << 20, -1},          /* every working set fits: the plateau goes on past the sweep */
+        {(size_t)1 << 30, -1},
     };
     char cache_text[32], got_text[32], want_text[32];
+    uint64_t sweep = fingerprint(bytes, sizeof bytes);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         double got = predict_knee_bytes(cases[c].cache, bytes, CURVE_POINTS);
+        cr_assert(fingerprint(bytes, sizeof bytes) == sweep, "predict_knee_bytes(a cache of %zu bytes) changed "
+                  "working_set_bytes[]: it only reads it", cases[c].cache);
+        double want = cases[c].point < 0 ? 0 : bytes[cases[c].point];
         int on_the_sweep = got == 0;
         for (int i = 0; i < CURVE_POINTS; i++) on_the_sweep |= got == bytes[i];
-        cr_assert(got == cases[c].want, "a cache of %s (%zu bytes) on a sweep of 4 KiB to 64 MiB, two points a "
+        cr_assert(got == want, "a cache of %s (%zu bytes) on a sweep of 4 KiB to 64 MiB, two points a "
                   "doubling: predict_knee_bytes gives %s (%.0f bytes), want %s%s", size_text((double)cases[c].cache,
                   cache_text, sizeof cache_text), cases[c].cache, size_text(got, got_text, sizeof got_text), got,
-                  cases[c].want ? size_text(cases[c].want, want_text, sizeof want_text) : "0",
+                  want ? size_text(want, want_text, sizeof want_text) : "0",
                   !on_the_sweep && got == bytes[CURVE_POINTS] ? ": that is past the sweep: read working_set_bytes[0 "
                                                                 ".. points-1] only"
-                  : cases[c].want == 0 ? ": the sweep shows no end of this plateau"
+                  : want == 0 ? ": the sweep shows no end of this plateau"
                   : !on_the_sweep ? ": the knee is where the measured curve shows it, one of the sweep's "
                                     "working sets, working_set_bytes[]"
                   : got == 0 ? ": the cache holds some of the sweep's working sets and not the rest, so its plateau "
                                "ends on the sweep"
                   : got > (double)cases[c].cache ? ": a working set larger than the cache does not fit in it"
-                  : got < cases[c].want ? ": a larger working set of the sweep still fits" : "");
+                  : got < want ? ": a larger working set of the sweep still fits" : "");
     }
     double from_3k[CURVE_POINTS];
     int points = sweep_working_sets(from_3k, CURVE_POINTS, 3 << 10, (size_t)8 << 20);

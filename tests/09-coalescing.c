@@ -32,61 +32,84 @@
 #define HINT_MODEL "sectors_per_request: list the bytes each lane reads, divide by 32 to get sectors, count the " \
                    "distinct ones. The array starts on a sector boundary; the offset moves every lane."
 
-static void expect_model(int stride, int offset, int element_bytes, int want, const char *why)
+/* A hand-worked case. Each test keeps its cases static const, in the test program's data: the expected
+ * count is never in a local or a register of the caller while sectors_per_request runs, to be copied. */
+typedef struct model_case { int stride, offset, element_bytes, want; const char *why; } model_case;
+
+static void expect_models(const model_case *cases, int count)
 {
-    int got = sectors_per_request(stride, offset, element_bytes);
-    cr_assert(got == want, "sectors_per_request(stride %d, offset %d, %d-byte elements) = %d, want %d: %s", stride,
-              offset, element_bytes, got, want, why);
+    for (int k = 0; k < count; k++) {
+        const model_case *c = &cases[k];
+        int got = sectors_per_request(c->stride, c->offset, c->element_bytes);
+        cr_assert(got == c->want, "sectors_per_request(stride %d, offset %d, %d-byte elements) = %d, want %d: %s",
+                  c->stride, c->offset, c->element_bytes, got, c->want, c->why);
+    }
 }
+#define EXPECT_MODELS(cases) expect_models(cases, (int)(sizeof cases / sizeof cases[0]))
 
 Test(model, coalesced_fp32_is_4_sectors, .timeout = 10, .description = HINT_MODEL)
 {
-    expect_model(1, 0, 4, 4, "32 consecutive floats are 128 bytes, one line of four sectors");
+    static const model_case cases[] = {{1, 0, 4, 4, "32 consecutive floats are 128 bytes, one line of four sectors"}};
+    EXPECT_MODELS(cases);
 }
 
+#define WIDE "lanes a sector or more apart: one sector each"
 Test(model, strided_fp32, .timeout = 10,
      .description = "Stride s puts the lanes 4s bytes apart: the warp spans 32 x 4s bytes. Once the lanes are a "
                     "sector or more apart, each has a sector of its own, and the count stops growing.")
 {
-    expect_model(2, 0, 4, 8, "stride 2 spans 256 bytes, eight sectors, each half used");
-    expect_model(3, 0, 4, 12, "stride 3 spans 384 bytes");
-    expect_model(4, 0, 4, 16, "stride 4 spans 512 bytes");
-    expect_model(7, 0, 4, 28, "stride 7: lanes 28 bytes apart, so no sector is skipped");
-    static const int wide[] = {8, 9, 16, 33, 1000};
-    for (int k = 0; k < 5; k++) expect_model(wide[k], 0, 4, 32, "lanes a sector or more apart: one sector each");
+    static const model_case cases[] = {
+        {2, 0, 4, 8, "stride 2 spans 256 bytes, eight sectors, each half used"},
+        {3, 0, 4, 12, "stride 3 spans 384 bytes"},
+        {4, 0, 4, 16, "stride 4 spans 512 bytes"},
+        {7, 0, 4, 28, "stride 7: lanes 28 bytes apart, so no sector is skipped"},
+        {8, 0, 4, 32, WIDE}, {9, 0, 4, 32, WIDE}, {16, 0, 4, 32, WIDE}, {33, 0, 4, 32, WIDE}, {1000, 0, 4, 32, WIDE},
+    };
+    EXPECT_MODELS(cases);
 }
 
+#define INSIDE "128 bytes starting inside a sector"
 Test(model, misaligned_start_is_5_sectors, .timeout = 10,
      .description = "An offset moves the warp's 128 bytes off the sector boundary: they straddle one more sector, "
                     "unless the offset is a whole number of sectors (8 floats).")
 {
-    for (int offset = 1; offset < 8; offset++) expect_model(1, offset, 4, 5, "128 bytes starting inside a sector");
-    expect_model(1, 8, 4, 4, "8 floats in, the warp starts on a sector boundary again");
-    expect_model(1, 9, 4, 5, "9 floats in is one float past a boundary");
-    expect_model(1, 32, 4, 4, "32 floats in is a whole line in");
-    expect_model(2, 1, 4, 8, "stride 2 from float 1: bytes 4 to 255, still eight sectors");
+    static const model_case cases[] = {
+        {1, 1, 4, 5, INSIDE}, {1, 2, 4, 5, INSIDE}, {1, 3, 4, 5, INSIDE}, {1, 4, 4, 5, INSIDE},
+        {1, 5, 4, 5, INSIDE}, {1, 6, 4, 5, INSIDE}, {1, 7, 4, 5, INSIDE},
+        {1, 8, 4, 4, "8 floats in, the warp starts on a sector boundary again"},
+        {1, 9, 4, 5, "9 floats in is one float past a boundary"},
+        {1, 32, 4, 4, "32 floats in is a whole line in"},
+        {2, 1, 4, 8, "stride 2 from float 1: bytes 4 to 255, still eight sectors"},
+    };
+    EXPECT_MODELS(cases);
 }
 
 Test(model, other_element_sizes, .timeout = 10,
      .description = "A warp reading 32 consecutive elements of b bytes spans 32·b bytes; a stride of 0 is one "
                     "element, read by every lane: one sector.")
 {
-    expect_model(1, 0, 1, 1, "32 bytes");
-    expect_model(1, 0, 2, 2, "64 bytes");
-    expect_model(1, 0, 8, 8, "256 bytes");
-    expect_model(1, 0, 16, 16, "512 bytes");
-    expect_model(2, 1, 16, 32, "16-byte elements 32 bytes apart, each in the second half of its own sector");
-    expect_model(0, 5, 4, 1, "every lane reads the same float");
-    expect_model(0, 7, 8, 1, "every lane reads the same double");
+    static const model_case cases[] = {
+        {1, 0, 1, 1, "32 bytes"},
+        {1, 0, 2, 2, "64 bytes"},
+        {1, 0, 8, 8, "256 bytes"},
+        {1, 0, 16, 16, "512 bytes"},
+        {2, 1, 16, 32, "16-byte elements 32 bytes apart, each in the second half of its own sector"},
+        {0, 5, 4, 1, "every lane reads the same float"},
+        {0, 7, 8, 1, "every lane reads the same double"},
+    };
+    EXPECT_MODELS(cases);
 }
 
 Test(model, byte_addresses_past_2_31, .timeout = 10,
      .description = "A lane's byte address is (offset + lane x stride) x element size: for a large stride or offset it "
                     "passes 2^31 even though every argument is an int. Compute the addresses in 64 bits.")
 {
-    expect_model(1 << 26, 0, 4, 32, "lanes 256 MiB apart, one sector each; lane 8's byte address is 2^31");
-    expect_model((1 << 28) + 1, 3, 8, 32, "lanes 2 GiB apart; lane 1's byte address is past 2^31");
-    expect_model(1, (1 << 29) + 1, 16, 17, "512 bytes starting 16 bytes into a sector, 8 GiB in");
+    static const model_case cases[] = {
+        {1 << 26, 0, 4, 32, "lanes 256 MiB apart, one sector each; lane 8's byte address is 2^31"},
+        {(1 << 28) + 1, 3, 8, 32, "lanes 2 GiB apart; lane 1's byte address is past 2^31"},
+        {1, (1 << 29) + 1, 16, 17, "512 bytes starting 16 bytes into a sector, 8 GiB in"},
+    };
+    EXPECT_MODELS(cases);
 }
 
 Test(model, matches_the_simulator, .timeout = 30,
@@ -98,8 +121,8 @@ Test(model, matches_the_simulator, .timeout = 30,
     for (int z = 0; z < 5; z++)
         for (int stride = 0; stride <= 40; stride++)
             for (int offset = 0; offset <= 40; offset += stride > 8 ? 7 : 1) {
+                int got = sectors_per_request(stride, offset, sizes[z]);   /* first: the count is not yet made */
                 int counted = counted_sectors_per_request(stride, offset, sizes[z]);
-                int got = sectors_per_request(stride, offset, sizes[z]);
                 cr_assert(got == counted, "stride %d, offset %d, %d-byte elements: your model says %d sectors, the "
                           "simulator counted %d", stride, offset, sizes[z], got, counted);
             }
@@ -145,14 +168,16 @@ static void expect_some_written(const float *out, int n, int stride, int offset,
               "Was the kernel launched (launch_strided_copy), with at least one block?", n, stride, offset, threads);
 }
 
+/* Each input element its own value. What out must hold is made from this after the copy has returned,
+ * not from the array it was given: while it runs there is no answer in memory to copy. */
+static float copy_value(long long k) { return (float)k + 0.5f; }
+
 /* Runs the copy and checks every element exactly; returns what was counted. */
 static access_run check_copy(int n, int stride, int offset, int threads, int count_metrics)
 {
     long long in_elements = copy_input_elements(n, stride, offset);
     float *in = malloc(sizeof(float) * (size_t)in_elements), *out = malloc(sizeof(float) * (size_t)n);
-    float *want = malloc(sizeof(float) * (size_t)n);
-    for (long long k = 0; k < in_elements; k++) in[k] = (float)k + 0.5f;   /* each element its own value */
-    for (int i = 0; i < n; i++) want[i] = in[offset + (long long)i * stride];
+    for (long long k = 0; k < in_elements; k++) in[k] = copy_value(k);
     char said[2048];
     lab_capture_stderr();
     access_run run = gpu_strided_copy(in, out, n, stride, offset, threads, count_metrics);
@@ -162,6 +187,8 @@ static access_run check_copy(int n, int stride, int offset, int threads, int cou
     cr_assert(run.written_past_end == 0, "n = %d, stride %d, offset %d, blocks of %d threads: %lld elements written "
               "past out[n - 1]; threads with i >= n must not write", n, stride, offset, threads, run.written_past_end);
     expect_some_written(out, n, stride, offset, threads);
+    float *want = malloc(sizeof(float) * (size_t)n);
+    for (int i = 0; i < n; i++) want[i] = copy_value(offset + (long long)i * stride);
     lab_comparison result = lab_compare_floats("out", out, want, (size_t)n, 0, 0);
     cr_assert(result.mismatches == 0, "n = %d, stride %d, offset %d, blocks of %d threads: %s", n, stride, offset,
               threads, result.message);
@@ -206,8 +233,7 @@ Test(copy, indices_past_2_31, .timeout = 30,
     for (int k = 0; k < 3; k++) {
         int n = cases[k].n, stride = cases[k].stride, offset = cases[k].offset;
         long long last = copy_input_elements(n, stride, offset) - 1;
-        float *out = malloc(sizeof(float) * (size_t)n), *want = malloc(sizeof(float) * (size_t)n);
-        for (int i = 0; i < n; i++) want[i] = past_2_31_value(i);
+        float *out = malloc(sizeof(float) * (size_t)n);
         char said[2048];
         lab_capture_stderr();
         access_run run = gpu_strided_copy_past_2_31(out, n, stride, offset, 32);
@@ -221,6 +247,8 @@ Test(copy, indices_past_2_31, .timeout = 30,
         cr_assert(run.written_past_end == 0, "n = %d, stride %d, offset %d: %lld elements written past out[n - 1]", n,
                   stride, offset, run.written_past_end);
         expect_some_written(out, n, stride, offset, 32);
+        float *want = malloc(sizeof(float) * (size_t)n);   /* made after the copy has returned, as check_copy's */
+        for (int i = 0; i < n; i++) want[i] = past_2_31_value(i);
         lab_comparison result = lab_compare_floats("out", out, want, (size_t)n, 0, 0);
         cr_assert(result.mismatches == 0, "n = %d, stride %d, offset %d (indices up to %lld, past 2^31): %s. A wrong "
                   "value here is an index that wrapped: compute offset + i * stride in 64 bits.", n, stride, offset,
@@ -256,40 +284,51 @@ static access_run counted_copy(int stride, int offset)
     return run;
 }
 
-static void expect_load_sectors(int stride, int offset, double want, const char *why)
+/* A hand-worked count, static const in each test as the model's cases are: not in the caller's locals
+ * while the kernel runs. */
+typedef struct load_case { int stride, offset; double want; const char *why; } load_case;
+
+static void expect_load_sectors(const load_case *cases, int count)
 {
-    access_run run = counted_copy(stride, offset);
-    cr_assert(run.load_sectors_per_request == want, "stride %d, offset %d: %.2f sectors per load request (load "
-              "efficiency %.3f), want %.0f: %s", stride, offset, run.load_sectors_per_request, run.load_efficiency,
-              want, why);
+    for (int k = 0; k < count; k++) {
+        access_run run = counted_copy(cases[k].stride, cases[k].offset);
+        cr_assert(run.load_sectors_per_request == cases[k].want, "stride %d, offset %d: %.2f sectors per load request "
+                  "(load efficiency %.3f), want %.0f: %s", cases[k].stride, cases[k].offset,
+                  run.load_sectors_per_request, run.load_efficiency, cases[k].want, cases[k].why);
+    }
 }
+#define EXPECT_LOAD_SECTORS(cases) expect_load_sectors(cases, (int)(sizeof cases / sizeof cases[0]))
 
 Test(counts, coalesced_fp32_is_4_sectors, .timeout = 20,
      .description = "Counted: at stride 1 lane l of each warp reads the float after lane l - 1's, so a warp reads "
                     "128 consecutive bytes. A warp's lanes are consecutive threadIdx.x: does your index follow it?")
 {
-    expect_load_sectors(1, 0, 4, "32 consecutive floats fill 4 sectors");
+    static const load_case cases[] = {{1, 0, 4, "32 consecutive floats fill 4 sectors"}};
+    EXPECT_LOAD_SECTORS(cases);
 }
 
 Test(counts, stride_2_is_8_sectors, .timeout = 20,
      .description = "Counted: at stride 2 a warp's floats spread over 256 bytes.")
 {
-    expect_load_sectors(2, 0, 8, "256 bytes are 8 sectors, each half used");
+    static const load_case cases[] = {{2, 0, 8, "256 bytes are 8 sectors, each half used"}};
+    EXPECT_LOAD_SECTORS(cases);
 }
 
 Test(counts, stride_8_and_up_is_32_sectors, .timeout = 20,
      .description = "Counted: from stride 8 on, the lanes are a sector or more apart, so each lane's 4 bytes cost "
                     "a 32-byte sector of their own.")
 {
-    static const int strides[] = {8, 16, 64};
-    for (int k = 0; k < 3; k++) expect_load_sectors(strides[k], 0, 32, "one sector per lane");
+    static const load_case cases[] = {{8, 0, 32, "one sector per lane"}, {16, 0, 32, "one sector per lane"},
+                                      {64, 0, 32, "one sector per lane"}};
+    EXPECT_LOAD_SECTORS(cases);
 }
 
 Test(counts, misaligned_start_is_5_sectors, .timeout = 20,
      .description = "Counted: starting one float in, a warp's 128 bytes straddle five sectors.")
 {
-    expect_load_sectors(1, 1, 5, "bytes 4 to 131 touch sectors 0 to 4");
-    expect_load_sectors(1, 8, 4, "8 floats in, the warp is back on a sector boundary");
+    static const load_case cases[] = {{1, 1, 5, "bytes 4 to 131 touch sectors 0 to 4"},
+                                      {1, 8, 4, "8 floats in, the warp is back on a sector boundary"}};
+    EXPECT_LOAD_SECTORS(cases);
 }
 
 Test(counts, stores_stay_coalesced, .timeout = 20,
@@ -361,24 +400,24 @@ static void expect_every_particle_moved(const particle *after, const particle *s
               "first of them particle %d: did every particle get a thread?", n, threads, unchanged, first);
 }
 
-/* Runs both layouts from the same start; checks the rewrite's every field against the original's. */
+/* Runs both layouts from the same start; checks the rewrite's every field against the original's. The
+ * original runs after the rewrite has returned, on the start made afresh from its seed: while the rewrite
+ * runs there is no answer in memory to copy. */
 static access_run check_particles(int n, int threads, int count_metrics)
 {
     particle *original = malloc(sizeof(particle) * (size_t)n), *rewrite = malloc(sizeof(particle) * (size_t)n);
-    particle *start = malloc(sizeof(particle) * (size_t)n);
-    make_particles(start, n, 17u + (unsigned)n);
-    memcpy(original, start, sizeof(particle) * (size_t)n);
-    memcpy(rewrite, start, sizeof(particle) * (size_t)n);
-    access_run before = gpu_update_particles_aos(original, n, DT, threads, 0);
-    cr_assert(before.error == NULL, "the original AoS update failed (%s): the driver or the simulator is broken",
-              before.error);
+    make_particles(rewrite, n, 17u + (unsigned)n);
     char said[2048];
     lab_capture_stderr();
     access_run run = gpu_update_particles_soa(rewrite, n, DT, threads, count_metrics);
     lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, "n = %d, blocks of %d threads: the run ended with the CUDA error \"%s\".%s%s", n,
               threads, run.error, SIMULATOR_SAID(said));
-    expect_every_particle_moved(rewrite, start, n, threads);
+    make_particles(original, n, 17u + (unsigned)n);
+    expect_every_particle_moved(rewrite, original, n, threads);
+    access_run before = gpu_update_particles_aos(original, n, DT, threads, 0);
+    cr_assert(before.error == NULL, "the original AoS update failed (%s): the driver or the simulator is broken",
+              before.error);
     float *got = malloc(sizeof(float) * (size_t)n), *want = malloc(sizeof(float) * (size_t)n);
     for (int f = 0; f < 8; f++) {
         for (int i = 0; i < n; i++) got[i] = (&rewrite[i].x)[f], want[i] = (&original[i].x)[f];
@@ -386,7 +425,7 @@ static access_run check_particles(int n, int threads, int count_metrics)
         cr_assert(result.mismatches == 0, "n = %d, blocks of %d threads: field %s differs from the original's "
                   "step in %zu of the particles: %s", n, threads, field_names[f], result.mismatches, result.message);
     }
-    free(original), free(rewrite), free(start), free(got), free(want);
+    free(original), free(rewrite), free(got), free(want);
     return run;
 }
 

@@ -37,9 +37,11 @@ static double value(size_t i, int salt) { return (double)((i * 7 + (size_t)salt 
                           "count the arrays of each line in lab.h and multiply by the size of a double. The write-" \
                           "allocate read is the next function's business, not this one's."
 
+/* The hand-worked tables below are static const, in the test program's data: the expected counts are not in
+ * the test's stack frame while the code under test runs, to be copied. */
 Test(bytes, stream_convention, .timeout = 5, .description = HINT_STREAM_BYTES)
 {
-    const int want[STREAM_KERNELS] = {16, 16, 24, 24};
+    static const int want[STREAM_KERNELS] = {16, 16, 24, 24};
     for (int k = 0; k < STREAM_KERNELS; k++) {
         int got = stream_bytes_per_element(k);
         cr_assert(got == want[k], "stream_bytes_per_element(%s) = %d, want %d (%d arrays of doubles)",
@@ -54,7 +56,7 @@ Test(bytes, write_allocate, .timeout = 5,
      .description = "A write-allocate cache reads a line before it writes into it, so each array a kernel writes "
                     "crosses the memory bus twice: once in, once out. Each STREAM kernel writes one array.")
 {
-    const int want[STREAM_KERNELS] = {24, 24, 32, 32};
+    static const int want[STREAM_KERNELS] = {24, 24, 32, 32};
     for (int k = 0; k < STREAM_KERNELS; k++) {
         int got = write_allocate_bytes_per_element(k);
         cr_assert(got == want[k], "write_allocate_bytes_per_element(%s) = %d, want %d: STREAM's %d plus the read "
@@ -82,7 +84,8 @@ Test(bytes, bandwidth_in_gb_per_s, .timeout = 5,
      .description = "A bandwidth is bytes per second; datasheets (and data/gpus.csv) count a GB as 10^9 bytes, "
                     "not 2^30.")
 {
-    const struct { double bytes, seconds, want; } cases[] = {{24e9, 1.0, 24.0}, {1.5e9, 0.5, 3.0}, {805306368, 2.4e-4, 3355.4432}};
+    static const struct { double bytes, seconds, want; } cases[] = {{24e9, 1.0, 24.0}, {1.5e9, 0.5, 3.0},
+                                                                    {805306368, 2.4e-4, 3355.4432}};
     for (int i = 0; i < 3; i++) {
         double got = bandwidth_gb_per_s(cases[i].bytes, cases[i].seconds);
         double relative_error = (got - cases[i].want) / cases[i].want;   /* 1e-6: float arithmetic passes */
@@ -124,27 +127,36 @@ static long long guard_changes(const double *x, size_t n, int array)
     return changed;
 }
 
-/* Inputs filled, the output (the array `kernel` writes) poisoned; *want gets the result. */
-static arrays prepare(int kernel, size_t n, double **want, double **output)
+/* Inputs filled, the output (the array `kernel` writes) poisoned. */
+static arrays prepare(int kernel, size_t n, double **output)
 {
     arrays x = {guarded(n, 0), guarded(n, 1), guarded(n, 2)};
-    *want = malloc(n * sizeof(double));
-    for (size_t i = 0; i < n; i++) {
-        x.a[i] = value(i, 1), x.b[i] = value(i, 2), x.c[i] = value(i, 3);
-        switch (kernel) {
-        case STREAM_COPY: (*want)[i] = x.a[i]; break;
-        case STREAM_SCALE: (*want)[i] = Q * x.c[i]; break;
-        case STREAM_ADD: (*want)[i] = x.a[i] + x.b[i]; break;
-        default: (*want)[i] = x.b[i] + Q * x.c[i]; break;
-        }
-    }
+    for (size_t i = 0; i < n; i++) x.a[i] = value(i, 1), x.b[i] = value(i, 2), x.c[i] = value(i, 3);
     *output = kernel == STREAM_SCALE ? x.b : kernel == STREAM_TRIAD ? x.a : x.c;
     lab_poison(*output, n * sizeof(double));
     return x;
 }
 
+/* What `kernel` writes, made after it has returned from the inputs' formula (value), not from the arrays it
+ * was given: while it runs there is no answer in memory to copy. The caller frees it. */
+static double *expected(int kernel, size_t n)
+{
+    double *want = malloc(n * sizeof(double));
+    cr_assert(want != NULL || n == 0, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        double a = value(i, 1), b = value(i, 2), c = value(i, 3);
+        switch (kernel) {
+        case STREAM_COPY: want[i] = a; break;
+        case STREAM_SCALE: want[i] = Q * c; break;
+        case STREAM_ADD: want[i] = a + b; break;
+        default: want[i] = b + Q * c; break;
+        }
+    }
+    return want;
+}
+
 /* The output holds the result, the inputs are as they were, no guard element changed. */
-static void check_result(const char *where, int kernel, size_t n, arrays x, const double *want, const double *output)
+static void check_result(const char *where, int kernel, size_t n, arrays x, const double *output)
 {
     const char *names[3] = {"a", "b", "c"};
     double *all[3] = {x.a, x.b, x.c};
@@ -153,7 +165,9 @@ static void check_result(const char *where, int kernel, size_t n, arrays x, cons
     for (size_t i = 0; i < n; i++) untouched += is_poison(output[i]);
     cr_assert(untouched < n || n == 0, "%s %s, n = %zu: not one element of the output %s was written: is the kernel "
               "written yet, and does it write %s?", where, kernel_names[kernel], n, names[written], names[written]);
+    double *want = expected(kernel, n);
     lab_comparison result = lab_compare_doubles(names[written], output, want, n, 0, 0);
+    free(want);
     cr_assert(result.mismatches == 0, "%s %s, n = %zu, q = %.12g: %s", where, kernel_names[kernel], n, Q, result.message);
     for (int array = 0; array < 3; array++) {
         if (array == written) continue;
@@ -169,22 +183,22 @@ static void check_result(const char *where, int kernel, size_t n, arrays x, cons
               names[written], n);
 }
 
-static void free_arrays(arrays x, double *want) { free(x.a), free(x.b), free(x.c), free(want); }
+static void free_arrays(arrays x) { free(x.a), free(x.b), free(x.c); }
 
 static void check_cpu(int kernel)
 {
     for (int s = 0; s < SIZES; s++) {
         size_t n = (size_t)sizes[s];
-        double *want, *output;
-        arrays x = prepare(kernel, n, &want, &output);
+        double *output;
+        arrays x = prepare(kernel, n, &output);
         switch (kernel) {
         case STREAM_COPY: cpu_stream_copy(x.a, x.c, n); break;
         case STREAM_SCALE: cpu_stream_scale(Q, x.c, x.b, n); break;
         case STREAM_ADD: cpu_stream_add(x.a, x.b, x.c, n); break;
         default: cpu_stream_triad(Q, x.b, x.c, x.a, n); break;
         }
-        check_result("C", kernel, n, x, want, output);
-        free_arrays(x, want);
+        check_result("C", kernel, n, x, output);
+        free_arrays(x);
     }
 }
 
@@ -215,13 +229,13 @@ Test(cpu_stream, copy_is_a_loop, .timeout = 10,
 {
     static const size_t counts[] = {1, 1000, 100003};
     for (int k = 0; k < 3; k++) {
-        double *want, *output;
-        arrays x = prepare(STREAM_COPY, counts[k], &want, &output);
+        double *output;
+        arrays x = prepare(STREAM_COPY, counts[k], &output);
         memcpy_calls = 0, memcpy_watched = 1;
         cpu_stream_copy(x.a, x.c, counts[k]);
         memcpy_watched = 0;
-        check_result("C", STREAM_COPY, counts[k], x, want, output);
-        free_arrays(x, want);
+        check_result("C", STREAM_COPY, counts[k], x, output);
+        free_arrays(x);
         cr_assert(memcpy_calls == 0, "C copy, n = %zu: cpu_stream_copy called memcpy %ld time(s). The lab asks for the "
                   "loop, so that copy and memcpy are two different ways of moving the same bytes; if you wrote the "
                   "loop, keep STREAM_LOOP_AS_WRITTEN before its definition (without it the compiler makes it a memcpy "
@@ -247,13 +261,13 @@ static void check_gpu(int kernel)
 {
     for (int s = 0; s < SIZES; s++) {
         size_t n = (size_t)sizes[s];
-        double *want, *output;
-        arrays x = prepare(kernel, n, &want, &output);
+        double *output;
+        arrays x = prepare(kernel, n, &output);
         stream_gpu_run run = run_gpu(kernel, n, x, 0);
         cr_assert(run.written_past_end == 0, "CUDA %s, n = %zu: %lld elements past the end of an array were written",
                   kernel_names[kernel], n, run.written_past_end);
-        check_result("CUDA", kernel, n, x, want, output);
-        free_arrays(x, want);
+        check_result("CUDA", kernel, n, x, output);
+        free_arrays(x);
     }
 }
 
@@ -274,15 +288,17 @@ Test(gpu_stream, triad, .timeout = 20, .description = HINT_GPU) { check_gpu(STRE
 
 static void check_counted_bytes(int kernel)
 {
-    const int reads[STREAM_KERNELS] = {1, 1, 2, 2};
+    static const int reads[STREAM_KERNELS] = {1, 1, 2, 2};   /* static: not on the stack while the kernel runs */
     size_t n = COUNTED_N;
-    double *want, *output;
-    arrays x = prepare(kernel, n, &want, &output);
+    double *output;
+    arrays x = prepare(kernel, n, &output);
     stream_gpu_run run = run_gpu(kernel, n, x, 1);
+    double *want = expected(kernel, n);
     lab_comparison result = lab_compare_doubles("output", output, want, n, 0, 0);
+    free(want);
     cr_assert(result.mismatches == 0, "CUDA %s is not right yet (n = %zu: %s): its byte counts mean nothing until it "
               "is; the gpu_stream checks say what is wrong", kernel_names[kernel], n, result.message);
-    free_arrays(x, want);
+    free_arrays(x);
     if (!run.counted) cr_skip("counted only on the simulator");
     double loaded = run.load_bytes / (double)n, stored = run.store_bytes / (double)n;
     cr_assert(loaded == 8.0 * reads[kernel] && stored == 8.0,

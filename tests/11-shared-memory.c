@@ -83,24 +83,38 @@ Test(bank_model, only_the_lanes_given, .timeout = 10,
     }
 }
 
+/* The requests of agrees_with_the_simulator, drawn from `seed`: 1 to 32 lanes, words spread wide or crowded
+ * into a few. Returns the seed after the draw, so a pattern can be made again from the seed it started at. */
+static unsigned random_pattern(int pattern, unsigned seed, int *words, int *lanes)
+{
+    seed = seed * 1664525u + 1013904223u;
+    *lanes = 1 + (int)(seed >> 8) % 32;
+    int step = pattern % 2 ? 1 : 32 / (1 + pattern % 5);   /* words 1, 32, 16, 10, 8 or 6 apart */
+    int spread = pattern % 3 == 0 ? PROBE_WORDS / step : pattern % 3 == 1 ? 4 * 32 / step : 8;   /* 8: repeats */
+    for (int lane = 0; lane < *lanes; lane++) {
+        seed = seed * 1664525u + 1013904223u;
+        words[lane] = (int)((seed >> 8) % (unsigned)spread) * step;
+    }
+    return seed;
+}
+
 Test(bank_model, agrees_with_the_simulator, .timeout = 30,
      .description = "Counted: 300 random requests (1 to 32 lanes, words spread wide or crowded into a few, "
                     "repeats allowed), each run on the simulator, whose count your model must match. " HINT_MODEL)
 {
     unsigned seed = 11;
     for (int pattern = 0; pattern < 300; pattern++) {
-        int words[32];
-        seed = seed * 1664525u + 1013904223u;
-        int lanes = 1 + (int)(seed >> 8) % 32;
-        int step = pattern % 2 ? 1 : 32 / (1 + pattern % 5);   /* words 1, 32, 16, 10, 8 or 6 apart */
-        int spread = pattern % 3 == 0 ? PROBE_WORDS / step : pattern % 3 == 1 ? 4 * 32 / step : 8;   /* 8: repeats */
-        for (int lane = 0; lane < lanes; lane++) {
-            seed = seed * 1664525u + 1013904223u;
-            words[lane] = (int)((seed >> 8) % (unsigned)spread) * step;
-        }
+        int words[32], lanes;
+        unsigned start = seed;
+        seed = random_pattern(pattern, seed, words, &lanes);
+        int got = bank_conflict_ways(words, lanes);
+        /* counted after your model has returned, on the pattern made afresh: it must have left words[] as it was */
+        int pattern_words[32];
+        random_pattern(pattern, start, pattern_words, &lanes);
+        cr_assert(memcmp(words, pattern_words, sizeof(int) * (size_t)lanes) == 0, "pattern %d: bank_conflict_ways "
+                  "changed word_of_lane[]: it only reads it", pattern);
         int counted = counted_bank_conflict_ways(words, lanes);
         if (counted < 0) cr_skip("counted only on the simulator");
-        int got = bank_conflict_ways(words, lanes);
         if (got != counted) {
             char listing[400] = "";
             for (int lane = 0; lane < lanes && strlen(listing) < sizeof listing - 12; lane++)
@@ -121,9 +135,9 @@ Test(prediction, tile_wavefronts_match_the_count, .timeout = 30,
                     "apart.")
 {
     for (int row_words = TILE; row_words <= PROBE_MAX_ROW_WORDS; row_words++) {
+        int predicted = predicted_tile_wavefronts(row_words);   /* first: the count is not yet made */
         int counted = counted_tile_wavefronts(row_words);
         if (counted < 0) cr_skip("counted only on the simulator");
-        int predicted = predicted_tile_wavefronts(row_words);
         if (predicted == counted) continue;
         const char *why = predicted == counted - TILE ? " You left out the 32 row writes (one wavefront each)."
                           : predicted * TILE == counted - TILE ? " That is one column read: a tile has 32 of them, "
@@ -162,16 +176,18 @@ static const int shapes[][2] = {{1, 1}, {1, 45}, {45, 1}, {32, 32}, {31, 33}, {3
                                 {64, 96}, {100, 257}, {257, 100}, {3, 1000}};
 enum { SHAPES = 10 };
 
-/* Every element distinct, none a small integer: a misplaced element names where it came from. */
+/* Every element distinct, none a small integer: a misplaced element names where it came from. The expected
+ * transpose is made from this after the kernel has returned, not from the input it was given: while it runs
+ * there is no answer in memory to copy. */
 static float element(int row, int cols, int col) { return (float)((size_t)row * cols + col) + 0.5f; }
 
 /* Runs version on a rows x cols matrix and asserts the result is the exact transpose. */
 static transpose_run run_checked(int version, int rows, int cols, int count_metrics)
 {
     size_t n = (size_t)rows * cols;
-    float *in = malloc(n * sizeof(float)), *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
+    float *in = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
     for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++) in[(size_t)r * cols + c] = want[(size_t)c * rows + r] = element(r, cols, c);
+        for (int c = 0; c < cols; c++) in[(size_t)r * cols + c] = element(r, cols, c);
     lab_poison(got, n * sizeof(float));
     char said[1500];
     lab_capture_stderr();
@@ -186,6 +202,9 @@ static transpose_run run_checked(int version, int rows, int cols, int count_metr
     for (size_t i = 0; i < n; i++) written += !lab_float_is_poison(got[i]);
     cr_assert(written > 0, "version %d, %d x %d: out is untouched, not one of its %zu elements written: is the "
               "kernel's body still empty, or does every thread fail its bounds check?", version, rows, cols, n);
+    float *want = malloc(n * sizeof(float));   /* made after the run, from element(): see element */
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) want[(size_t)c * rows + r] = element(r, cols, c);
     lab_comparison result = lab_compare_floats("out", got, want, n, 0, 0);
     if (result.mismatches) {
         size_t i = result.first_mismatch;
