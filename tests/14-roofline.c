@@ -26,6 +26,8 @@ static const test_machine made_up[] = {{"a made-up CPU core", 0.0987654, 17.3}, 
 static const char *gpu_keys[] = {"h100-sxm", "a100-80gb", "h200"};
 enum { MADE_UP = 2, GPUS = 3 };
 
+/* Each check computes what it expects after the code under test has returned (or keeps it in static storage),
+ * not beforehand in its own locals: while that code runs there is no answer on the stack to copy. */
 static roofline exact(double tflops, double gb_per_s) { return (roofline){tflops * 1e12, gb_per_s * 1e9}; }
 static double exact_min(double a, double b) { return a < b ? a : b; }
 /* Right to 12 digits: another order of the same arithmetic (a branch on the ridge instead of a
@@ -68,8 +70,8 @@ Test(ridge, h100_a100_h200_from_gpus_csv, .timeout = 5, .description = HINT_RIDG
             cr_assert(row >= 0, "data/gpus.csv has no row %s", gpu_keys[g]);
             double tflops = lab_table_number_or_exit(gpus, row, ceilings[c]);
             double gb_per_s = lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s");
-            double want = tflops * 1e12 / (gb_per_s * 1e9);
             double got = roofline_ridge_point(roofline_from_datasheet(tflops, gb_per_s));
+            double want = tflops * 1e12 / (gb_per_s * 1e9);
             lab_comparison result = lab_compare_doubles("ridge", &got, &want, 1, 1e-12, 0);
             cr_assert(result.mismatches == 0, "%s, %s = %g and memory_bandwidth_gb_per_s = %g: ridge point %.6g "
                       "FLOP/byte, want %.6g (%s)", lab_table_text_or_exit(gpus, row, "name"), ceilings[c], tflops, gb_per_s,
@@ -121,9 +123,9 @@ Test(predicted_time, is_the_larger_of_compute_and_memory_time, .timeout = 5, .de
     for (int m = 0; m < MADE_UP; m++)
         for (int c = 0; c < 6; c++) {
             roofline machine = exact(made_up[m].tflops, made_up[m].gb_per_s);
-            double flops = cases[c][0], bytes = cases[c][1];
+            double flops = cases[c][0], bytes = cases[c][1], got = roofline_predicted_seconds(machine, flops, bytes);
             double compute = flops / machine.peak_flop_per_s, memory = bytes / machine.bandwidth_byte_per_s;
-            double want = compute > memory ? compute : memory, got = roofline_predicted_seconds(machine, flops, bytes);
+            double want = compute > memory ? compute : memory;
             lab_comparison result = lab_compare_doubles("seconds", &got, &want, 1, 1e-12, 0);
             cr_assert(result.mismatches == 0, "%s, %g FLOPs and %g bytes: %.6g s, want %.6g s (compute alone %.6g s, "
                       "memory alone %.6g s)", made_up[m].what, flops, bytes, got, want, compute, memory);
@@ -136,7 +138,7 @@ Test(bound, memory_left_of_the_ridge, .timeout = 5, .description = HINT_BOUND)
         roofline machine = exact(made_up[m].tflops, made_up[m].gb_per_s);
         double ridge = machine.peak_flop_per_s / machine.bandwidth_byte_per_s;
         double intensities[] = {0, ridge / 100, ridge * 0.999, ridge * 1.001, ridge * 100};
-        int want[] = {1, 1, 1, 0, 0};
+        static const int want[] = {1, 1, 1, 0, 0};   /* not on the stack (exact, above, says why) */
         for (int k = 0; k < 5; k++) {
             int got = roofline_is_memory_bound(machine, intensities[k]);
             cr_assert(got == want[k], "%s, ridge %.6g FLOP/byte, intensity %.6g: roofline_is_memory_bound = %d, "
@@ -170,17 +172,18 @@ Test(kernels, llama_decode_memory_bound_prefill_compute_bound, .timeout = 30, .d
         int row = lab_table_find(gpus, "key", gpu_keys[g]);
         roofline machine = roofline_from_datasheet(lab_table_number_or_exit(gpus, row, "fp16_tensor_tflops"),
                                                    lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s"));
-        roofline want_machine = exact(lab_table_number_or_exit(gpus, row, "fp16_tensor_tflops"),
-                                      lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s"));
         const week_kernel *decode = &kernels[KERNEL_LLAMA_DECODE], *prefill = &kernels[KERNEL_LLAMA_PREFILL];
         double decode_i = decode->flops / kernel_bytes(decode), prefill_i = prefill->flops / kernel_bytes(prefill);
-        cr_assert(roofline_is_memory_bound(machine, decode_i) && !roofline_is_memory_bound(machine, prefill_i),
-                  "%s, FP16 Tensor: decode at %.3g FLOP/byte gave memory-bound = %d (want 1), prefill at %.4g gave %d "
-                  "(want 0); the ridge is %.4g", lab_table_text_or_exit(gpus, row, "name"), decode_i,
-                  roofline_is_memory_bound(machine, decode_i), prefill_i, roofline_is_memory_bound(machine, prefill_i),
-                  want_machine.peak_flop_per_s / want_machine.bandwidth_byte_per_s);
-        double want = kernel_bytes(decode) / want_machine.bandwidth_byte_per_s;
+        int decode_bound = roofline_is_memory_bound(machine, decode_i);
+        int prefill_bound = roofline_is_memory_bound(machine, prefill_i);
         double got = roofline_predicted_seconds(machine, decode->flops, kernel_bytes(decode));
+        roofline want_machine = exact(lab_table_number_or_exit(gpus, row, "fp16_tensor_tflops"),
+                                      lab_table_number_or_exit(gpus, row, "memory_bandwidth_gb_per_s"));
+        cr_assert(decode_bound && !prefill_bound,
+                  "%s, FP16 Tensor: decode at %.3g FLOP/byte gave memory-bound = %d (want 1), prefill at %.4g gave %d "
+                  "(want 0); the ridge is %.4g", lab_table_text_or_exit(gpus, row, "name"), decode_i, decode_bound,
+                  prefill_i, prefill_bound, want_machine.peak_flop_per_s / want_machine.bandwidth_byte_per_s);
+        double want = kernel_bytes(decode) / want_machine.bandwidth_byte_per_s;
         lab_comparison result = lab_compare_doubles("decode seconds", &got, &want, 1, 1e-9, 0);
         cr_assert(result.mismatches == 0, "%s: one decode step of Llama-2-7B's linear maps (%.4g bytes): %.6g ms, "
                   "want %.6g ms, the time to read the weights once", lab_table_text_or_exit(gpus, row, "name"),

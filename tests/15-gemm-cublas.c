@@ -93,23 +93,31 @@ static void expect_one_call_and_the_handle_unchanged(const char *what, const cha
               "computes the whole product.", what, function, run->launches, run->last_call);
 }
 
+/* A and B of g (rows padded by `pad` floats) from their seeds. Each check computes the C it expects after
+ * the code under test has returned, from A and B made afresh by this (written over the arrays handed to the
+ * driver, whatever became of them), not before: while that code runs there is no answer in memory to copy,
+ * and none to make by changing its inputs. */
+static void fill_operands(const gemm_case *g, int pad, float *a, float *b)
+{
+    size_t a_floats = gemm_a_floats(g), b_floats = gemm_b_floats(g);
+    fill_matrix(a, a_floats, 21), fill_matrix(b, b_floats, 22);
+    for (size_t i = 0; i < a_floats; i++)   /* padding: NaN, so reading it shows */
+        if ((int)(i % g->lda) >= g->lda - pad) lab_poison(&a[i], sizeof(float));
+    for (size_t i = 0; i < b_floats; i++)
+        if ((int)(i % g->ldb) >= g->ldb - pad) lab_poison(&b[i], sizeof(float));
+}
+
 /* Runs g (rows padded by `pad` floats) and fails with what is wrong: the status, a write outside
  * C's elements, or the values, with the convention broken where a classic mistake matches. */
 static void check_case(int transpose_a, int transpose_b, shape s, int pad)
 {
     gemm_case g = {transpose_a, transpose_b, s.m, s.n, s.k, (transpose_a ? s.m : s.k) + pad,
                    (transpose_b ? s.k : s.n) + pad, s.n + pad};
-    size_t a_floats = gemm_a_floats(&g), b_floats = gemm_b_floats(&g), c_floats = gemm_c_floats(&g);
-    float *a = malloc(sizeof(float) * a_floats), *b = malloc(sizeof(float) * b_floats);
-    float *c = malloc(sizeof(float) * c_floats), *want = malloc(sizeof(float) * c_floats);
-    fill_matrix(a, a_floats, 21), fill_matrix(b, b_floats, 22);
+    size_t c_floats = gemm_c_floats(&g);
+    float *a = malloc(sizeof(float) * gemm_a_floats(&g)), *b = malloc(sizeof(float) * gemm_b_floats(&g));
+    float *c = malloc(sizeof(float) * c_floats);
+    fill_operands(&g, pad, a, b);
     int width_a = g.lda - pad, width_b = g.ldb - pad;
-    for (size_t i = 0; i < a_floats; i++)   /* padding: NaN, so reading it shows */
-        if ((int)(i % g.lda) >= width_a) lab_poison(&a[i], sizeof(float));
-    for (size_t i = 0; i < b_floats; i++)
-        if ((int)(i % g.ldb) >= width_b) lab_poison(&b[i], sizeof(float));
-    lab_poison(want, sizeof(float) * c_floats);
-    double tolerance = gemm_reference(&g, a, b, want);
     char said[1024], what[256];
     snprintf(what, sizeof what, "%s: C (%d x %d, ldc %d) = op(A) (stored %d x %d, lda %d) op(B) (stored %d x %d, "
              "ldb %d)", pair_names[2 * transpose_a + transpose_b], s.m, s.n, g.ldc, transpose_a ? s.k : s.m,
@@ -117,6 +125,10 @@ static void check_case(int transpose_a, int transpose_b, shape s, int pad)
     lab_capture_stderr();
     gemm_run run = gpu_gemm_row_major(&g, a, b, c);
     lab_release_stderr(said, sizeof said);
+    fill_operands(&g, pad, a, b);
+    float *want = malloc(sizeof(float) * c_floats);
+    lab_poison(want, sizeof(float) * c_floats);
+    double tolerance = gemm_reference(&g, a, b, want);
     char want_call[256];
     snprintf(want_call, sizeof want_call, " The row-major trick's call here is cublasSgemm(handle, %s, %s, m = %d, "
              "n = %d, k = %d, &one, B, ldb = %d, A, lda = %d, &zero, C, ldc = %d).", transpose_b ? "CUBLAS_OP_T" :
@@ -195,6 +207,23 @@ Test(sgemm, passes_the_status_on, .timeout = 10,
 /* ---------------------------------------------------------------------------------
  * BF16 through cublasGemmEx. */
 
+/* A and B of the BF16 check from their seeds, each value rounded to BF16: as floats, and as the bits
+ * handed to the code under test where a16 and b16 are given. */
+static void fill_bf16_operands(size_t a_floats, size_t b_floats, float *a, float *b, uint16_t *a16, uint16_t *b16)
+{
+    fill_matrix(a, a_floats, 31), fill_matrix(b, b_floats, 32);
+    for (size_t i = 0; i < a_floats; i++) {
+        uint16_t bits = float_to_bf16(a[i]);
+        if (a16) a16[i] = bits;
+        a[i] = bf16_to_float(bits);
+    }
+    for (size_t i = 0; i < b_floats; i++) {
+        uint16_t bits = float_to_bf16(b[i]);
+        if (b16) b16[i] = bits;
+        b[i] = bf16_to_float(bits);
+    }
+}
+
 Test(gemmex, bf16_in_fp32_out, .timeout = 30,
      .description = "The same trick through cublasGemmEx, B first and then A: A and B hold BF16 bits, C is float, "
                     "the sums are FP32, in a combination of types and compute type that cuBLAS's table lists (it "
@@ -205,17 +234,17 @@ Test(gemmex, bf16_in_fp32_out, .timeout = 30,
         gemm_case g = {0, 0, sh.m, sh.n, sh.k, sh.k + 2, sh.n + 1, sh.n + 3};
         size_t a_floats = gemm_a_floats(&g), b_floats = gemm_b_floats(&g), c_floats = gemm_c_floats(&g);
         float *a = malloc(sizeof(float) * a_floats), *b = malloc(sizeof(float) * b_floats);
-        float *c = malloc(sizeof(float) * c_floats), *want = malloc(sizeof(float) * c_floats);
+        float *c = malloc(sizeof(float) * c_floats);
         uint16_t *a16 = malloc(2 * a_floats), *b16 = malloc(2 * b_floats);
-        fill_matrix(a, a_floats, 31), fill_matrix(b, b_floats, 32);
-        for (size_t i = 0; i < a_floats; i++) a16[i] = float_to_bf16(a[i]), a[i] = bf16_to_float(a16[i]);
-        for (size_t i = 0; i < b_floats; i++) b16[i] = float_to_bf16(b[i]), b[i] = bf16_to_float(b16[i]);
-        lab_poison(want, sizeof(float) * c_floats);
-        double tolerance = gemm_reference(&g, a, b, want);
+        fill_bf16_operands(a_floats, b_floats, a, b, a16, b16);
         char said[1024];
         lab_capture_stderr();
         gemm_run run = gpu_gemm_row_major_bf16(&g, a16, b16, c);
         lab_release_stderr(said, sizeof said);
+        fill_bf16_operands(a_floats, b_floats, a, b, NULL, NULL);   /* afresh: see fill_operands */
+        float *want = malloc(sizeof(float) * c_floats);
+        lab_poison(want, sizeof(float) * c_floats);
+        double tolerance = gemm_reference(&g, a, b, want);
         cr_assert(run.error == NULL && run.status == CUBLAS_STATUS_SUCCESS, "BF16 C (%d x %d, ldc %d) = A (lda %d) "
                   "B (ldb %d): %s%s. %s%s%s", sh.m, sh.n, g.ldc, g.lda, g.ldb, run.error ? run.error :
                   "gemm_row_major_bf16 returned ", run.error ? "" : cublasGetStatusName(run.status),
@@ -247,18 +276,20 @@ Test(batched, strided_with_gaps, .timeout = 30,
         enum { BATCHES = 4 };
         long long stride_a = sh.m * sh.k + 5, stride_b = sh.k * sh.n + 2, stride_c = sh.m * sh.n + 3;
         float *a = malloc(sizeof(float) * stride_a * BATCHES), *b = malloc(sizeof(float) * stride_b * BATCHES);
-        float *c = malloc(sizeof(float) * stride_c * BATCHES), *want = malloc(sizeof(float) * stride_c * BATCHES);
+        float *c = malloc(sizeof(float) * stride_c * BATCHES);
         fill_matrix(a, stride_a * BATCHES, 41), fill_matrix(b, stride_b * BATCHES, 42);
+        char said[1024];
+        lab_capture_stderr();
+        gemm_run run = gpu_gemm_row_major_batched(sh.m, sh.n, sh.k, a, stride_a, b, stride_b, c, stride_c, BATCHES);
+        lab_release_stderr(said, sizeof said);
+        fill_matrix(a, stride_a * BATCHES, 41), fill_matrix(b, stride_b * BATCHES, 42);   /* see fill_operands */
+        float *want = malloc(sizeof(float) * stride_c * BATCHES);
         lab_poison(want, sizeof(float) * stride_c * BATCHES);
         double tolerance = 0;
         for (int i = 0; i < BATCHES; i++) {
             gemm_case g = {0, 0, sh.m, sh.n, sh.k, sh.k, sh.n, sh.n};
             tolerance = fmax(tolerance, gemm_reference(&g, a + i * stride_a, b + i * stride_b, want + i * stride_c));
         }
-        char said[1024];
-        lab_capture_stderr();
-        gemm_run run = gpu_gemm_row_major_batched(sh.m, sh.n, sh.k, a, stride_a, b, stride_b, c, stride_c, BATCHES);
-        lab_release_stderr(said, sizeof said);
         cr_assert(run.error == NULL && run.status == CUBLAS_STATUS_SUCCESS, "batch of %d, C_i (%d x %d) = A_i B_i, "
                   "strides %lld, %lld, %lld: %s%s. %s%s%s", BATCHES, sh.m, sh.n, stride_a, stride_b, stride_c,
                   run.error ? run.error : "gemm_row_major_batched returned ",

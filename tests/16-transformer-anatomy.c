@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lab.h"
+#include "llama.h"
 #include "perfmodel.h"
 #include "robust.h"
 #include "table.h"
@@ -29,6 +30,10 @@ typedef struct diagnosis {
 
 enum { MAX_DIAGNOSES = 6 };
 
+/* Every hand count, and the mistakes beside it, is static const: in the test program's data, never in the
+ * test's own stack frame, where the code under test could read it off its caller's locals and return it
+ * (tests/grader/forgeries/reads-expected-values.patch). What a check computes, it computes after the code
+ * under test has returned. */
 typedef struct expected {
     double value;
     const char *idea;                   /* what the count is made of, without the formula */
@@ -127,11 +132,12 @@ Test(attention, hand_counted, .timeout = 10,
                     "x hidden: the heads set the widths, not hidden.")
 {
     /* Wq 8 x 12 = 96, Wk 8 x 3 = 24, Wv 24, Wo 12 x 8 = 96: 240 */
-    expected want = {240, "Wq + Wk + Wv + Wo, each rows x cols.",
-                     {{384, "Wk and Wv counted as wide as Wq: they have kv_heads heads, not heads"},
-                      {176, "Wq and Wo as hidden x hidden: their width is heads x head_dim, 12 here, not 8"},
-                      {144, "Wo is missing"},
-                      {192, "Wq, Wk, Wv only: Wo, the output projection, is a fourth matrix"}}};
+    static const expected want = {
+        240, "Wq + Wk + Wv + Wo, each rows x cols.",
+        {{384, "Wk and Wv counted as wide as Wq: they have kv_heads heads, not heads"},
+         {176, "Wq and Wo as hidden x hidden: their width is heads x head_dim, 12 here, not 8"},
+         {144, "Wo is missing"},
+         {192, "Wq, Wk, Wv only: Wo, the output projection, is a fourth matrix"}}};
     expect_count("attention_parameters(hand)", (double)attention_parameters(&hand), &want);
 }
 
@@ -141,10 +147,11 @@ Test(attention, qkv_bias, .timeout = 10,
 {
     decoder_shape biased = with(hand, 1, 0);
     /* 240 + 12 + 3 + 3 = 258 */
-    expected want = {258, "The four matrices, plus one bias per output of Q, K and V.",
-                     {{240, "the biases are missing: qkv_bias = 1 adds heads x head_dim + 2 x kv_heads x head_dim"},
-                      {266, "a bias on Wo too: only Q, K and V have them"},
-                      {276, "biases as wide as Q for K and V: K and V have kv_heads heads"}}};
+    static const expected want = {
+        258, "The four matrices, plus one bias per output of Q, K and V.",
+        {{240, "the biases are missing: qkv_bias = 1 adds heads x head_dim + 2 x kv_heads x head_dim"},
+         {266, "a bias on Wo too: only Q, K and V have them"},
+         {276, "biases as wide as Q for K and V: K and V have kv_heads heads"}}};
     expect_count("attention_parameters(hand with biases)", (double)attention_parameters(&biased), &want);
 }
 
@@ -154,8 +161,8 @@ Test(attention, grouped_query_llama2_70b, .timeout = 10,
 {
     decoder_shape s = model("Llama-2-70B");
     /* Wq 8192 x 8192 = 67 108 864, Wk and Wv 8192 x 1024 = 8 388 608 each, Wo 67 108 864: 150 994 944 */
-    expected want = {150994944, "Wq and Wo 8192 x 8192, Wk and Wv 8192 x 1024.",
-                     {{268435456, "Wk and Wv counted as wide as Wq: 8 K/V heads, not 64"}}};
+    static const expected want = {150994944, "Wq and Wo 8192 x 8192, Wk and Wv 8192 x 1024.",
+                                  {{268435456, "Wk and Wv counted as wide as Wq: 8 K/V heads, not 64"}}};
     expect_count("attention_parameters(Llama-2-70B)", (double)attention_parameters(&s), &want);
 }
 
@@ -163,12 +170,13 @@ Test(mlp, three_matrices, .timeout = 10,
      .description = "SwiGLU's MLP has three matrices: gate and up (hidden -> intermediate), and down back.")
 {
     /* 3 x 8 x 12 = 288; Llama-2-7B: 3 x 4096 x 11008 = 135 266 304 */
-    expected want = {288, "Three matrices of hidden x intermediate.",
-                     {{192, "two matrices: that is a plain MLP; SwiGLU has a gate and an up projection"}}};
+    static const expected want = {288, "Three matrices of hidden x intermediate.",
+                                  {{192, "two matrices: that is a plain MLP; SwiGLU has a gate and an up projection"}}};
     expect_count("mlp_parameters(hand)", (double)mlp_parameters(&hand), &want);
     decoder_shape s = model("Llama-2-7B");
-    expected llama = {135266304, "Three matrices of 4096 x 11008.",
-                      {{90177536, "two matrices: that is a plain MLP; SwiGLU has a gate and an up projection"}}};
+    static const expected llama = {
+        135266304, "Three matrices of 4096 x 11008.",
+        {{90177536, "two matrices: that is a plain MLP; SwiGLU has a gate and an up projection"}}};
     expect_count("mlp_parameters(Llama-2-7B)", (double)mlp_parameters(&s), &llama);
 }
 
@@ -177,10 +185,11 @@ Test(mlp, llama31_405b_past_2_31, .timeout = 10,
                     "a product formed in int wraps before it is stored in an int64_t, even though no model of "
                     "data/models.csv shows it.")
 {
-    expected want = {2617245696.0, "Three matrices of 16384 x 53248, multiplied in int64_t from the first factor.",
-                     {{-1677721600.0, "the product was formed in int and wrapped to 2 617 245 696 - 2^32: convert "
-                                      "a factor to int64_t before the first multiplication, not the result after"},
-                      {1744830464.0, "two matrices, and that in int64_t: SwiGLU has three"}}};
+    static const expected want = {
+        2617245696.0, "Three matrices of 16384 x 53248, multiplied in int64_t from the first factor.",
+        {{-1677721600.0, "the product was formed in int and wrapped to 2 617 245 696 - 2^32: convert "
+                         "a factor to int64_t before the first multiplication, not the result after"},
+         {1744830464.0, "two matrices, and that in int64_t: SwiGLU has three"}}};
     expect_count("mlp_parameters(Llama-3.1-405B)", (double)mlp_parameters(&llama31_405b), &want);
 }
 
@@ -188,9 +197,9 @@ Test(layer, attention_mlp_and_two_norms, .timeout = 10,
      .description = "A layer is its attention, its MLP and the weight vectors of its two RMSNorms, hidden each.")
 {
     /* 240 + 288 + 2 x 8 = 544 */
-    expected want = {544, "attention + MLP + 2 x hidden.",
-                     {{528, "the two RMSNorms' weights (hidden each) are missing"},
-                      {536, "one RMSNorm: there is one before attention and one before the MLP"}}};
+    static const expected want = {544, "attention + MLP + 2 x hidden.",
+                                  {{528, "the two RMSNorms' weights (hidden each) are missing"},
+                                   {536, "one RMSNorm: there is one before attention and one before the MLP"}}};
     expect_count("layer_parameters(hand)", (double)layer_parameters(&hand), &want);
 }
 
@@ -199,10 +208,11 @@ Test(embeddings, untied_and_tied, .timeout = 10,
                     "one is the embedding itself.")
 {
     /* untied: 2 x 10 x 8 = 160; tied: 80 */
-    expected untied = {160, "Untied: the embedding and the classifier, vocab x hidden each.",
-                       {{80, "that is one matrix: untied (tied_embeddings = 0), the classifier is a second one"}}};
-    expected tied = {80, "Tied: one vocab x hidden matrix serves both.",
-                     {{160, "two matrices: tied (tied_embeddings = 1), the classifier is the embedding"}}};
+    static const expected untied = {
+        160, "Untied: the embedding and the classifier, vocab x hidden each.",
+        {{80, "that is one matrix: untied (tied_embeddings = 0), the classifier is a second one"}}};
+    static const expected tied = {80, "Tied: one vocab x hidden matrix serves both.",
+                                  {{160, "two matrices: tied (tied_embeddings = 1), the classifier is the embedding"}}};
     decoder_shape tied_shape = with(hand, 0, 1);
     expect_count("embedding_parameters(hand, untied)", (double)embedding_parameters(&hand), &untied);
     expect_count("embedding_parameters(hand, tied)", (double)embedding_parameters(&tied_shape), &tied);
@@ -212,30 +222,32 @@ Test(model, hand_counted, .timeout = 10,
      .description = "The model: embeddings, every layer, and the final RMSNorm before the classifier.")
 {
     /* untied: 160 + 3 x 544 + 8 = 1800; tied: 80 + 1632 + 8 = 1720 */
-    expected untied = {1800, "embeddings + layers x layer + hidden (the final RMSNorm).",
-                       {{1792, "the final RMSNorm's weights (hidden) are missing"},
-                        {1720, "the classifier is missing: untied, it is a matrix of its own"},
-                        {712, "one layer: multiply by layers"}}};
+    static const expected untied = {1800, "embeddings + layers x layer + hidden (the final RMSNorm).",
+                                    {{1792, "the final RMSNorm's weights (hidden) are missing"},
+                                     {1720, "the classifier is missing: untied, it is a matrix of its own"},
+                                     {712, "one layer: multiply by layers"}}};
     expect_count("model_parameters(hand, untied)", (double)model_parameters(&hand), &untied);
     decoder_shape tied_shape = with(hand, 0, 1);
-    expected tied = {1720, "embeddings (one matrix, tied) + layers x layer + hidden.",
-                     {{1800, "two embedding matrices: tied, the classifier is the embedding"}}};
+    static const expected tied = {1720, "embeddings (one matrix, tied) + layers x layer + hidden.",
+                                  {{1800, "two embedding matrices: tied, the classifier is the embedding"}}};
     expect_count("model_parameters(hand, tied)", (double)model_parameters(&tied_shape), &tied);
 }
 
 /* ---------------------------------------------------------------------------------
  * Parameters of the models of data/models.csv: the published totals, exactly */
 
-static void expect_published(const char *name, int64_t published)
+/* *published_count is static const (see expected), and the row's own count is read after model_parameters has
+ * returned. */
+static void expect_published(const char *name, const int64_t *published_count)
 {
     lab_table *models = read_models();
     int row = model_row(models, name);
     decoder_shape s = shape_of_row(models, row);
-    int64_t listed = (int64_t)lab_table_number_or_exit(models, row, "parameters");
+    int64_t got = model_parameters(&s);
+    int64_t listed = (int64_t)lab_table_number_or_exit(models, row, "parameters"), published = *published_count;
     lab_table_free(models);
     cr_assert(listed == published, "data/models.csv lists %lld parameters for %s, the test expects %lld: the table "
               "was changed", (long long)listed, name, (long long)published);
-    int64_t got = model_parameters(&s);
     const char *why = diagnose_total(&s, got, published);
     cr_assert(got == published, "model_parameters(%s) = %lld, want the published %lld (off by %lld)%s%s%s", name,
               (long long)got, (long long)published, (long long)(got - published), *why ? ": " : "", why,
@@ -245,27 +257,31 @@ static void expect_published(const char *name, int64_t published)
 Test(model, llama2_7b_published, .timeout = 10,
      .description = "Llama-2-7B: 32 layers of 4096, 32 heads, MLP 11008, 32000 tokens, untied: 6 738 415 616 parameters.")
 {
-    expect_published("Llama-2-7B", 6738415616LL);
+    static const int64_t published = 6738415616LL;
+    expect_published("Llama-2-7B", &published);
 }
 
 Test(model, llama2_13b_published, .timeout = 10,
      .description = "Llama-2-13B: 40 layers of 5120, 40 heads, MLP 13824: 13 015 864 320 parameters.")
 {
-    expect_published("Llama-2-13B", 13015864320LL);
+    static const int64_t published = 13015864320LL;
+    expect_published("Llama-2-13B", &published);
 }
 
 Test(model, llama2_70b_published, .timeout = 10,
      .description = "Llama-2-70B: 80 layers of 8192, 64 query heads but 8 K/V heads (GQA), MLP 28672: 68 976 648 192 "
                     "parameters, far past what an int holds.")
 {
-    expect_published("Llama-2-70B", 68976648192LL);
+    static const int64_t published = 68976648192LL;
+    expect_published("Llama-2-70B", &published);
 }
 
 Test(model, llama3_8b_published, .timeout = 10,
      .description = "Llama-3-8B: Llama-2-7B's width with 8 K/V heads, MLP 14336 and 128 256 tokens: 8 030 261 248 "
                     "parameters, 1.05 billion of them in the embedding and the classifier.")
 {
-    expect_published("Llama-3-8B", 8030261248LL);
+    static const int64_t published = 8030261248LL;
+    expect_published("Llama-3-8B", &published);
 }
 
 Test(model, llama31_405b_published, .timeout = 10,
@@ -273,17 +289,19 @@ Test(model, llama31_405b_published, .timeout = 10,
                     "tokens, untied: 405 853 388 800 parameters. Its two embedding matrices, 4 202 692 608, and "
                     "its MLP are each past 2^31 on their own.")
 {
-    expected embeddings = {4202692608.0, "Two matrices of 128256 x 16384, multiplied in int64_t.",
-                           {{-92274688.0, "the product was formed in int and wrapped to 4 202 692 608 - 2^32: "
-                                          "convert a factor to int64_t before multiplying"},
-                            {2101346304.0, "one matrix: untied, the classifier is a second one"}}};
+    static const expected embeddings = {
+        4202692608.0, "Two matrices of 128256 x 16384, multiplied in int64_t.",
+        {{-92274688.0, "the product was formed in int and wrapped to 4 202 692 608 - 2^32: "
+                       "convert a factor to int64_t before multiplying"},
+         {2101346304.0, "one matrix: untied, the classifier is a second one"}}};
     expect_count("embedding_parameters(Llama-3.1-405B)", (double)embedding_parameters(&llama31_405b), &embeddings);
     int64_t got = model_parameters(&llama31_405b), published = 405853388800LL;
     const char *why = diagnose_total(&llama31_405b, got, published);
     cr_assert(got == published, "model_parameters(Llama-3.1-405B) = %lld, want the published %lld (off by %lld)%s%s",
               (long long)got, (long long)published, (long long)(got - published), *why ? ": " : "", why);
     /* 126 x (570 425 344 + 2 617 245 696) + 128 256 x 16384 = 403 747 897 344 */
-    expected multiplied = {403747897344.0, "126 layers' seven matrices and the classifier, in int64_t.", {{0}}};
+    static const expected multiplied = {
+        403747897344.0, "126 layers' seven matrices and the classifier, in int64_t.", {{0}}};
     expect_count("multiplied_parameters(Llama-3.1-405B)", (double)multiplied_parameters(&llama31_405b), &multiplied);
 }
 
@@ -315,23 +333,41 @@ Test(model, every_dense_row_and_lib_perfmodel, .timeout = 10,
 /* ---------------------------------------------------------------------------------
  * Parameters of the engine's own models: their tensors, counted */
 
+/* The shape count_engine_tensors builds (lib/llama's named shape, as the driver converts it), without
+ * counting anything: the engine's tensors are counted after the code under test has returned, so that
+ * while it runs no count is in memory, not even in a frame that has returned. */
+static decoder_shape engine_shape(const char *shape_name, int tied)
+{
+    char error[512];
+    llama_config config;
+    cr_assert(llama_named_shape(shape_name, &config, error, sizeof error) == 0, "lib/llama has no shape %s: %s",
+              shape_name, error);
+    if (tied >= 0) config.shared_classifier = tied;
+    return (decoder_shape){config.n_layers, config.dim, config.n_heads, config.n_kv_heads, llama_head_dim_of(&config),
+                           config.hidden_dim, config.vocab_size, 0, config.shared_classifier};
+}
+
 static void expect_engine(const char *shape_name, int tied)
 {
+    decoder_shape s = engine_shape(shape_name, tied);
+    int64_t attention = attention_parameters(&s), mlp = mlp_parameters(&s);
+    int64_t embeddings = embedding_parameters(&s), total = model_parameters(&s);
     engine_count c = count_engine_tensors(shape_name, tied, 16);
     cr_assert(c.error == NULL, "lib/llama could not build %s: %s", shape_name, c.error);
+    cr_assert(memcmp(&c.shape, &s, sizeof s) == 0, "%s: the engine built another shape than the one your functions "
+              "were handed: they changed it (they only read it), or the driver's engine.c was changed", shape_name);
     const char *kind = c.shape.tied_embeddings ? "tied" : "untied";
-    cr_assert(attention_parameters(&c.shape) == c.attention, "%s (%s): attention_parameters = %lld, the engine's layer "
-              "holds %lld in Wq, Wk, Wv and Wo (%d query heads, %d K/V heads of %d)", shape_name, kind,
-              (long long)attention_parameters(&c.shape), (long long)c.attention, c.shape.heads, c.shape.kv_heads,
-              c.shape.head_dim);
-    cr_assert(mlp_parameters(&c.shape) == c.mlp, "%s (%s): mlp_parameters = %lld, the engine's layer holds %lld in "
-              "W1, W2 and W3", shape_name, kind, (long long)mlp_parameters(&c.shape), (long long)c.mlp);
-    cr_assert(embedding_parameters(&c.shape) == c.embeddings, "%s (%s): embedding_parameters = %lld, the engine holds "
-              "%lld (%s)", shape_name, kind, (long long)embedding_parameters(&c.shape), (long long)c.embeddings,
+    cr_assert(attention == c.attention, "%s (%s): attention_parameters = %lld, the engine's layer holds %lld in Wq, "
+              "Wk, Wv and Wo (%d query heads, %d K/V heads of %d)", shape_name, kind, (long long)attention,
+              (long long)c.attention, c.shape.heads, c.shape.kv_heads, c.shape.head_dim);
+    cr_assert(mlp == c.mlp, "%s (%s): mlp_parameters = %lld, the engine's layer holds %lld in W1, W2 and W3",
+              shape_name, kind, (long long)mlp, (long long)c.mlp);
+    cr_assert(embeddings == c.embeddings, "%s (%s): embedding_parameters = %lld, the engine holds %lld (%s)",
+              shape_name, kind, (long long)embeddings, (long long)c.embeddings,
               c.shape.tied_embeddings ? "tied: its classifier is the embedding's own storage"
                                       : "untied: its classifier is a second matrix");
-    cr_assert(model_parameters(&c.shape) == c.total, "%s (%s): model_parameters = %lld, the engine's tensors hold %lld "
-              "elements", shape_name, kind, (long long)model_parameters(&c.shape), (long long)c.total);
+    cr_assert(total == c.total, "%s (%s): model_parameters = %lld, the engine's tensors hold %lld elements",
+              shape_name, kind, (long long)total, (long long)c.total);
     cr_assert(c.total == c.library_count, "%s: the engine's tensors hold %lld, its formula says %lld", shape_name,
               (long long)c.total, (long long)c.library_count);
 }
@@ -365,20 +401,22 @@ Test(multiplied, matrices_only, .timeout = 10,
                     "biases are no products, and an untied embedding is only looked up.")
 {
     /* 3 x (240 + 288) + 10 x 8 = 1664, untied, tied or with biases */
-    expected want = {1664, "layers x (Wq Wk Wv Wo W1 W2 W3) + the classifier (vocab x hidden).",
-                     {{1800, "that is every parameter: the norms and the looked-up embedding are not multiplied"},
-                      {1744, "the untied embedding counted: a lookup multiplies nothing"},
-                      {1584, "the classifier is missing: the logits are a vocab x hidden product"},
-                      {1720, "the norm weights counted: they scale, element by element, no multiply-add"},
-                      {1718, "the biases counted: a bias is an add, not a product"}}};
+    static const expected want = {
+        1664, "layers x (Wq Wk Wv Wo W1 W2 W3) + the classifier (vocab x hidden).",
+        {{1800, "that is every parameter: the norms and the looked-up embedding are not multiplied"},
+         {1744, "the untied embedding counted: a lookup multiplies nothing"},
+         {1584, "the classifier is missing: the logits are a vocab x hidden product"},
+         {1720, "the norm weights counted: they scale, element by element, no multiply-add"},
+         {1718, "the biases counted: a bias is an add, not a product"}}};
     decoder_shape tied_shape = with(hand, 0, 1), biased = with(hand, 1, 0);
     expect_count("multiplied_parameters(hand, untied)", (double)multiplied_parameters(&hand), &want);
     expect_count("multiplied_parameters(hand, tied)", (double)multiplied_parameters(&tied_shape), &want);
     expect_count("multiplied_parameters(hand with biases)", (double)multiplied_parameters(&biased), &want);
     /* Llama-2-7B: 6 738 415 616 - 131 072 000 (the embedding) - 65 x 4096 (the norms) = 6 607 077 376 */
     decoder_shape s = model("Llama-2-7B");
-    expected llama = {6607077376.0, "every parameter but the embedding's 131 072 000 and the norms' 65 x 4096.",
-                      {{6738415616.0, "that is every parameter: the norms and the looked-up embedding are not multiplied"}}};
+    static const expected llama = {
+        6607077376.0, "every parameter but the embedding's 131 072 000 and the norms' 65 x 4096.",
+        {{6738415616.0, "that is every parameter: the norms and the looked-up embedding are not multiplied"}}};
     expect_count("multiplied_parameters(Llama-2-7B)", (double)multiplied_parameters(&s), &llama);
 }
 
@@ -391,26 +429,27 @@ Test(flops, hand_counted_components, .timeout = 10,
 {
     token_flops f = forward_flops_per_token(&hand, 5);
     /* QKV: 3 layers x 2 x 8 x (12 + 3 + 3) = 864 */
-    expected qkv = {864, "layers x 2 x hidden x (Q, K and V widths).",
-                    {{1728, "K and V as wide as Q: they have kv_heads heads"},
-                     {432, "a multiply-add is 2 FLOPs, not 1"},
-                     {288, "one layer: every layer has its projections"}}};
+    static const expected qkv = {864, "layers x 2 x hidden x (Q, K and V widths).",
+                                 {{1728, "K and V as wide as Q: they have kv_heads heads"},
+                                  {432, "a multiply-add is 2 FLOPs, not 1"},
+                                  {288, "one layer: every layer has its projections"}}};
     /* attention: 3 layers x 2 products x 2 x 4 heads x 3 x 5 positions = 720 */
-    expected attention = {720, "layers x 2 products x 2 x heads x head_dim x context.",
-                          {{180, "K/V heads counted: every query head scores and sums every position, GQA or not"},
-                           {360, "half: both products count (S = Q K^T and P V), in every layer"},
-                           {576, "context - 1 positions: the token attends to itself too, `context` in all"},
-                           {864, "context + 1 positions: `context` already includes the token itself"},
-                           {240, "one layer: every layer attends"}}};
+    static const expected attention = {
+        720, "layers x 2 products x 2 x heads x head_dim x context.",
+        {{180, "K/V heads counted: every query head scores and sums every position, GQA or not"},
+         {360, "half: both products count (S = Q K^T and P V), in every layer"},
+         {576, "context - 1 positions: the token attends to itself too, `context` in all"},
+         {864, "context + 1 positions: `context` already includes the token itself"},
+         {240, "one layer: every layer attends"}}};
     /* O: 3 x 2 x 12 x 8 = 576; MLP: 3 x 2 x 288 = 1728; classifier: 2 x 10 x 8 = 160 */
-    expected o_proj = {576, "layers x 2 x (heads x head_dim) x hidden.",
-                       {{384, "Wo as hidden x hidden: its input is heads x head_dim wide"},
-                        {288, "a multiply-add is 2 FLOPs, not 1"}}};
-    expected mlp = {1728, "layers x 2 x the MLP's three matrices.",
-                    {{1152, "two matrices: SwiGLU has three"}, {864, "a multiply-add is 2 FLOPs, not 1"}}};
-    expected classifier = {160, "2 x vocab x hidden, once: the logits come after the last layer.",
-                           {{480, "once per layer: the classifier runs once, after the final norm"},
-                            {80, "a multiply-add is 2 FLOPs, not 1"}}};
+    static const expected o_proj = {576, "layers x 2 x (heads x head_dim) x hidden.",
+                                    {{384, "Wo as hidden x hidden: its input is heads x head_dim wide"},
+                                     {288, "a multiply-add is 2 FLOPs, not 1"}}};
+    static const expected mlp = {1728, "layers x 2 x the MLP's three matrices.",
+                                 {{1152, "two matrices: SwiGLU has three"}, {864, "a multiply-add is 2 FLOPs, not 1"}}};
+    static const expected classifier = {160, "2 x vocab x hidden, once: the logits come after the last layer.",
+                                        {{480, "once per layer: the classifier runs once, after the final norm"},
+                                         {80, "a multiply-add is 2 FLOPs, not 1"}}};
     expect_count("forward_flops_per_token(hand, 5).qkv", f.qkv, &qkv);
     expect_count("forward_flops_per_token(hand, 5).attention", f.attention, &attention);
     expect_count("forward_flops_per_token(hand, 5).o_proj", f.o_proj, &o_proj);
@@ -423,13 +462,13 @@ Test(flops, llama2_7b_at_4096, .timeout = 10,
 {
     decoder_shape s = model("Llama-2-7B");
     token_flops f = forward_flops_per_token(&s, 4096);
-    expected qkv = {3221225472.0, "32 x 2 x 4096 x 12288.", {{0}}};
-    expected attention = {2147483648.0, "32 layers x 2 x 2 x 32 heads x 128 x 4096.",
-                          {{1073741824.0, "half: both products count, the scores and the values"}}};
-    expected o_proj = {1073741824.0, "32 x 2 x 4096 x 4096.", {{0}}};
-    expected mlp = {8657043456.0, "32 x 2 x 3 x 4096 x 11008.", {{0}}};
-    expected classifier = {262144000.0, "2 x 32000 x 4096.", {{0}}};
-    expected total = {15361638400.0, "the five components together.", {{0}}};
+    static const expected qkv = {3221225472.0, "32 x 2 x 4096 x 12288.", {{0}}};
+    static const expected attention = {2147483648.0, "32 layers x 2 x 2 x 32 heads x 128 x 4096.",
+                                       {{1073741824.0, "half: both products count, the scores and the values"}}};
+    static const expected o_proj = {1073741824.0, "32 x 2 x 4096 x 4096.", {{0}}};
+    static const expected mlp = {8657043456.0, "32 x 2 x 3 x 4096 x 11008.", {{0}}};
+    static const expected classifier = {262144000.0, "2 x 32000 x 4096.", {{0}}};
+    static const expected total = {15361638400.0, "the five components together.", {{0}}};
     expect_count("forward_flops_per_token(Llama-2-7B, 4096).qkv", f.qkv, &qkv);
     expect_count("forward_flops_per_token(Llama-2-7B, 4096).attention", f.attention, &attention);
     expect_count("forward_flops_per_token(Llama-2-7B, 4096).o_proj", f.o_proj, &o_proj);
@@ -473,8 +512,8 @@ Test(flops, grouped_query_does_not_shrink_attention, .timeout = 10,
               "%.17g with 64: they must be equal, each of the 64 query heads does the same dot products",
               grouped.attention, full.attention);
     /* QKV: 80 x 2 x 8192 x (8192 + 2 x 1024) = 13 421 772 800; with 64 K/V heads 32 212 254 720 */
-    expected qkv = {13421772800.0, "80 x 2 x 8192 x (8192 + 1024 + 1024).",
-                    {{32212254720.0, "K and V as wide as Q: Llama-2-70B has 8 K/V heads"}}};
+    static const expected qkv = {13421772800.0, "80 x 2 x 8192 x (8192 + 1024 + 1024).",
+                                 {{32212254720.0, "K and V as wide as Q: Llama-2-70B has 8 K/V heads"}}};
     expect_count("forward_flops_per_token(Llama-2-70B, 4096).qkv", grouped.qkv, &qkv);
     cr_assert(full.qkv == 32212254720.0, "with 64 K/V heads the QKV FLOPs are %.17g, want 32212254720", full.qkv);
 }
@@ -485,8 +524,9 @@ Test(flops, contexts_past_what_an_int_holds, .timeout = 10,
     decoder_shape s = model("Llama-2-70B");
     int64_t context = (1LL << 31) + 1;
     /* 80 x 4 x 64 x 128 = 2 621 440 FLOPs per position; x 2 147 483 649 = 5 629 499 536 834 560 */
-    expected attention = {5629499536834560.0, "2 621 440 FLOPs per position, times 2^31 + 1 positions.",
-                          {{-5629499531591680.0, "the context went through an int: 2^31 + 1 wrapped to -2^31 + 1"}}};
+    static const expected attention = {
+        5629499536834560.0, "2 621 440 FLOPs per position, times 2^31 + 1 positions.",
+        {{-5629499531591680.0, "the context went through an int: 2^31 + 1 wrapped to -2^31 + 1"}}};
     expect_count("forward_flops_per_token(Llama-2-70B, 2^31 + 1).attention", forward_flops_per_token(&s, context).attention,
                  &attention);
 }
@@ -535,8 +575,8 @@ Test(flops, decode_and_prefill_agree_with_lib_perfmodel, .timeout = 10,
     const char *names[] = {"Llama-2-7B", "Llama-2-70B", "Llama-3-8B", "Qwen2-7B"};
     for (int i = 0; i < 4; i++) {
         decoder_shape s = model(names[i]);
-        perfmodel_prediction decode = library_estimate(names[i], 1000, 1);
         double yours = token_flops_total(forward_flops_per_token(&s, 1001));
+        perfmodel_prediction decode = library_estimate(names[i], 1000, 1);   /* after yours: see expected */
         cr_assert(yours == decode.decode_step_flops, "%s: a token attending to 1001 positions costs %.17g FLOPs by your "
                   "count, %.17g by lib/perfmodel's", names[i], yours, decode.decode_step_flops);
         enum { PROMPT = 64 };
@@ -570,7 +610,7 @@ Test(derivation, hand_shape, .timeout = 10,
                     "the weights, 144 a position for attention.")
 {
     /* the weights: 2 x 1664 = 3328; attention: 3 layers x 2 products x 2 x 4 heads x 3 = 144 a position */
-    const diagnosis known[] = {
+    static const diagnosis known[] = {   /* each a multiple of the answer: see expected */
         {3328.0 / 36, "attention counted per K/V head: every query head scores and sums every position"},
         {3600.0 / 144, "2 x every parameter for the rest: the norms and the looked-up embedding are no products"},
         {3328.0 / 72, "attention's scores only: the values P V are a second product of the same size"},
@@ -621,11 +661,12 @@ Test(derivation, widths_past_what_a_float_holds, .timeout = 10,
 {
     /* one layer, every dimension just past 2^24 and odd, so that a float rounds the counts on the way */
     const decoder_shape wide = {1, 16777217, 1, 1, 16777219, 3, 16777221, 0, 0};
+    double got = attention_equals_the_rest_at(&wide);
     const int64_t h = 16777217, q = 16777219, vocab = 16777221;
     const int64_t multiplied = h * q + 2 * h * q + q * h + 3 * h * 3 + vocab * h;   /* 1 407 375 403 647 002 */
     double want = 2.0 * (double)multiplied / (4.0 * (double)q);
     const diagnosis none[] = {{0, NULL}};
-    expect_fraction("attention_equals_the_rest_at(widths of 2^24 + 1 and more)", attention_equals_the_rest_at(&wide),
-                    want, "2 x the multiplied parameters over 4 x layers x heads x head_dim, every factor in double or "
-                    "int64_t: was a width or a count converted to float on the way?", none);
+    expect_fraction("attention_equals_the_rest_at(widths of 2^24 + 1 and more)", got, want, "2 x the multiplied "
+                    "parameters over 4 x layers x heads x head_dim, every factor in double or int64_t: was a width "
+                    "or a count converted to float on the way?", none);
 }

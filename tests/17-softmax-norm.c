@@ -42,6 +42,10 @@ typedef enum row_kind { ORDINARY, NEAR_1E4, ALL_EQUAL, MASKED } row_kind;
 
 static float noise(unsigned i) { return (float)(((i * 2654435761u) >> 8) % 16001) / 1000.0f - 8.0f; }   /* [-8, 8] */
 
+/* Each check computes what it expects after the code under test has returned, from inputs made afresh
+ * from their formulas (written over the arrays handed to the driver, whatever became of them), not
+ * before: while that code runs there is no answer in memory to copy, and none to make by changing its
+ * inputs. */
 static void fill_rows(float *x, int n, row_kind kind)
 {
     for (int r = 0; r < ROWS; r++)
@@ -83,13 +87,14 @@ static void check_softmax(int version, row_kind kind)
     for (int l = 0; l < LENGTHS; l++) {
         int n = lengths[l];
         float *x = malloc(sizeof(float) * ROWS * n), *y = malloc(sizeof(float) * ROWS * n);
-        float *want = malloc(sizeof(float) * ROWS * n);
         fill_rows(x, n, kind);
-        softmax_reference(x, want, ROWS, n);
         char said[1024];
         lab_capture_stderr();
         row_run run = gpu_softmax(version, x, y, ROWS, n, 0);
         lab_release_stderr(said, sizeof said);
+        float *want = malloc(sizeof(float) * ROWS * n);
+        fill_rows(x, n, kind);
+        softmax_reference(x, want, ROWS, n);
         cr_assert(run.error == NULL, FAILED_RUN, version_names[version], ROWS, n, run.error, SIMULATOR_SAID(said));
         cr_assert(run.written_past_end == 0, "%s, %d rows of n = %d: %lld floats written past the end of y (the "
                   "guard after the last row changed): is a loop bound n, and a row's start r * n?",
@@ -112,13 +117,14 @@ static row_run counted_softmax(int version)
     int count = COUNTED_ROWS * COUNTED_N;
     float *x = malloc(sizeof(float) * count), *y = malloc(sizeof(float) * count), *want = malloc(sizeof(float) * count);
     for (int i = 0; i < count; i++) x[i] = noise((unsigned)i);
-    softmax_reference(x, want, COUNTED_ROWS, COUNTED_N);
     char said[1024];
     lab_capture_stderr();
     row_run run = gpu_softmax(version, x, y, COUNTED_ROWS, COUNTED_N, 1);
     lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, FAILED_RUN, version_names[version], COUNTED_ROWS, COUNTED_N, run.error,
               SIMULATOR_SAID(said));
+    for (int i = 0; i < count; i++) x[i] = noise((unsigned)i);   /* afresh: see fill_rows */
+    softmax_reference(x, want, COUNTED_ROWS, COUNTED_N);
     lab_comparison result = lab_compare_floats("y", y, want, (size_t)count, SOFTMAX_RELATIVE, TINY);
     cr_assert(result.mismatches == 0, "%s is not right yet (%d rows of n = %d: %s): its counts mean nothing until "
               "it is; the checks above say what is wrong", version_names[version], COUNTED_ROWS, COUNTED_N,
@@ -212,6 +218,7 @@ static void check_large_scores(int version)
         lab_release_stderr(said, sizeof said);
         cr_assert(run.error == NULL, FAILED_RUN, version_names[version], BASES, n, run.error, SIMULATOR_SAID(said));
         for (int r = 0; r < BASES; r++) {
+            lab_fill_large_scores(x + r * n, n, bases[r]);   /* afresh: see fill_rows */
             lab_softmax_reference(x + r * n, n, want);
             int where;
             double error = lab_max_abs_error(y + r * n, want, n, &where), allowed = SOFTMAX_RELATIVE * want[n - 1];
@@ -316,12 +323,13 @@ Test(version3, longest_row, .timeout = 30,
     int n = ONE_PASS_MAX_LENGTH;
     float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n), *want = malloc(sizeof(float) * n);
     for (int i = 0; i < n; i++) x[i] = noise((unsigned)i * 7u);
-    softmax_reference(x, want, 1, n);
     char said[1024];
     lab_capture_stderr();
     row_run run = gpu_softmax(3, x, y, 1, n, 0);
     lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, FAILED_RUN, version_names[3], 1, n, run.error, SIMULATOR_SAID(said));
+    for (int i = 0; i < n; i++) x[i] = noise((unsigned)i * 7u);   /* afresh: see fill_rows */
+    softmax_reference(x, want, 1, n);
     lab_comparison result = lab_compare_floats("y", y, want, (size_t)n, SOFTMAX_RELATIVE, TINY);
     cr_assert(result.mismatches == 0, "version 3, one row of n = %d: %s", n, result.message);
     free(x), free(y), free(want);
@@ -334,21 +342,22 @@ typedef enum norm_kind { NORM_ORDINARY, NORM_LARGE, NORM_ZERO_ROW, NORM_SMALL } 
 static const char *norm_kind_names[] = {"values in [-2, 2]", "values up to +-1e4", "row 1 all zeros",
                                         "values near 1e-3, where eps is most of mean(x^2)"};
 
-static void fill_norm_rows(float *x, float *weight, int rows, int n, norm_kind kind)
+/* Rows of `kind`, every value of x times `scale`. */
+static void fill_norm_rows(float *x, float *weight, int rows, int n, norm_kind kind, float scale)
 {
     for (int i = 0; i < n; i++) weight[i] = 0.5f + (noise((unsigned)i + 5u) + 8) / 16;   /* [0.5, 1.5] */
     for (int i = 0; i < rows * n; i++) {
         float value = noise((unsigned)i + 99u) / 4;   /* [-2, 2] */
-        x[i] = kind == NORM_LARGE ? value * 5e3f : kind == NORM_SMALL ? value * 5e-4f
-             : kind == NORM_ZERO_ROW && i / n == 1 ? 0 : value;
+        x[i] = scale * (kind == NORM_LARGE ? value * 5e3f : kind == NORM_SMALL ? value * 5e-4f
+                        : kind == NORM_ZERO_ROW && i / n == 1 ? 0 : value);
     }
 }
 
-/* Runs RMSNorm on ROWS rows of n; the comparison with the reference for `eps`, in *result. */
-static row_run run_rmsnorm(const float *x, const float *weight, float *y, int n, float eps, lab_comparison *result)
+/* Runs RMSNorm on ROWS rows of n, x and weight as fill_norm_rows(kind, scale) made them; *result gets the
+ * comparison with the reference for `eps`, computed from x and weight made afresh (see fill_rows). */
+static row_run run_rmsnorm(float *x, float *weight, float *y, int n, norm_kind kind, float scale, float eps,
+                           lab_comparison *result)
 {
-    float *want = malloc(sizeof(float) * ROWS * n);
-    rmsnorm_reference(x, weight, want, ROWS, n, eps);
     char said[1024];
     lab_capture_stderr();
     row_run run = gpu_rmsnorm(x, weight, y, ROWS, n, eps, 0);
@@ -356,6 +365,9 @@ static row_run run_rmsnorm(const float *x, const float *weight, float *y, int n,
     cr_assert(run.error == NULL, FAILED_RUN, "rmsnorm", ROWS, n, run.error, SIMULATOR_SAID(said));
     cr_assert(run.written_past_end == 0, "rmsnorm, %d rows of n = %d: %lld floats written past the end of y",
               ROWS, n, run.written_past_end);
+    float *want = malloc(sizeof(float) * ROWS * n);
+    fill_norm_rows(x, weight, ROWS, n, kind, scale);
+    rmsnorm_reference(x, weight, want, ROWS, n, eps);
     *result = lab_compare_floats("y", y, want, (size_t)ROWS * n, RMSNORM_RELATIVE, TINY);
     free(want);
     return run;
@@ -386,10 +398,10 @@ static void check_rmsnorm(norm_kind kind)
         int n = lengths[l];
         float *x = malloc(sizeof(float) * ROWS * n), *y = malloc(sizeof(float) * ROWS * n);
         float *weight = malloc(sizeof(float) * n);
-        fill_norm_rows(x, weight, ROWS, n, kind);
+        fill_norm_rows(x, weight, ROWS, n, kind, 1);
         for (int e = 0; e < LAB_EPS_COUNT; e++) {
             lab_comparison result;
-            run_rmsnorm(x, weight, y, n, lab_eps_values[e], &result);
+            run_rmsnorm(x, weight, y, n, kind, 1, lab_eps_values[e], &result);
             cr_assert(result.mismatches == 0, "rmsnorm, %d rows of n = %d, eps = %g (y[r * n + i] is row r's element "
                       "i), %s: %s%s", ROWS, n, (double)lab_eps_values[e], norm_kind_names[kind], result.message,
                       eps_hint(x, weight, y, n, e));
@@ -422,11 +434,11 @@ Test(rmsnorm, uses_the_eps_it_is_given, .timeout = 30,
     enum { N = 300 };
     float *x = malloc(sizeof(float) * ROWS * N), *y = malloc(sizeof(float) * ROWS * N);
     float *weight = malloc(sizeof(float) * N);
-    fill_norm_rows(x, weight, ROWS, N, NORM_ORDINARY);
-    for (int i = 0; i < ROWS * N; i++) x[i] *= 0.03f;   /* mean(x^2) about 1.2e-3: every eps changes y */
+    const float scale = 0.03f;   /* mean(x^2) about 1.2e-3: every eps changes y */
+    fill_norm_rows(x, weight, ROWS, N, NORM_ORDINARY, scale);
     for (int e = 0; e < LAB_EPS_COUNT; e++) {
         lab_comparison result;
-        run_rmsnorm(x, weight, y, N, lab_eps_values[e], &result);
+        run_rmsnorm(x, weight, y, N, NORM_ORDINARY, scale, lab_eps_values[e], &result);
         cr_assert(result.mismatches == 0, "rmsnorm, %d rows of n = %d, eps = %g, values near 0.03: %s%s", ROWS, N,
                   (double)lab_eps_values[e], result.message, eps_hint(x, weight, y, N, e));
     }
@@ -438,9 +450,10 @@ Test(rmsnorm, one_row, .timeout = 30,
     enum { N = 33 };
     float x[N], weight[N], y[N], want[N], eps = lab_eps_values[LAB_EPS_COUNT - 1];
     for (int i = 0; i < N; i++) x[i] = noise((unsigned)i + 7u) / 4, weight[i] = 1 + noise((unsigned)i) / 32;
-    rmsnorm_reference(x, weight, want, 1, N, eps);
     row_run run = gpu_rmsnorm(x, weight, y, 1, N, eps, 0);
     cr_assert(run.error == NULL, "rmsnorm of 1 row of n = %d: the CUDA error \"%s\"", N, run.error);
+    for (int i = 0; i < N; i++) x[i] = noise((unsigned)i + 7u) / 4, weight[i] = 1 + noise((unsigned)i) / 32;
+    rmsnorm_reference(x, weight, want, 1, N, eps);   /* from x and weight afresh: see fill_rows */
     lab_comparison result = lab_compare_floats("y", y, want, N, RMSNORM_RELATIVE, TINY);
     cr_assert(result.mismatches == 0, "rmsnorm of 1 row of n = %d, eps = %g: %s", N, (double)eps, result.message);
 }
@@ -454,9 +467,11 @@ Test(rmsnorm, reads_and_writes, .timeout = 30,
     float *weight = malloc(sizeof(float) * COUNTED_N);
     for (int i = 0; i < COUNTED_N; i++) weight[i] = 1.0f + noise((unsigned)i) / 16;
     for (int i = 0; i < count; i++) x[i] = noise((unsigned)i + 3u);
-    rmsnorm_reference(x, weight, want, COUNTED_ROWS, COUNTED_N, 1e-5f);
     row_run run = gpu_rmsnorm(x, weight, y, COUNTED_ROWS, COUNTED_N, 1e-5f, 1);
     cr_assert(run.error == NULL, "rmsnorm: the CUDA error \"%s\"", run.error);
+    for (int i = 0; i < COUNTED_N; i++) weight[i] = 1.0f + noise((unsigned)i) / 16;   /* afresh: see fill_rows */
+    for (int i = 0; i < count; i++) x[i] = noise((unsigned)i + 3u);
+    rmsnorm_reference(x, weight, want, COUNTED_ROWS, COUNTED_N, 1e-5f);
     lab_comparison result = lab_compare_floats("y", y, want, (size_t)count, RMSNORM_RELATIVE, TINY);
     cr_assert(result.mismatches == 0, "rmsnorm is not right yet (%s): its counts mean nothing until it is",
               result.message);
@@ -483,11 +498,12 @@ static double counted_bytes_per_row(int version, int rows, int n)
     float *x = malloc(sizeof(float) * rows * n), *y = malloc(sizeof(float) * rows * n);
     float *want = malloc(sizeof(float) * rows * n);
     for (int i = 0; i < rows * n; i++) x[i] = noise((unsigned)i * 3u);
-    softmax_reference(x, want, rows, n);
     lab_capture_stderr();
     row_run run = gpu_softmax(version, x, y, rows, n, 1);
     char said[1024];
     lab_release_stderr(said, sizeof said);
+    for (int i = 0; i < rows * n; i++) x[i] = noise((unsigned)i * 3u);   /* afresh: see fill_rows */
+    softmax_reference(x, want, rows, n);
     int right = !run.error &&
                 lab_compare_floats("y", y, want, (size_t)rows * n, SOFTMAX_RELATIVE, TINY).mismatches == 0;
     free(x), free(y), free(want);
@@ -517,8 +533,8 @@ Test(prediction, bytes_per_row, .timeout = 30,
     for (int l = 0; l < 3; l++) {
         int n = predicted_lengths[l];
         for (int v = 0; v < SOFTMAX_VERSIONS; v++) {
-            double predicted = softmax_predicted_bytes_per_row(v, n), chapter = chapter_row_transfers[v] * 4.0 * n;
-            double counted = counted_bytes_per_row(v, 4, n);
+            double predicted = softmax_predicted_bytes_per_row(v, n), counted = counted_bytes_per_row(v, 4, n);
+            double chapter = chapter_row_transfers[v] * 4.0 * n;   /* after both: see fill_rows */
             char count_text[128] = "your kernel is not right yet, so it was not counted";
             if (counted >= 0)
                 snprintf(count_text, sizeof count_text, "the simulator counted %.0f for your kernel", counted);

@@ -31,7 +31,10 @@ static const int shapes[][2] = {{1, 1}, {7, 3}, {17, 16}, {33, 64}, {50, 80}, {1
 enum { SHAPES = 7 };
 static const double OUT_RELATIVE = 1e-4, OUT_ABSOLUTE = 1e-5, P_RELATIVE = 1e-4, P_ABSOLUTE = 1e-7;
 
-/* Deterministic inputs in [-1, 1], times `spread` for q and k. */
+/* Deterministic inputs in [-1, 1], times `spread` for q and k. Each check computes what it expects after the
+ * code under test has returned, from inputs made afresh (written over the arrays handed to the driver,
+ * whatever became of them), not before: while that code runs there is no answer in memory to copy, and
+ * none to make by changing its inputs. */
 static float noise(unsigned i) { return (float)(((i * 2654435761u) >> 8) % 20001) / 10000.0f - 1.0f; }
 
 static void fill(float *q, float *k, float *v, int n, int d, float spread)
@@ -47,14 +50,15 @@ static void check_shape(int n, int d, int causal, float spread, double p_relativ
 {
     const char *kind = causal ? "causal" : "non-causal";
     float *q = malloc(sizeof(float) * n * d), *k = malloc(sizeof(float) * n * d), *v = malloc(sizeof(float) * n * d);
-    float *out = malloc(sizeof(float) * n * d), *want = malloc(sizeof(float) * n * d);
-    float *p = malloc(sizeof(float) * n * n), *want_p = malloc(sizeof(float) * n * n);
+    float *out = malloc(sizeof(float) * n * d), *p = malloc(sizeof(float) * n * n);
     fill(q, k, v, n, d, spread);
-    attention_reference(q, k, v, want, want_p, n, d, causal);
     char said[1024];
     lab_capture_stderr();
     attention_run run = gpu_attention(q, k, v, out, p, n, d, causal, 0);
     lab_release_stderr(said, sizeof said);
+    float *want = malloc(sizeof(float) * n * d), *want_p = malloc(sizeof(float) * n * n);
+    fill(q, k, v, n, d, spread);
+    attention_reference(q, k, v, want, want_p, n, d, causal);
     cr_assert(run.error == NULL, FAILED_RUN, kind, n, d, run.error, SIMULATOR_SAID(said));
     cr_assert(run.written_past_end == 0, "%s attention, n = %d, d = %d: %lld floats written past the end of scores or "
               "out (the guard after them changed): does every kernel return when its i, j or c is outside the matrix?",
@@ -101,6 +105,7 @@ Test(causal, first_query_sees_only_itself, .timeout = 60,
     fill(q, k, v, n, d, 1);
     attention_run run = gpu_attention(q, k, v, out, p, n, d, 1, 0);
     cr_assert(run.error == NULL, "causal attention, n = %d, d = %d: the CUDA error \"%s\"", n, d, run.error);
+    fill(q, k, v, n, d, 1);   /* v afresh: see fill */
     float sum = 0;
     for (int j = 0; j < n; j++) sum += p[j];
     cr_assert(p[0] == 1.0f && sum == 1.0f, "causal, n = %d: query 0's weights are P[0] = %g with a row sum of %g; "
@@ -136,12 +141,13 @@ Test(noncausal, large_scores, .timeout = 60,
     for (int b = 0; b < 4; b++) {
         lab_fill_large_scores(k, N, bases[b]);
         for (int i = 0; i < N; i++) q[i] = 1, v[i] = noise((unsigned)i);
-        lab_softmax_reference(k, N, want);
         char said[1024];
         lab_capture_stderr();
         attention_run run = gpu_attention(q, k, v, out, p, N, 1, 0, 0);
         lab_release_stderr(said, sizeof said);
         cr_assert(run.error == NULL, FAILED_RUN, "non-causal", N, 1, run.error, SIMULATOR_SAID(said));
+        lab_fill_large_scores(k, N, bases[b]);   /* afresh: see fill */
+        lab_softmax_reference(k, N, want);
         for (int i = 0; i < N; i += 33) {
             int where;
             double error = lab_max_abs_error(p + i * N, want, N, &where), allowed = P_RELATIVE * want[N - 1];
@@ -201,12 +207,13 @@ static attention_run counted(int n, int d)
     float *q = malloc(sizeof(float) * n * d), *k = malloc(sizeof(float) * n * d), *v = malloc(sizeof(float) * n * d);
     float *out = malloc(sizeof(float) * n * d), *want = malloc(sizeof(float) * n * d);
     fill(q, k, v, n, d, 1);
-    attention_reference(q, k, v, want, NULL, n, d, 1);
     char said[1024];
     lab_capture_stderr();
     attention_run run = gpu_attention(q, k, v, out, NULL, n, d, 1, 1);
     lab_release_stderr(said, sizeof said);
     cr_assert(run.error == NULL, FAILED_RUN, "causal", n, d, run.error, SIMULATOR_SAID(said));
+    fill(q, k, v, n, d, 1);   /* afresh: see fill */
+    attention_reference(q, k, v, want, NULL, n, d, 1);
     lab_comparison result = lab_compare_floats("out", out, want, (size_t)n * d, OUT_RELATIVE, OUT_ABSOLUTE);
     cr_assert(result.mismatches == 0, "causal attention, n = %d, d = %d, is not right yet (%s): its counts mean "
               "nothing until it is; the checks above say what is wrong", n, d, result.message);
@@ -333,11 +340,12 @@ static void counted_noncausal(int n, int d, double bytes[3])
     float *q = malloc(sizeof(float) * n * d), *k = malloc(sizeof(float) * n * d), *v = malloc(sizeof(float) * n * d);
     float *out = malloc(sizeof(float) * n * d), *want = malloc(sizeof(float) * n * d);
     fill(q, k, v, n, d, 1);
-    attention_reference(q, k, v, want, NULL, n, d, 0);
     char said[1024];
     lab_capture_stderr();
     attention_run run = gpu_attention(q, k, v, out, NULL, n, d, 0, 1);
     lab_release_stderr(said, sizeof said);
+    fill(q, k, v, n, d, 1);   /* afresh: see fill */
+    attention_reference(q, k, v, want, NULL, n, d, 0);
     int right = !run.error && run.counted && run.launches == 3 &&
                 lab_compare_floats("out", out, want, (size_t)n * d, OUT_RELATIVE, OUT_ABSOLUTE).mismatches == 0;
     for (int kernel = 0; kernel < 3; kernel++)
