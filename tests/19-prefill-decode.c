@@ -38,6 +38,9 @@ typedef struct field {
     const char *idea;
 } field;
 
+/* Every caller calls the code under test first and only then makes what it expects (a count worked
+ * out by hand, in 64-bit integers, or by the engine): while that code runs, no expected count is in
+ * memory for it to copy (tests/grader/forgeries/reads-expected-values.patch). */
 static void expect_counts(const char *what, phase_counts got, phase_counts want)
 {
     field fields[] = {
@@ -96,9 +99,10 @@ Test(step, hand_decode_step, .timeout = 5,
     /* matmul 2 x 960 + 2 x 80 = 2080; attention 4 x 2 x 4 heads x 4 positions x 2 layers = 256;
      * weights 4 x (960 + 80) + the embedding row 4 x 8 = 4192; KV write 2 x 4 x 4 x 2 = 64; read 64 x 4 = 256 */
     stored_model m = fp32_model(hand);
-    expect_counts("decode_counts(hand, position 3)", decode_counts(&m, 3), (phase_counts){1, 1, 2080, 256, 4192, 64, 256});
-    expect_counts("step_counts(hand, 3, 1 row, 1 logit row)", step_counts(&m, 3, 1, 1),
-                  (phase_counts){1, 1, 2080, 256, 4192, 64, 256});
+    phase_counts got = decode_counts(&m, 3);
+    expect_counts("decode_counts(hand, position 3)", got, (phase_counts){1, 1, 2080, 256, 4192, 64, 256});
+    got = step_counts(&m, 3, 1, 1);
+    expect_counts("step_counts(hand, 3, 1 row, 1 logit row)", got, (phase_counts){1, 1, 2080, 256, 4192, 64, 256});
 }
 
 Test(step, hand_position_zero, .timeout = 5,
@@ -106,7 +110,8 @@ Test(step, hand_position_zero, .timeout = 5,
 {
     /* attention 4 x 2 x 4 x 1 x 2 = 64; KV read 2 x 4 x 4 x 1 x 2 = 64 */
     stored_model m = fp32_model(hand);
-    expect_counts("decode_counts(hand, position 0)", decode_counts(&m, 0), (phase_counts){1, 1, 2080, 64, 4192, 64, 64});
+    phase_counts got = decode_counts(&m, 0);
+    expect_counts("decode_counts(hand, position 0)", got, (phase_counts){1, 1, 2080, 64, 4192, 64, 64});
 }
 
 Test(step, hand_rows_without_logits, .timeout = 5,
@@ -116,8 +121,8 @@ Test(step, hand_rows_without_logits, .timeout = 5,
     /* matmul 2 x 3 x 960 = 5760; attention 4 x 2 x 4 x 12 x 2 = 768; weights 4 x 960 + 4 x 3 x 8 = 3936;
      * KV write 2 x 4 x 4 x 3 x 2 = 192; read 2 x 4 x 4 x 12 x 2 = 768 */
     stored_model m = fp32_model(hand);
-    expect_counts("step_counts(hand, 2, 3 rows, no logits)", step_counts(&m, 2, 3, 0),
-                  (phase_counts){1, 3, 5760, 768, 3936, 192, 768});
+    phase_counts got = step_counts(&m, 2, 3, 0);
+    expect_counts("step_counts(hand, 2, 3 rows, no logits)", got, (phase_counts){1, 3, 5760, 768, 3936, 192, 768});
 }
 
 Test(step, hand_several_logit_rows, .timeout = 5,
@@ -127,8 +132,8 @@ Test(step, hand_several_logit_rows, .timeout = 5,
     /* matmul 2 x 3 x 960 + 2 x 3 x 80 = 6240; attention 4 x 2 x 4 x 6 x 2 = 384 (1 + 2 + 3 positions);
      * weights 4 x (960 + 80) + 4 x 3 x 8 = 4256; KV write 2 x 4 x 4 x 3 x 2 = 192; read 2 x 4 x 4 x 6 x 2 = 384 */
     stored_model m = fp32_model(hand);
-    expect_counts("step_counts(hand, 0, 3 rows, 3 logit rows)", step_counts(&m, 0, 3, 3),
-                  (phase_counts){1, 3, 6240, 384, 4256, 192, 384});
+    phase_counts got = step_counts(&m, 0, 3, 3);
+    expect_counts("step_counts(hand, 0, 3 rows, 3 logit rows)", got, (phase_counts){1, 3, 6240, 384, 4256, 192, 384});
 }
 
 Test(step, hand_int8, .timeout = 5,
@@ -136,7 +141,8 @@ Test(step, hand_int8, .timeout = 5,
                     "embedding rows are stored the same way. FLOPs and the FP32 KV cache do not change.")
 {
     stored_model m = int8_model(hand, 4);
-    expect_counts("decode_counts(hand INT8, position 3)", decode_counts(&m, 3),
+    phase_counts got = decode_counts(&m, 3);
+    expect_counts("decode_counts(hand INT8, position 3)", got,
                   (phase_counts){1, 1, 2080, 256, 2 * 1040 + 2 * 8, 64, 256});
 }
 
@@ -147,10 +153,11 @@ Test(prefill, hand_in_steps_of_two, .timeout = 5,
     /* matmul 2 x 5 x 960 + 2 x 80 = 9760; attention 4 x 2 x 4 x 15 x 2 = 960 (1+2+3+4+5 = 15 positions);
      * weights 3 x 4 x 960 + 4 x 80 + 4 x 5 x 8 = 12000; KV write 32 x 5 x 2 = 320; read 32 x 15 x 2 = 960 */
     stored_model m = fp32_model(hand);
-    expect_counts("prefill_counts(hand, 5 tokens, steps of 2)", prefill_counts(&m, 5, 2),
-                  (phase_counts){3, 5, 9760, 960, 12000, 320, 960});
+    phase_counts got = prefill_counts(&m, 5, 2);
+    expect_counts("prefill_counts(hand, 5 tokens, steps of 2)", got, (phase_counts){3, 5, 9760, 960, 12000, 320, 960});
     /* one step: the weights once */
-    expect_counts("prefill_counts(hand, 5 tokens, steps of 8)", prefill_counts(&m, 5, 8),
+    got = prefill_counts(&m, 5, 8);
+    expect_counts("prefill_counts(hand, 5 tokens, steps of 8)", got,
                   (phase_counts){1, 5, 9760, 960, 4 * 1040 + 4 * 5 * 8, 320, 960});
 }
 
@@ -158,8 +165,9 @@ Test(prefill, step_rows_dividing_the_prompt, .timeout = 5,
      .description = "A 4-token prompt in steps of 2: exactly 2 steps (no empty third step), logits in the second.")
 {
     stored_model m = fp32_model(hand);
+    phase_counts got = prefill_counts(&m, 4, 2);
     /* weights 2 x 3840 + 320 + 4 x 4 x 8 = 8128; 10 positions attended */
-    expect_counts("prefill_counts(hand, 4 tokens, steps of 2)", prefill_counts(&m, 4, 2),
+    expect_counts("prefill_counts(hand, 4 tokens, steps of 2)", got,
                   (phase_counts){2, 4, 2 * 4 * 960 + 160, 640, 8128, 256, 640});
 }
 
@@ -186,14 +194,14 @@ static void make_tokens(int *tokens, int n, int vocab)
 }
 
 /* The engine's counters for a prefill of `prompt` and one decode step, run here (not by your
- * run_prefill_then_decode, which is checked on its own below). */
-static void engine_counts(const llama_transformer *t, int prompt, llama_counters *prefill, llama_counters *decode, int *step_rows)
+ * run_prefill_then_decode, which is checked on its own below), in steps of
+ * llama_step_rows_of(1, prompt + 1) rows. */
+static void engine_counts(const llama_transformer *t, int prompt, llama_counters *prefill, llama_counters *decode)
 {
     int *tokens = malloc((size_t)(prompt + 1) * sizeof(int));
     make_tokens(tokens, prompt + 1, t->config.vocab_size);
     llama_session s;
     cr_assert(llama_build_session(&s, t, 1, prompt + 1, 1, error, sizeof error) == 0, "%s", error);
-    *step_rows = s.max_rows;
     cr_assert(llama_prefill(&s, 0, tokens, prompt, error, sizeof error), "%s", error);
     *prefill = s.counters;
     memset(&s.counters, 0, sizeof s.counters);
@@ -207,16 +215,17 @@ static void against_engine(const char *what, llama_config c, int int8, int promp
 {
     llama_transformer t;
     build(&t, c, int8, 19);
-    llama_counters prefill, decode;
-    int step_rows;
-    engine_counts(&t, prompt, &prefill, &decode, &step_rows);
     stored_model m = stored_model_of(&t);
+    int step_rows = llama_step_rows_of(1, prompt + 1);   /* those of engine_counts' session */
+    phase_counts prefill_got = prefill_counts(&m, prompt, step_rows), decode_got = decode_counts(&m, prompt);
+    llama_counters prefill, decode;
+    engine_counts(&t, prompt, &prefill, &decode);
     char label[256];
     snprintf(label, sizeof label, "%s, prefill of %d tokens (steps of %d rows), against the engine", what, prompt,
              step_rows);
-    expect_counts(label, prefill_counts(&m, prompt, step_rows), counts_of(&prefill));
+    expect_counts(label, prefill_got, counts_of(&prefill));
     snprintf(label, sizeof label, "%s, decode at position %d, against the engine", what, prompt);
-    expect_counts(label, decode_counts(&m, prompt), counts_of(&decode));
+    expect_counts(label, decode_got, counts_of(&decode));
     llama_free_transformer(&t);
 }
 
@@ -268,6 +277,7 @@ Test(exact, a_large_odd_shape_in_whole_numbers, .timeout = 10,
                                  .vocab_size = 32003, .seq_len = 8192, .shared_classifier = 0},
                       .format = WEIGHTS_FP32, .group_size = 0};
     int64_t dim = 4100, kv = 820, head = 82, hidden = 11003, layers = 33, vocab = 32003, position = 4001;
+    phase_counts got = decode_counts(&m, (int)position);
     int64_t layer_values = 2 * dim * dim + 2 * kv * dim + 3 * hidden * dim;
     phase_counts want = {1, 1, 0, 0, 0, 0, 0};
     want.matmul_flops = (double)(2 * layers * layer_values + 2 * vocab * dim);
@@ -275,7 +285,7 @@ Test(exact, a_large_odd_shape_in_whole_numbers, .timeout = 10,
     want.weight_bytes = (double)(4 * (layers * layer_values + vocab * dim) + 4 * dim);
     want.kv_write_bytes = (double)(8 * kv * layers);
     want.kv_read_bytes = (double)(8 * kv * (position + 1) * layers);
-    expect_counts("a 33-layer shape of dim 4100, decode at position 4001", decode_counts(&m, (int)position), want);
+    expect_counts("a 33-layer shape of dim 4100, decode at position 4001", got, want);
 }
 
 /* The same shape, a one-step prefill of 16 385 tokens: positions attended, embedding values and
@@ -288,6 +298,8 @@ Test(exact, a_long_step_of_an_odd_shape, .timeout = 10,
                                  .vocab_size = 32003, .seq_len = 20000, .shared_classifier = 0},
                       .format = WEIGHTS_FP32, .group_size = 0};
     int64_t dim = 4100, kv = 820, head = 82, hidden = 11003, layers = 33, vocab = 32003, rows = 16385;
+    phase_counts got = step_counts(&m, 0, (int)rows, 1);
+    double estimate = intensity_ratio_estimate(&m, 7);
     int64_t layer_values = 2 * dim * dim + 2 * kv * dim + 3 * hidden * dim, attended = rows * (rows + 1) / 2;
     phase_counts want = {1, rows, 0, 0, 0, 0, 0};
     want.matmul_flops = (double)(2 * rows * layers * layer_values + 2 * vocab * dim);
@@ -295,11 +307,9 @@ Test(exact, a_long_step_of_an_odd_shape, .timeout = 10,
     want.weight_bytes = (double)(4 * (layers * layer_values + vocab * dim) + 4 * rows * dim);
     want.kv_write_bytes = (double)(8 * kv * rows * layers);
     want.kv_read_bytes = (double)(8 * kv * attended * layers);
-    expect_counts("a 33-layer shape of dim 4100, one step of 16385 rows from position 0", step_counts(&m, 0, 16385, 1),
-                  want);
+    expect_counts("a 33-layer shape of dim 4100, one step of 16385 rows from position 0", got, want);
     int64_t all_layers = layers * layer_values, classifier = vocab * dim;
-    double estimate = intensity_ratio_estimate(&m, 7), exact = (double)(7 * all_layers + classifier) /
-                                                                 (double)(all_layers + classifier);
+    double exact = (double)(7 * all_layers + classifier) / (double)(all_layers + classifier);
     cr_assert(fabs(estimate - exact) <= 1e-14 * exact, "intensity_ratio_estimate(the same shape, 7 tokens) = %.17g, "
               "want %.17g: its %lld layer values and %lld classifier values are exact in double, not in float",
               estimate, exact, (long long)all_layers, (long long)classifier);
@@ -353,8 +363,7 @@ static void check_run(llama_config c, int int8, int prompt, int used)
               difference, decoded[0], full[0]);
 
     llama_counters prefill, decode;
-    int step_rows;
-    engine_counts(&t, prompt, &prefill, &decode, &step_rows);
+    engine_counts(&t, prompt, &prefill, &decode);
     expect_counts(used ? "run_prefill_then_decode's prefill counters, on a session that had run a 1-token request "
                          "before (zero s->counters before the prefill too: they only ever add up)"
                        : "run_prefill_then_decode's prefill counters",
@@ -421,11 +430,11 @@ Test(run, a_refusal_is_the_engines_text, .timeout = 30,
     const struct { int prompt; const char *case_name; } cases[] = {{8, "an 8-token prompt in a 4-token session"},
                                                                  {4, "a 4-token prompt filling a 4-token session"}};
     for (int k = 0; k < 2; k++) {
-        char want[512];
-        engine_refusal(&t, tokens, cases[k].prompt, 4, want, sizeof want);
         llama_session s;
         cr_assert(llama_build_session(&s, &t, 1, 4, 1, error, sizeof error) == 0, "%s", error);
         phase_run run = run_prefill_then_decode(&s, tokens, cases[k].prompt, tokens[cases[k].prompt], logits);
+        char want[512];   /* the engine's text, asked for once your run has returned */
+        engine_refusal(&t, tokens, cases[k].prompt, 4, want, sizeof want);
         cr_assert(run.error != NULL, "%s: the engine refused (\"%s\"), but run.error is NULL: when llama_prefill or "
                   "llama_decode_batch returns NULL, stop and pass its message on", cases[k].case_name, want);
         cr_assert(strcmp(run.error, want) == 0, "%s: run.error is \"%s\", want the engine's own message \"%s\"",
@@ -473,8 +482,7 @@ static void check_ratio(const char *name, int prompt, double margin)
     llama_transformer t;
     build(&t, named(name), 0, 3);
     llama_counters prefill, decode;
-    int step_rows;
-    engine_counts(&t, prompt, &prefill, &decode, &step_rows);
+    engine_counts(&t, prompt, &prefill, &decode);
     phase_counts p = counts_of(&prefill), d = counts_of(&decode);
     stored_model m = stored_model_of(&t);
     double ratio = phase_intensity(&p) / phase_intensity(&d), estimate = intensity_ratio_estimate(&m, prompt);
@@ -503,9 +511,10 @@ Test(intensity, prefill_over_decode_is_the_estimate, .timeout = 60,
 /* ---------------------------------------------------------------------------------
  * 6. Your prediction: the prompt at which a prefill's KV reads pass its weights */
 
-static void expect_crossing(double weights, double kv, int want, const char *why)
+/* got: kv_reads_pass_weights_at(weights, kv), called before want was made (worked by hand in static
+ * storage, or computed after the call), so that no answer is on the stack while it runs. */
+static void expect_crossing(double weights, double kv, int got, int want, const char *why)
 {
-    int got = kv_reads_pass_weights_at(weights, kv);
     const char *hint = "";
     if (got == 0) hint = "still 0: is it written yet?";
     else if (got == want - 1)
@@ -523,11 +532,17 @@ Test(crossing, by_hand, .timeout = 5,
      .description = "Row r of a one-step prefill attends r + 1 positions, so n rows read n(n + 1) / 2 positions' "
                     "worth of KV: the answer is the smallest n for which that is MORE than the weights.")
 {
-    expect_crossing(50, 1, 10, "9 rows read 45 positions, 10 rows 55, the first above 50");
-    expect_crossing(30, 2, 6, "5 rows read 15 positions, 30 bytes: equal to the weights, not more; 6 rows read 42");
-    expect_crossing(1, 2, 1, "one row reads one position, 2 bytes, already more than 1");
-    expect_crossing(2, 2, 2, "one position's 2 bytes equal the weights; 2 rows read 3 positions, 6 bytes");
-    expect_crossing(1e6, 3, 816, "816 x 817 / 2 x 3 = 1 000 008 bytes, the first past a million");
+    static const struct { double weights, kv; int want; const char *why; } cases[] = {
+        {50, 1, 10, "9 rows read 45 positions, 10 rows 55, the first above 50"},
+        {30, 2, 6, "5 rows read 15 positions, 30 bytes: equal to the weights, not more; 6 rows read 42"},
+        {1, 2, 1, "one row reads one position, 2 bytes, already more than 1"},
+        {2, 2, 2, "one position's 2 bytes equal the weights; 2 rows read 3 positions, 6 bytes"},
+        {1e6, 3, 816, "816 x 817 / 2 x 3 = 1 000 008 bytes, the first past a million"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int got = kv_reads_pass_weights_at(cases[i].weights, cases[i].kv);
+        expect_crossing(cases[i].weights, cases[i].kv, got, cases[i].want, cases[i].why);
+    }
     const double refused[][2] = {{0, 1}, {1, 0}, {-5, 1}, {1, -1}};
     for (int i = 0; i < 4; i++)
         cr_assert(kv_reads_pass_weights_at(refused[i][0], refused[i][1]) == -1, "kv_reads_pass_weights_at(%g, %g) = "
@@ -592,12 +607,13 @@ Test(crossing, every_model_in_fp16, .timeout = 10,
         int64_t kv = 2 * 2 * (int64_t)lab_table_number_or_exit(models, row, "layers") *
                      (int64_t)lab_table_number_or_exit(models, row, "kv_heads") *
                      (int64_t)lab_table_number_or_exit(models, row, "head_dim");
+        int got = kv_reads_pass_weights_at((double)weights, (double)kv);
         int64_t want = 1;
         while (kv * want * (want + 1) <= 2 * weights) want++;   /* in whole numbers: exact */
         char why[160];
         snprintf(why, sizeof why, "%s (%lld bytes of FP16 weights, %lld of KV per position)",
                  lab_table_text_or_exit(models, row, "name"), (long long)weights, (long long)kv);
-        expect_crossing((double)weights, (double)kv, (int)want, why);
+        expect_crossing((double)weights, (double)kv, got, (int)want, why);
     }
     lab_table_free(models);
 }

@@ -27,6 +27,8 @@ static char error[512];
 /* ---------------------------------------------------------------------------------
  * The size formula */
 
+/* Tables of diagnoses are static const: wrong answers a step from the right one (half of it, ...) are
+ * not on the stack while the code under test runs. */
 typedef struct diagnosis {
     int64_t value;         /* a wrong answer someone is likely to give */
     const char *means;
@@ -57,13 +59,13 @@ Test(formula, hand_counted, .timeout = 10,
                     "K/V heads, not the query heads, and not hidden.")
 {
     /* 2 x 3 layers x 2 K/V heads x 5 x 4 bytes x 7 tokens x 3 sequences = 5040 */
-    const diagnosis known[] = {{2520, "half: a key and a value, 2 vectors per token and layer"},
-                               {10080, "the query heads: the cache holds kv_heads heads, 2 here, not 4"},
-                               {12096, "hidden_size used as the width: a token's K row is kv_heads x head_dim"},
-                               {1680, "the batch is missing: every sequence has its own cache"},
-                               {1260, "elements, not bytes: multiply by bytes_per_element"},
-                               {720, "the tokens are missing: every token of the context is cached"},
-                               {0}};
+    static const diagnosis known[] = {{2520, "half: a key and a value, 2 vectors per token and layer"},
+                                      {10080, "the query heads: the cache holds kv_heads heads, 2 here, not 4"},
+                                      {12096, "hidden_size used as the width: a token's K row is kv_heads x head_dim"},
+                                      {1680, "the batch is missing: every sequence has its own cache"},
+                                      {1260, "elements, not bytes: multiply by bytes_per_element"},
+                                      {720, "the tokens are missing: every token of the context is cached"},
+                                      {0}};
     expect_bytes("kv_cache_bytes(hand, FP32, 7 tokens, batch 3)", kv_cache_bytes(&hand, 4, 7, 3), 5040, known,
                  "Count one token of one layer first: a key and a value of kv_heads x head_dim elements.");
     expect_bytes("kv_cache_bytes(hand, FP16, 0 tokens, batch 3)", kv_cache_bytes(&hand, 2, 0, 3), 0, NULL,
@@ -100,8 +102,8 @@ Test(formula, llama2_7b_4096_tokens_fp16, .timeout = 10,
                     "2 147 483 648 bytes; 524 288 bytes a token.")
 {
     kv_model m = model("Llama-2-7B");
-    const diagnosis known[] = {{1073741824, "half: keys and values are two caches"},
-                               {4294967296LL, "FP32's 4 bytes: FP16 is 2 bytes an element"}, {0}};
+    static const diagnosis known[] = {{1073741824, "half: keys and values are two caches"},
+                                      {4294967296LL, "FP32's 4 bytes: FP16 is 2 bytes an element"}, {0}};
     expect_bytes("kv_cache_bytes(Llama-2-7B, FP16, 1 token, batch 1)", kv_cache_bytes(&m, 2, 1, 1), 524288, known,
                  "2 x 32 x 32 x 128 x 2 bytes.");
     expect_bytes("kv_cache_bytes(Llama-2-7B, FP16, 4096 tokens, batch 1)", kv_cache_bytes(&m, 2, 4096, 1), 2147483648LL,
@@ -113,8 +115,8 @@ Test(formula, llama2_70b_grouped_query, .timeout = 10,
                     "1 342 177 280 bytes, not the 10 737 418 240 that 64 heads would take.")
 {
     kv_model m = model("Llama-2-70B");
-    const diagnosis known[] = {{10737418240LL, "the query heads: Llama-2-70B caches 8 K/V heads, not 64"},
-                               {671088640, "half: keys and values are two caches"}, {0}};
+    static const diagnosis known[] = {{10737418240LL, "the query heads: Llama-2-70B caches 8 K/V heads, not 64"},
+                                      {671088640, "half: keys and values are two caches"}, {0}};
     expect_bytes("kv_cache_bytes(Llama-2-70B, FP16, 4096 tokens, batch 1)", kv_cache_bytes(&m, 2, 4096, 1),
                  1342177280LL, known, "2 x 80 layers x 8 K/V heads x 128 x 2 bytes x 4096.");
 }
@@ -132,11 +134,12 @@ Test(formula, every_model_equals_lib_llama, .timeout = 10,
         for (int b = 0; b < 3; b++)
             for (int t = 0; t < 3; t++)
                 for (int s = 0; s < 2; s++) {
+                    int64_t got = kv_cache_bytes(&m, bytes[b], tokens[t], batches[s]);   /* before lib/llama's */
                     int64_t want = llama_kv_cache_bytes(m.layers, m.kv_heads, m.head_dim, bytes[b], tokens[t], batches[s]);
                     char call[160];
                     snprintf(call, sizeof call, "kv_cache_bytes(%s, %d-byte elements, %lld tokens, batch %lld)",
                              lab_table_text_or_exit(models, row, "name"), bytes[b], (long long)tokens[t], (long long)batches[s]);
-                    expect_bytes(call, kv_cache_bytes(&m, bytes[b], tokens[t], batches[s]), want, NULL,
+                    expect_bytes(call, got, want, NULL,
                                  "lib/llama's count is 2 x layers x kv_heads x head_dim x bytes x tokens x batch.");
                 }
     }
@@ -156,10 +159,11 @@ Test(formula, past_32_bits, .timeout = 10,
 /* ---------------------------------------------------------------------------------
  * Your prediction: the context at which a decode step reads more cache than weights */
 
-static void expect_passes(const char *what, const kv_model *m, int bytes, double weights, int64_t batch,
+/* got: kv_cache_passes_weights_at(m, bytes, weights, batch), called before want was made (worked by
+ * hand in static storage, or computed after the call), so that no answer is on the stack while it runs. */
+static void expect_passes(const char *what, const kv_model *m, int bytes, double weights, int64_t batch, int64_t got,
                           int64_t want, const char *why)
 {
-    int64_t got = kv_cache_passes_weights_at(m, bytes, weights, batch);
     double elements = 2.0 * m->layers * m->kv_heads * m->head_dim;   /* a token's, one sequence */
     const char *hint = "";
     if (got == 0) hint = "still 0: is it written yet?";
@@ -179,18 +183,32 @@ Test(predict, by_hand, .timeout = 10,
      .description = "The hand shape caches 240 FP32 bytes a token (2 x 3 layers x 2 K/V heads x 5 x 4): the first "
                     "context whose cache is MORE than the weights, each sequence of the batch with its own cache.")
 {
-    expect_passes("hand", &hand, 4, 2400, 1, 11, "10 tokens are 2400 bytes, equal to the weights, not more");
-    expect_passes("hand", &hand, 4, 2401, 1, 11, "10 tokens are 2400 bytes, 11 are 2640");
-    expect_passes("hand", &hand, 4, 2399, 1, 10, "10 tokens are 2400 bytes, already more");
-    expect_passes("hand", &hand, 4, 1, 1, 1, "one token's 240 bytes are more than 1");
-    expect_passes("hand", &hand, 4, 2400, 3, 4, "3 sequences cache 720 bytes a token: 3 tokens 2160, 4 tokens 2880");
-    expect_passes("hand", &hand, 2, 2400, 1, 21, "FP16 halves a token to 120 bytes: 20 tokens equal the weights");
-    /* 30 bytes a token and sequence, 2 000 001 sequences: 60 000 030 bytes a token, past 2^25 with low bits a
-     * float drops (it holds 60 000 032); the weights 3 tokens' worth and 1 byte */
-    const kv_model odd = {3, 8, 1, 1, 5};
-    expect_passes("3 layers, 1 K/V head of 5", &odd, 1, 180000091, 2000001, 4,
-                  "60 000 030 bytes a token for the batch: 3 tokens are 1 byte short of the weights. Exact in int64_t "
-                  "or double; a float holds whole numbers exactly only to 2^24");
+    static const kv_model odd = {3, 8, 1, 1, 5};
+    static const struct {
+        const char *what;
+        const kv_model *m;
+        int bytes;
+        double weights;
+        int64_t batch, want;
+        const char *why;
+    } cases[] = {
+        {"hand", &hand, 4, 2400, 1, 11, "10 tokens are 2400 bytes, equal to the weights, not more"},
+        {"hand", &hand, 4, 2401, 1, 11, "10 tokens are 2400 bytes, 11 are 2640"},
+        {"hand", &hand, 4, 2399, 1, 10, "10 tokens are 2400 bytes, already more"},
+        {"hand", &hand, 4, 1, 1, 1, "one token's 240 bytes are more than 1"},
+        {"hand", &hand, 4, 2400, 3, 4, "3 sequences cache 720 bytes a token: 3 tokens 2160, 4 tokens 2880"},
+        {"hand", &hand, 2, 2400, 1, 21, "FP16 halves a token to 120 bytes: 20 tokens equal the weights"},
+        /* 30 bytes a token and sequence, 2 000 001 sequences: 60 000 030 bytes a token, past 2^25 with low bits a
+         * float drops (it holds 60 000 032); the weights 3 tokens' worth and 1 byte */
+        {"3 layers, 1 K/V head of 5", &odd, 1, 180000091, 2000001, 4,
+         "60 000 030 bytes a token for the batch: 3 tokens are 1 byte short of the weights. Exact in int64_t or "
+         "double; a float holds whole numbers exactly only to 2^24"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t got = kv_cache_passes_weights_at(cases[i].m, cases[i].bytes, cases[i].weights, cases[i].batch);
+        expect_passes(cases[i].what, cases[i].m, cases[i].bytes, cases[i].weights, cases[i].batch, got, cases[i].want,
+                      cases[i].why);
+    }
     const struct { int bytes; double weights; int64_t batch; } refused[] = {{4, 0, 1}, {4, -1, 1}, {4, 2400, 0},
                                                                           {0, 2400, 1}, {-2, 2400, 1}};
     for (int i = 0; i < 5; i++) {
@@ -259,11 +277,12 @@ Test(predict, every_model_fp16, .timeout = 10,
         kv_model m = model_of_row(models, row);
         int64_t weights = 2 * (int64_t)lab_table_number_or_exit(models, row, "parameters");
         for (int64_t batch = 1; batch <= 16; batch *= 16) {
+            int64_t got = kv_cache_passes_weights_at(&m, 2, (double)weights, batch);
             int64_t per_token = 2 * (int64_t)m.layers * m.kv_heads * m.head_dim * 2 * batch;
             char why[160];
             snprintf(why, sizeof why, "%lld bytes of weights, %lld of cache a token for the batch", (long long)weights,
                      (long long)per_token);
-            expect_passes(lab_table_text_or_exit(models, row, "name"), &m, 2, (double)weights, batch,
+            expect_passes(lab_table_text_or_exit(models, row, "name"), &m, 2, (double)weights, batch, got,
                           weights / per_token + 1, why);
         }
     }
@@ -284,7 +303,8 @@ Test(offset, hand_counted, .timeout = 10,
                     "(s x layers + l) x capacity + p, and starts at that times kv_heads x head_dim.")
 {
     kv_cache c = shape_only(3, 2, 3, 2, 5);
-    const struct { int sequence, layer, position; size_t want; const char *if_wrong; } cases[] = {
+    /* worked by hand, in static storage: not on the stack while kv_cache_offset runs */
+    static const struct { int sequence, layer, position; size_t want; const char *if_wrong; } cases[] = {
         {0, 0, 0, 0, "the first row starts at 0"},
         {0, 0, 1, 6, "the next position is one row further: kv_heads x head_dim = 6 floats, not head_dim"},
         {0, 1, 0, 30, "the next layer starts after the capacity's positions: 5 rows of 6"},
@@ -532,6 +552,29 @@ static kv_cache random_cache(int layers, int kv_heads, int head_dim, int batch, 
     return c;
 }
 
+/* kv_cache_attend only reads the cache and the query: each check computes what it expects after the call
+ * has returned, from them, once their fingerprints (before and after) agree, so that no answer is in
+ * memory while it runs and none can be made by rewriting what it reads. */
+static uint64_t fingerprint(const void *data, size_t bytes, uint64_t h)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t attend_inputs(const kv_cache *c, const float *query)
+{
+    size_t bytes = floats_of(c) * sizeof(float);
+    return fingerprint(query, (size_t)c->head_dim * sizeof(float),
+                       fingerprint(c->values, bytes, fingerprint(c->keys, bytes, 1)));
+}
+
+static void expect_inputs_unchanged(uint64_t before, const kv_cache *c, const float *query, const char *call)
+{
+    cr_assert(before == attend_inputs(c, query), "%s changed the cache's keys or values, or the query: attend only "
+              "reads them", call);
+}
+
 /* the attention of lab.h, in double, straight from the documented layout */
 static void reference_attend(const kv_cache *c, double *out, const float *query, int s, int l, int head, int length)
 {
@@ -567,7 +610,12 @@ static void expect_attention(const kv_cache *c, int length, float query_range, u
                 lab_poison(out, (size_t)c->head_dim * sizeof(float));
                 for (int g = 0; g < GUARD; g++) out[c->head_dim + g] = 12345.0f;
                 lab_poison(scores, (size_t)c->capacity * sizeof(float));
+                uint64_t inputs = attend_inputs(c, query);
                 kv_cache_attend(c, out, query, s, l, h, length, scores);
+                char call[96];
+                snprintf(call, sizeof call, "kv_cache_attend(sequence %d, layer %d, head %d, length %d)", s, l, h,
+                         length);
+                expect_inputs_unchanged(inputs, c, query, call);
                 for (int g = 0; g < GUARD; g++)
                     cr_assert(out[c->head_dim + g] == 12345.0f, "head %d, sequence %d, layer %d, length %d: out[%d] "
                               "was written, past the head's %d outputs (in the engine, the next head's output)", h, s,
@@ -590,7 +638,9 @@ Test(attend, one_position_is_its_value, .timeout = 10,
     float query[4] = {0.5f, -1, 2, 0.25f}, out[4], scores[2];
     for (int h = 0; h < 3; h++) {
         lab_poison(out, sizeof out);
+        uint64_t inputs = attend_inputs(&c, query);
         kv_cache_attend(&c, out, query, 0, 0, h, 1, scores);
+        expect_inputs_unchanged(inputs, &c, query, "kv_cache_attend over one position");
         const float *value = c.values + (size_t)h * 4;
         lab_comparison r = lab_compare_floats("out, one position", out, value, 4, 0, 0);
         cr_assert(r.mismatches == 0, "head %d, one position: out must be exactly that position's value of head %d "
@@ -640,14 +690,17 @@ static void expect_scores_survive(float base)
     enum { LENGTH = 33, HEAD_DIM = 4 };
     kv_cache c = random_cache(1, 2, HEAD_DIM, 1, LENGTH, LENGTH, 1, 207);
     float scores[LENGTH], query[HEAD_DIM] = {2, 0, 0, 0}, out[HEAD_DIM], scratch[LENGTH];
-    double probabilities[LENGTH], want[HEAD_DIM] = {0};
     lab_fill_large_scores(scores, LENGTH, base);
     for (int t = 0; t < LENGTH; t++) c.keys[row_at(&c, 0, 0, t) + HEAD_DIM] = scores[t];
+    lab_poison(out, sizeof out);
+    uint64_t inputs = attend_inputs(&c, query);
+    kv_cache_attend(&c, out, query, 0, 0, 1, LENGTH, scratch);
+    expect_inputs_unchanged(inputs, &c, query, "kv_cache_attend over scores past expf's range");
+    double probabilities[LENGTH], want[HEAD_DIM] = {0};
+    lab_fill_large_scores(scores, LENGTH, base);   /* afresh: the scores the keys were given */
     lab_softmax_reference(scores, LENGTH, probabilities);
     for (int t = 0; t < LENGTH; t++)
         for (int i = 0; i < HEAD_DIM; i++) want[i] += probabilities[t] * c.values[row_at(&c, 0, 0, t) + HEAD_DIM + i];
-    lab_poison(out, sizeof out);
-    kv_cache_attend(&c, out, query, 0, 0, 1, LENGTH, scratch);
     int where;
     double worst = lab_max_abs_error(out, want, HEAD_DIM, &where);
     cr_assert(worst <= 1e-5, "scores from %g to %g (every one %s): out[%d] = %g, want %.7g. %s", base, base + 1,
@@ -774,10 +827,10 @@ Test(engine, a_prompt_through_your_cache, .timeout = 30,
     cr_assert(llama_build_session(&own, &t, 1, 16, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&yours, &t, 1, 16, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(kv_plug_into(&yours, &plug, error, sizeof error) == 0, "%s", error);
+    const float *got = llama_prefill(&yours, 0, prompt, 8, error, sizeof error);   /* before the engine's own */
+    cr_assert(got, "%s", error);
     const float *want = llama_prefill(&own, 0, prompt, 8, error, sizeof error);
     cr_assert(want, "%s", error);
-    const float *got = llama_prefill(&yours, 0, prompt, 8, error, sizeof error);
-    cr_assert(got, "%s", error);
     expect_plug_fine(&plug, "prefilling 8 tokens");
     cr_assert(plug.appends == 8 * t.config.n_layers, "%lld appends were accepted for 8 tokens in %d layers",
               (long long)plug.appends, t.config.n_layers);
@@ -853,10 +906,11 @@ Test(engine, two_sequences_at_once, .timeout = 30,
     cr_assert(llama_build_session(&own, &t, 2, 24, 1, error, sizeof error) == 0, "%s", error);
     cr_assert(llama_build_session(&yours, &t, 2, 24, 2, error, sizeof error) == 0, "%s", error);
     cr_assert(kv_plug_into(&yours, &plug, error, sizeof error) == 0, "%s", error);
-    const float *want = llama_prefill_batch(&own, sequences, prompts, lengths, 2, error, sizeof error);
-    cr_assert(want, "%s", error);
+    /* each step on your cache first, then on the engine's own: its logits are not in memory while yours runs */
     const float *got = llama_prefill_batch(&yours, sequences, prompts, lengths, 2, error, sizeof error);
     cr_assert(got, "%s", error);
+    const float *want = llama_prefill_batch(&own, sequences, prompts, lengths, 2, error, sizeof error);
+    cr_assert(want, "%s", error);
     for (int step = 0; step < 12; step++) {
         char what[128];
         snprintf(what, sizeof what, "step %d", step);
@@ -865,10 +919,10 @@ Test(engine, two_sequences_at_once, .timeout = 30,
                  "cache)", step);
         expect_logits(got, want, 2 * vocab, what);
         int next[2] = {llama_argmax(want, vocab), llama_argmax(want + vocab, vocab)};
-        want = llama_decode_batch(&own, sequences, next, 2, error, sizeof error);
-        cr_assert(want, "%s", error);
         got = llama_decode_batch(&yours, sequences, next, 2, error, sizeof error);
         cr_assert(got, "%s", error);
+        want = llama_decode_batch(&own, sequences, next, 2, error, sizeof error);
+        cr_assert(want, "%s", error);
     }
     kv_plug_free(&plug);
     llama_free_session(&own), llama_free_session(&yours);

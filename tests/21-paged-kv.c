@@ -68,7 +68,8 @@ Test(gqa, kv_head_of_each_query_head, .timeout = 10,
      .description = "Query head h reads KV head h / (n_heads / n_kv_heads): consecutive query heads share a KV head "
                     "(GQA), every head has its own (MHA), all share one (MQA).")
 {
-    struct { int heads, kv_heads; int want[8]; const char *name; } cases[] = {
+    /* worked by hand, in static storage: not on the stack while kv_head_of runs */
+    static const struct { int heads, kv_heads; int want[8]; const char *name; } cases[] = {
         {6, 2, {0, 0, 0, 1, 1, 1}, "lib/llama's tiny: 6 query heads, 2 KV heads"},
         {8, 4, {0, 0, 1, 1, 2, 2, 3, 3}, "llama2.c's 260K: 8 query heads, 4 KV heads"},
         {6, 6, {0, 1, 2, 3, 4, 5}, "multi-head attention: 6 and 6"},
@@ -134,10 +135,10 @@ Test(prediction, sampling_blocks_and_copies, .timeout = 30,
         for (int prompt = 1; prompt <= 34; prompt++)
             for (int g = 0; g < 7; g++)
                 for (int samples = 1; samples <= 4; samples++) {
+                    copies = -1;   /* predicted first, counted after: no count is in memory while it predicts */
+                    blocks = sampling_blocks_predicted(prompt, generated[g], samples, block_sizes[b], &copies);
                     long long counted_copies;
                     int counted = sampling_counted(prompt, generated[g], samples, block_sizes[b], &counted_copies);
-                    copies = -1;
-                    blocks = sampling_blocks_predicted(prompt, generated[g], samples, block_sizes[b], &copies);
                     cr_assert(blocks == counted && copies == counted_copies, "a %d-token prompt, block size %d, %d "
                               "sample(s) of %d tokens: you predict %d blocks and %d copies, your cache counts %d and "
                               "%lld%s", prompt, block_sizes[b], samples, generated[g], blocks, copies, counted,
@@ -312,9 +313,9 @@ Test(sequence, slots_are_found_through_the_block_table, .timeout = 10,
     append(&cache, 0, 5);
     for (int p = 0; p < 9; p++)
         for (int l = 0; l < LAYERS; l++) {
+            float *key = key_of(&cache, 0, l, p), *value = value_of(&cache, 0, l, p);
             int block = cache.sequence[0].block_table[p / BLOCK];
             size_t want = (((size_t)block * LAYERS + l) * BLOCK + p % BLOCK) * KV_DIM;
-            float *key = key_of(&cache, 0, l, p), *value = value_of(&cache, 0, l, p);
             cr_assert(key == cache.pool.keys + want, "slot_key(sequence 0, layer %d, position %d) is keys + %td, want "
                       "keys + %zu (block %d = block_table[%d], slot %d)%s", l, p, key - cache.pool.keys, want, block,
                       p / BLOCK, p % BLOCK, key - cache.pool.keys == (ptrdiff_t)(((size_t)(p / BLOCK) * LAYERS + l) * BLOCK
@@ -342,9 +343,9 @@ Test(sequence, slot_offsets_past_two_to_the_32_floats, .timeout = 10,
                          .sequences = 1, .max_tokens = 2 * BLOCK, .max_blocks = 2, .sequence = &sequence};
     for (int layer = 0; layer < LAYERS; layer += LAYERS - 1) {
         int position = BLOCK + 1;   /* slot 1 of block_table[1], the pool's last block */
-        size_t want = (((size_t)(BLOCKS - 1) * LAYERS + layer) * BLOCK + 1) * KV_DIM;
         float *key_at = slot_key(&cache, 0, layer, position), *value_at = slot_value(&cache, 0, layer, position);
         cr_assert(key_at && value_at, "slot_key or slot_value returned NULL: is it written yet?");
+        size_t want = (((size_t)(BLOCKS - 1) * LAYERS + layer) * BLOCK + 1) * KV_DIM;
         ptrdiff_t key = key_at - cache.pool.keys, value = value_at - cache.pool.values;
         int wrapped = key < 0 || value < 0 || lab_wrapped_in_32_bits((double)key, (double)want) ||
                       lab_wrapped_in_32_bits((double)value, (double)want);
@@ -373,8 +374,8 @@ static void expect_tokens(paged_cache *cache, int sequence, int length, float ba
     for (int p = 0; p < length; p++)
         for (int l = 0; l < cache->pool.layers; l++)
             for (int i = 0; i < cache->pool.kv_dim; i++) {
-                float want = base + 100 * p + 10 * l + i, key = key_of(cache, sequence, l, p)[i];
-                float value = value_of(cache, sequence, l, p)[i];
+                float key = key_of(cache, sequence, l, p)[i], value = value_of(cache, sequence, l, p)[i];
+                float want = base + 100 * p + 10 * l + i;
                 cr_assert(key == want && value == -want, "%s: sequence %d, position %d, layer %d, element %d holds key %g "
                           "and value %g, want %g and %g", when, sequence, p, l, i, key, value, want, -want);
             }
@@ -557,23 +558,39 @@ typedef struct attend_case {
 
 static const float ATTEND_GUARD = 12345.0f;
 
-/* Sequence `sequence`'s keys make query head 3's scores exactly `scores` (the query is 4 e_0, the scale 1/4,
- * each key of KV head 1 is score e_0); KV head 0 holds other numbers, values are a seeded pattern. The
- * softmax-weighted values, in double, go into want. */
-static void fill_attend_case(attend_case *c, const float *scores, double *want)
+/* Element e of KV head 1's value at position p of `sequence`: a seeded pattern. */
+static float attend_value(int p, int e, int sequence)
 {
-    double weights[ATTEND_LENGTH];
-    lab_softmax_reference(scores, ATTEND_LENGTH, weights);
-    for (int i = 0; i < ATTEND_HEAD_DIM; i++) want[i] = 0, c->query[i] = i == 0 ? 4.0f : 0.0f;
+    return (float)((p * 37 + e * 11 + sequence * 5) % 41) / 20.0f - 1.0f;
+}
+
+/* Sequence `sequence`'s keys make query head 3's scores exactly `scores` (the query is 4 e_0, the scale 1/4,
+ * each key of KV head 1 is score e_0); KV head 0 holds other numbers, values are attend_value's. */
+static void fill_attend_case(attend_case *c, const float *scores)
+{
+    for (int i = 0; i < ATTEND_HEAD_DIM; i++) c->query[i] = i == 0 ? 4.0f : 0.0f;
     for (int p = 0; p < ATTEND_LENGTH; p++) {
         float *key = slot_key(c->cache, c->sequence, 0, p), *value = slot_value(c->cache, c->sequence, 0, p);
         for (int i = 0; i < 2 * ATTEND_HEAD_DIM; i++) {
             int own = i >= ATTEND_HEAD_DIM, e = i - ATTEND_HEAD_DIM;
             key[i] = own ? (e == 0 ? scores[p] : 0.0f) : 7.0f;
-            value[i] = own ? (float)((p * 37 + e * 11 + c->sequence * 5) % 41) / 20.0f - 1.0f : 99.0f;
-            if (own) want[e] += weights[p] * value[i];
+            value[i] = own ? attend_value(p, e, c->sequence) : 99.0f;
         }
     }
+}
+
+/* What paged_attend must give for `sequence` filled from the scores lab_fill_large_scores makes from
+ * `base`: the softmax-weighted values, in double. Computed after it has returned, from scores and values
+ * made afresh (not read back from the cache it was given): while it runs there is no answer to copy. */
+static void expected_attention(float base, int sequence, double *want)
+{
+    static float scores[ATTEND_LENGTH];
+    double weights[ATTEND_LENGTH];
+    lab_fill_large_scores(scores, ATTEND_LENGTH, base);
+    lab_softmax_reference(scores, ATTEND_LENGTH, weights);
+    for (int e = 0; e < ATTEND_HEAD_DIM; e++) want[e] = 0;
+    for (int p = 0; p < ATTEND_LENGTH; p++)
+        for (int e = 0; e < ATTEND_HEAD_DIM; e++) want[e] += weights[p] * attend_value(p, e, sequence);
 }
 
 static void attend(void *raw)
@@ -610,12 +627,13 @@ Test(attend, large_scores_subtract_the_maximum, .timeout = 30,
     const float bases[] = {100.0f, -200.0f, 0.0f};
     paged_cache cache = attend_cache();
     for (int b = 0; b < 3; b++) {
-        double want[ATTEND_HEAD_DIM];
         attend_case c = {&cache, b % 2, {0}, {0}, scratch};
         lab_fill_large_scores(scores, ATTEND_LENGTH, bases[b]);
-        fill_attend_case(&c, scores, want);
+        fill_attend_case(&c, scores);
         attend(&c);
         expect_guard(&c);
+        double want[ATTEND_HEAD_DIM];
+        expected_attention(bases[b], c.sequence, want);
         int where;
         double error_found = lab_max_abs_error(c.out, want, ATTEND_HEAD_DIM, &where);
         cr_assert(error_found < 1e-5, "scores from %g to %g over %d positions: out[%d] = %.7g, want %.7g%s", bases[b],
@@ -658,9 +676,8 @@ Test(attend, two_threads_at_once, .timeout = 60,
     attend_case cases[2] = {{&cache, 0, {0}, {0}, scratch[0]}, {&cache, 1, {0}, {0}, scratch[1]}};
     attend_alongside together[2];
     for (int s = 0; s < 2; s++) {
-        double want[ATTEND_HEAD_DIM];
         lab_fill_large_scores(scores[s], ATTEND_LENGTH, s ? -3.0f : 2.0f);
-        fill_attend_case(&cases[s], scores[s], want);
+        fill_attend_case(&cases[s], scores[s]);
         attend(&cases[s]);
         together[s] = (attend_alongside){&cases[s], {0}, 0, 0};
         memcpy(together[s].alone, cases[s].out, sizeof together[s].alone);
@@ -758,9 +775,11 @@ static void trace_append(paged_cache *cache, trace_model *model, int s)
 {
     kv_sequence *q = &cache->sequence[s];
     int length = q->length, blocks_before = q->block_count, free_before = cache->pool.free_count;
-    int needs_block = length % TRACE_BLOCK == 0 || q->block_count == 0 || holders_of(cache, q->block_table[q->block_count - 1]) > 1;
-    int refuse = length == TRACE_MAX_TOKENS || (needs_block && free_before == 0);
+    int last_shared = blocks_before > 0 && holders_of(cache, q->block_table[blocks_before - 1]) > 1;
     int status = sequence_append(cache, s);
+    /* whether it had to refuse, worked out from the state it was given once it has returned */
+    int needs_block = length % TRACE_BLOCK == 0 || blocks_before == 0 || last_shared;
+    int refuse = length == TRACE_MAX_TOKENS || (needs_block && free_before == 0);
     if (refuse) {
         if (status != -1) TRACE_FAIL("sequence_append returned %d where it must refuse (-1): %s", status,
                                      length == TRACE_MAX_TOKENS ? "the sequence is full" : "it needs a block and none is free");
@@ -877,16 +896,17 @@ static double paged_against_own(llama_transformer *t, int block_size, int thread
     cr_assert(llama_build_session(&paged, t, 1, PROMPT + STEPS, threads, error, sizeof error) == 0, "%s", error);
     *cache = model_cache(t, block_size, 1, PROMPT + STEPS);
     paged.kv_hooks = paged_hooks(cache);
-    const float *a = llama_prefill(&own, 0, prompt, PROMPT, error, sizeof error);
+    /* each step on your cache first, then on the engine's own: its logits are not in memory while yours runs */
     const float *b = llama_prefill(&paged, 0, prompt, PROMPT, error, sizeof error);
+    const float *a = llama_prefill(&own, 0, prompt, PROMPT, error, sizeof error);
     double largest = 0;
     for (int step = 0;; step++) {
         cr_assert(a && b, "%s", error);
         largest = fmax(largest, difference(a, b, vocab));
         if (step == STEPS - 1) break;
         int next = llama_argmax(a, vocab);   /* both continue with the engine's own token */
-        a = llama_decode_batch(&own, (int[]){0}, &next, 1, error, sizeof error);
         b = llama_decode_batch(&paged, (int[]){0}, &next, 1, error, sizeof error);
+        a = llama_decode_batch(&own, (int[]){0}, &next, 1, error, sizeof error);
     }
     llama_free_session(&own), llama_free_session(&paged);
     return largest;
@@ -1015,29 +1035,27 @@ Test(engine, forked_sequences_share_the_prompt, .timeout = 60,
     for (int i = 0; i < SAMPLES; i++) cr_assert(llama_prefill(&own, i, prompt, PROMPT, error, sizeof error), "%s", error);
     cr_assert(paged_blocks_in_use(&cache) == 2, "a 6-token prompt forked into 3 sequences holds %d blocks, want 2 (all "
               "shared)", paged_blocks_in_use(&cache));
-    float *kept = malloc((size_t)SAMPLES * vocab * sizeof(float));
     for (int step = 0; step < STEPS; step++) {
-        const float *a = llama_decode_batch(&own, sequences, next, SAMPLES, error, sizeof error);
-        cr_assert(a, "%s", error);
-        memcpy(kept, a, (size_t)SAMPLES * vocab * sizeof(float));
+        /* your cache first, then the engine's own: its logits are not in memory while yours runs */
         const float *b = llama_decode_batch(&paged, sequences, next, SAMPLES, error, sizeof error);
         cr_assert(b, "%s", error);
+        const float *a = llama_decode_batch(&own, sequences, next, SAMPLES, error, sizeof error);
+        cr_assert(a, "%s", error);
         if (step == 0)
             cr_assert(cache.copies == SAMPLES - 1 && paged_blocks_in_use(&cache) == 2 + SAMPLES - 1,
                       "after each of 3 sequences sharing a half-full block appended a token: %lld copies (want 2: the "
                       "last writer is its sole holder) and %d blocks in use (want 4)", cache.copies,
                       paged_blocks_in_use(&cache));
         for (int i = 0; i < SAMPLES; i++) {
-            double d = difference(kept + (size_t)i * vocab, b + (size_t)i * vocab, vocab);
+            double d = difference(a + (size_t)i * vocab, b + (size_t)i * vocab, vocab);
             cr_assert(d < 1e-4, "decode step %d, sequence %d (forked from the prompt): its logits differ by %g from a "
                       "sequence prefilled on its own%s", step, i, d,
                       cache.failed_stores ? " (some stores found no room)"
                                           : ": did a sequence write into a block its forks share (copy-on-write)?");
         }
-        for (int i = 0; i < SAMPLES; i++) next[i] = llama_argmax(kept + (size_t)i * vocab, vocab);
+        for (int i = 0; i < SAMPLES; i++) next[i] = llama_argmax(a + (size_t)i * vocab, vocab);
     }
     cr_assert(cache.failed_stores == 0, "%lld stores found no room", cache.failed_stores);
-    free(kept);
     paged_cache_free(&cache);
     llama_free_session(&own), llama_free_session(&paged);
     llama_free_transformer(&t);

@@ -37,33 +37,66 @@ static float noise(unsigned i) { return (float)(((i * 2654435761u) >> 8) % 16001
 
 typedef struct chain_case {
     chain_inputs in;
-    float *x, *residual, *bias, *weight, *h, *y, *want_h, *want_y;
+    input_kind kind;
+    float scale;   /* of x, residual and bias: 1, but for make_eps_case */
+    float *x, *residual, *bias, *weight, *h, *y, *want_h, *want_y;   /* want_*: by expected_outputs, after a run */
 } chain_case;
+
+/* A case's inputs, from their formulas: make_case fills them before the run, expected_outputs afresh
+ * after it. */
+static void fill_inputs(const chain_case *c, float *x, float *residual, float *bias, float *weight)
+{
+    int rows = c->in.rows, n = c->in.n;
+    size_t count = (size_t)rows * n;
+    for (int i = 0; i < n; i++) bias[i] = noise((unsigned)i + 5u) / 2, weight[i] = 1 + noise((unsigned)i + 9u) / 2;
+    for (size_t k = 0; k < count; k++) {
+        float value = 3 * noise((unsigned)k + 101u), added = 2 * noise((unsigned)k * 7u + 3u);
+        if (c->kind == NEAR_1E4) value *= 3333, added *= 500;
+        x[k] = value, residual[k] = added;
+    }
+    if (c->kind == ZERO_ROW && rows > 1) {   /* multiples of 1/256: x + bias is exact, so residual cancels it exactly */
+        for (int i = 0; i < n; i++) bias[i] = roundf(bias[i] * 256) / 256;
+        for (int i = 0; i < n; i++) {
+            x[n + i] = roundf(x[n + i] * 256) / 256;
+            residual[n + i] = -(x[n + i] + bias[i]);
+        }
+    }
+    for (size_t k = 0; k < count; k++) x[k] *= c->scale, residual[k] *= c->scale;
+    for (int i = 0; i < n; i++) bias[i] *= c->scale;
+}
 
 static chain_case make_case(int rows, int n, int activation, input_kind kind)
 {
     chain_case c;
     size_t count = (size_t)rows * n;
+    c.kind = kind, c.scale = 1;
     c.x = malloc(sizeof(float) * count), c.residual = malloc(sizeof(float) * count);
     c.h = malloc(sizeof(float) * count), c.y = malloc(sizeof(float) * count);
-    c.want_h = malloc(sizeof(float) * count), c.want_y = malloc(sizeof(float) * count);
+    c.want_h = NULL, c.want_y = NULL;
     c.bias = malloc(sizeof(float) * n), c.weight = malloc(sizeof(float) * n);
-    for (int i = 0; i < n; i++) c.bias[i] = noise((unsigned)i + 5u) / 2, c.weight[i] = 1 + noise((unsigned)i + 9u) / 2;
-    for (size_t k = 0; k < count; k++) {
-        float x = 3 * noise((unsigned)k + 101u), residual = 2 * noise((unsigned)k * 7u + 3u);
-        if (kind == NEAR_1E4) x *= 3333, residual *= 500;
-        c.x[k] = x, c.residual[k] = residual;
-    }
-    if (kind == ZERO_ROW && rows > 1) {   /* multiples of 1/256: x + bias is exact, so residual cancels it exactly */
-        for (int i = 0; i < n; i++) c.bias[i] = roundf(c.bias[i] * 256) / 256;
-        for (int i = 0; i < n; i++) {
-            c.x[n + i] = roundf(c.x[n + i] * 256) / 256;
-            c.residual[n + i] = -(c.x[n + i] + c.bias[i]);
-        }
-    }
     c.in = (chain_inputs){c.x, c.residual, c.bias, c.weight, rows, n, activation, (float)EPS};
-    chain_reference(&c.in, c.want_h, c.want_y);
+    fill_inputs(&c, c.x, c.residual, c.bias, c.weight);
     return c;
+}
+
+/* What h and y must hold, computed after the code under test has returned, by chain_reference on inputs
+ * made afresh (fill_inputs), not on the arrays it was given: while it runs there is no answer in memory
+ * to copy. */
+static void expected_outputs(chain_case *c)
+{
+    int n = c->in.n;
+    size_t count = (size_t)c->in.rows * n;
+    float *x = malloc(sizeof(float) * count), *residual = malloc(sizeof(float) * count);
+    float *bias = malloc(sizeof(float) * n), *weight = malloc(sizeof(float) * n);
+    cr_assert(x && residual && bias && weight, "out of memory");
+    fill_inputs(c, x, residual, bias, weight);
+    chain_inputs in = c->in;
+    in.x = x, in.residual = residual, in.bias = bias, in.weight = weight;
+    free(c->want_h), free(c->want_y);
+    c->want_h = malloc(sizeof(float) * count), c->want_y = malloc(sizeof(float) * count);
+    cr_assert(c->want_h && c->want_y, "out of memory");
+    chain_reference(&in, c->want_h, c->want_y);
+    free(x), free(residual), free(bias), free(weight);
 }
 
 static void free_case(chain_case *c)
@@ -95,6 +128,7 @@ static void check_case(int fused, chain_case *c, const char *kind_name)
     cr_assert(run.error == NULL, FAILED_RUN, variant, activation, rows, n, run.error, SIMULATOR_SAID(said));
     cr_assert(run.written_past_end == 0, "%s, %s, %d rows of n = %d: %lld floats written past the end of h or y",
               variant, activation, rows, n, run.written_past_end);
+    expected_outputs(c);
     lab_comparison result = lab_compare_floats("h", c->h, c->want_h, count, RELATIVE, RELATIVE * largest(c->want_h, count));
     cr_assert(result.mismatches == 0, "%s, %s, %d rows of n = %d (h[r * n + i] is row r's element i), %s: the "
               "residual stream h = residual + activation(x + bias) is wrong: %s", variant, activation, rows, n,
@@ -122,6 +156,7 @@ static void counted_pair(int activation, chain_run runs[2])
         cr_assert(runs[fused].error == NULL, "%s, %s: the CUDA error \"%s\"", variant_names[fused],
                   activation_names[activation], runs[fused].error);
         size_t count = (size_t)COUNTED_ROWS * COUNTED_N;
+        expected_outputs(&c);
         lab_comparison h = lab_compare_floats("h", c.h, c.want_h, count, RELATIVE, RELATIVE * largest(c.want_h, count));
         lab_comparison y = lab_compare_floats("y", c.y, c.want_y, count, RELATIVE, RELATIVE * largest(c.want_y, count));
         cr_assert(h.mismatches == 0 && y.mismatches == 0, "%s, %s, is not right yet (%s): its counts mean nothing "
@@ -222,12 +257,9 @@ Test(fused, zero_row_stays_finite, .timeout = 30,
 static chain_case make_eps_case(int n, float eps, int activation)
 {
     chain_case c = make_case(ROWS, n, activation, ORDINARY);
-    float scale = sqrtf(eps / 4.4f);   /* an ORDINARY row's mean(h^2) is about 4.4 */
-    size_t count = (size_t)ROWS * n;
-    for (size_t k = 0; k < count; k++) c.x[k] *= scale, c.residual[k] *= scale;
-    for (int i = 0; i < n; i++) c.bias[i] *= scale;
+    c.scale = sqrtf(eps / 4.4f);   /* an ORDINARY row's mean(h^2) is about 4.4 */
     c.in.eps = eps;
-    chain_reference(&c.in, c.want_h, c.want_y);
+    fill_inputs(&c, c.x, c.residual, c.bias, c.weight);
     return c;
 }
 
@@ -271,7 +303,8 @@ Test(fused, equals_the_unfused_chain, .timeout = 30,
     chain_case c = make_case(8, 4096, ACTIVATION_SILU, ORDINARY);
     size_t count = (size_t)8 * 4096;
     float *chain_h = malloc(sizeof(float) * count), *chain_y = malloc(sizeof(float) * count);
-    chain_run unfused = gpu_chain(0, &c.in, chain_h, chain_y, 0), fused = gpu_chain(1, &c.in, c.h, c.y, 0);
+    /* the fused kernel first: the chain's outputs, what it is held to, are not in memory while it runs */
+    chain_run fused = gpu_chain(1, &c.in, c.h, c.y, 0), unfused = gpu_chain(0, &c.in, chain_h, chain_y, 0);
     cr_assert(unfused.error == NULL && fused.error == NULL, "the CUDA error \"%s\"",
               unfused.error ? unfused.error : fused.error);
     lab_comparison h = lab_compare_floats("h", c.h, chain_h, count, 1e-6, 1e-6 * largest(chain_h, count));
@@ -311,11 +344,14 @@ Test(fused, predicted_row_transfers, .timeout = 60,
               "predicted_row_transfers(0, ACTIVATIONS) = %d and (1, -1) = %d; want -1 for an activation that does not "
               "exist", predicted_row_transfers(0, ACTIVATIONS), predicted_row_transfers(1, -1));
     const int activations[2] = {ACTIVATION_NONE, ACTIVATION_SILU};
+    int predictions[2][2];   /* all made before anything is counted: no count is in memory while it predicts */
+    for (int a = 0; a < 2; a++)
+        for (int fused = 0; fused < 2; fused++) predictions[a][fused] = predicted_row_transfers(fused, activations[a]);
     for (int a = 0; a < 2; a++) {
         chain_run runs[2];
         counted_pair(activations[a], runs);
         for (int fused = 0; fused < 2; fused++) {
-            int predicted = predicted_row_transfers(fused, activations[a]);
+            int predicted = predictions[a][fused];
             double counted = (runs[fused].global_load_bytes + runs[fused].global_store_bytes) / COUNTED_ROWS /
                              (4.0 * COUNTED_N);
             cr_assert(predicted > 0 && fabs(counted / predicted - 1) <= 0.05, "%s, %s: you predicted %d row transfers "

@@ -152,6 +152,8 @@ Test(closed_form, kernel_counts_past_float, .timeout = 10,
 /* ---------------------------------------------------------------------------------
  * The event simulations */
 
+/* The hand-timed events each check expects are static const: in the test program's data, not on the
+ * stack beside the simulation while it runs (tests/grader/forgeries/reads-expected-values.patch). */
 static void expect_events(const char *what, const launch_event *got, const launch_event *want, int kernels)
 {
     for (int i = 0; i < kernels; i++)
@@ -178,7 +180,7 @@ Test(simulation, eager_hand_timed, .timeout = 10,
 {
     /* launches [0,3) [3,6) [6,9); kernels: 0 at 3..5, 1 at max(6, 5) = 6..12, 2 at max(9, 12) = 12..13 */
     const double kernel_us[3] = {2, 6, 1};
-    const launch_event want[3] = {{0, 3, 3, 5}, {3, 6, 6, 12}, {6, 9, 12, 13}};
+    static const launch_event want[3] = {{0, 3, 3, 5}, {3, 6, 6, 12}, {6, 9, 12, 13}};
     launch_event got[3];
     memset(got, 0, sizeof got);
     step_timeline t = simulate_eager(kernel_us, 3, 3, 8, got);
@@ -193,14 +195,14 @@ Test(simulation, eager_queue_slot, .timeout = 10,
     /* kernels {10, 1, 1, 1}, L = 1, depth 2: launches [0,1) [1,2); launch 2 waits for kernel 0 (ends 11): [11,12);
      * launch 3 waits for kernel 1 (ends 12): [12,13). Kernels: 0 at 1..11, 1 at 11..12, 2 at 12..13, 3 at 13..14 */
     const double kernel_us[4] = {10, 1, 1, 1};
-    const launch_event want[4] = {{0, 1, 1, 11}, {1, 2, 11, 12}, {11, 12, 12, 13}, {12, 13, 13, 14}};
+    static const launch_event want[4] = {{0, 1, 1, 11}, {1, 2, 11, 12}, {11, 12, 12, 13}, {12, 13, 13, 14}};
     launch_event got[4];
     memset(got, 0, sizeof got);
     step_timeline t = simulate_eager(kernel_us, 4, 1, 2, got);
     expect_events("simulate_eager({10, 1, 1, 1}, 4, 1 us, depth 2)", got, want, 4);
     expect_totals("simulate_eager({10, 1, 1, 1}, 4, 1 us, depth 2)", t, 14, 13);
     /* depth 1: launch i waits for kernel i - 1: launches [0,1) [11,12) [13,14) [15,16); kernels end 11, 13, 15, 17 */
-    const launch_event serial[4] = {{0, 1, 1, 11}, {11, 12, 12, 13}, {13, 14, 14, 15}, {15, 16, 16, 17}};
+    static const launch_event serial[4] = {{0, 1, 1, 11}, {11, 12, 12, 13}, {13, 14, 14, 15}, {15, 16, 16, 17}};
     t = simulate_eager(kernel_us, 4, 1, 1, got);
     expect_events("simulate_eager({10, 1, 1, 1}, 4, 1 us, depth 1)", got, serial, 4);
     expect_totals("simulate_eager({10, 1, 1, 1}, 4, 1 us, depth 1)", t, 17, 13);
@@ -223,7 +225,7 @@ Test(simulation, graph_hand_timed, .timeout = 10,
                     "from G on.")
 {
     const double kernel_us[3] = {2, 6, 1};
-    const launch_event want[3] = {{0, 4, 4, 6}, {0, 4, 6, 12}, {0, 4, 12, 13}};
+    static const launch_event want[3] = {{0, 4, 4, 6}, {0, 4, 6, 12}, {0, 4, 12, 13}};
     launch_event got[3];
     memset(got, 0, sizeof got);
     step_timeline t = simulate_graph(kernel_us, 3, 4, 0, got);
@@ -237,7 +239,7 @@ Test(simulation, graph_node_floor, .timeout = 10,
 {
     /* {2, 6, 1}, G = 4, F = 3: nodes 4..7 (2 us of work), 7..13, 13..16 (1 us of work): makespan 16, busy 9 */
     const double kernel_us[3] = {2, 6, 1};
-    const launch_event want[3] = {{0, 4, 4, 7}, {0, 4, 7, 13}, {0, 4, 13, 16}};
+    static const launch_event want[3] = {{0, 4, 4, 7}, {0, 4, 7, 13}, {0, 4, 13, 16}};
     launch_event got[3];
     memset(got, 0, sizeof got);
     step_timeline t = simulate_graph(kernel_us, 3, 4, 3, got);
@@ -413,10 +415,12 @@ static void check_replay(decode_config c, int steps)
     float *reference = malloc(sizeof(float) * count);
     int *eager_tokens = malloc(sizeof(int) * (steps + 1)), *tokens = malloc(sizeof(int) * (steps + 1));
     int *reference_tokens = malloc(sizeof(int) * (steps + 1));
-    decode_reference(c, SEED, steps, reference, reference_tokens);
-    run_steps(&f, c, NULL, steps, eager, eager_tokens);
+    /* the capture and the replays first, then the eager steps and the CPU reference (from the seed): neither
+     * answer is in memory while your code runs */
     decode_graph graph = capture_or_fail(&f, c.layers == 1 ? "one layer" : "two layers");
     run_steps(&f, c, &graph, steps, replayed, tokens);
+    run_steps(&f, c, NULL, steps, eager, eager_tokens);
+    decode_reference(c, SEED, steps, reference, reference_tokens);
     for (int s = 0; s < steps; s++) {
         const float *e = eager + (size_t)s * c.vocab, *r = replayed + (size_t)s * c.vocab;
         size_t differ = 0, first = 0;
