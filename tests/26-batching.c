@@ -19,6 +19,7 @@
  * Nothing here reads a clock: the simulator's time is the sum of predicted step costs. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,17 @@
 
 static const cost_model made_up = {1.0e9, 2.0e5, 3.0e9, 7.0e13, 2.0e12};   /* ridge 35 FLOP/byte */
 
+/* What a check expects exists only once the code under test has returned: computed from its inputs (the
+ * roofline of `work`, a trace's invariants, a static batch's log), which that code must have left as they were
+ * (fingerprint, before and after: an answer made by changing them is caught), or written as a constant in the
+ * check; never held in a local that the code could read off its caller's stack. */
+static uint64_t fingerprint(const void *data, size_t bytes, uint64_t h)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
 static double roofline_step(const cost_model *m, const sequence_work *work, int sequences)
 {
     if (sequences == 0) return 0;
@@ -45,7 +57,11 @@ static double roofline_step(const cost_model *m, const sequence_work *work, int 
 
 static void expect_step(const sequence_work *work, int sequences, const char *what)
 {
-    double got = step_seconds(&made_up, work, sequences), want = roofline_step(&made_up, work, sequences);
+    uint64_t inputs = fingerprint(work, sizeof *work * (size_t)sequences, 1);
+    double got = step_seconds(&made_up, work, sequences);
+    cr_assert(fingerprint(work, sizeof *work * (size_t)sequences, 1) == inputs, "%s: step_seconds changed the work it "
+              "was given (a request's new_tokens or kv_tokens): it only reads it", what);
+    double want = roofline_step(&made_up, work, sequences);
     cr_assert(fabs(got - want) <= 1e-12 * want, "%s: step_seconds gave %.6g s, want %.6g s (weights %.3g bytes, KV "
               "%.3g bytes a token, %.3g FLOPs a token, %.3g FLOP/s, %.3g byte/s)", what, got, want,
               made_up.weights_bytes, made_up.kv_bytes_per_token, made_up.flops_per_token, made_up.peak_flop_per_s,
@@ -107,6 +123,9 @@ Test(step, an_empty_step_takes_nothing, .timeout = 5, .description = HINT_STEP)
 #define HINT_EAGER "Iteration-level batching admits at every step, not only when the batch is empty: after " \
                    "retiring, admit every waiting request that fits, oldest first, then build the batch."
 
+#define TRACE_CHANGED "%d requests: the trace changed while the simulator ran your code (s->requests: an arrival, a " \
+                      "prompt or an output length): a scheduler only reads it"
+
 static char failure[512];
 
 typedef struct request_log {
@@ -125,9 +144,11 @@ static run_result run_trace(const request *trace, int count, serving_limits limi
     static const cost_model h100_7b = {13.48e9, 524288, 13.5e9, 989.4e12, 3.35e12};
     long tokens = 0;
     for (int i = 0; i < count; i++) tokens += trace[i].output_tokens;
+    uint64_t inputs = fingerprint(trace, sizeof *trace * (size_t)count, 1);
     run_result r = {simulate(trace, count, continuous_next_batch, roofline_step, &h100_7b, limits, (int)(2 * tokens + 10))};
     cr_assert(r.run.error == NULL, "%d requests, KV budget %ld tokens, max_batch %d: the simulator stopped: %s",
               count, limits.kv_budget_tokens, limits.max_batch, r.run.error);
+    cr_assert(fingerprint(trace, sizeof *trace * (size_t)count, 1) == inputs, TRACE_CHANGED, count);
     r.per_request = calloc((size_t)count, sizeof *r.per_request);
     for (int i = 0; i < count; i++) r.per_request[i] = (request_log){0, -1, -1};
     for (int e = 0; e < r.run.event_count; e++) {
@@ -278,9 +299,9 @@ static void random_trace(unsigned seed, int count, int longest, double gap_s, re
                   "and the slots that make a token, as in the chapter's exercise 4; a sum of lengths near INT_MAX " \
                   "needs 64 bits; -1 for count < 1 or a length below 1."
 
-static void expect_idle_share(const int *lengths, int count, double want, const char *what)
+/* got: static_idle_share's answer, passed in so that `want` is not in a local while it runs */
+static void expect_idle_share(double got, double want, const char *what)
 {
-    double got = static_idle_share(lengths, count);
     cr_assert(fabs(got - want) <= 1e-9 * fmax(1.0, fabs(want)), "%s: static_idle_share gave %.9g, want %.9g%s", what,
               got, want, got > 0 && fabs(got + want - 1) <= 1e-9 ? " (that is the busy share: the idle one is the rest)"
                                                                    : "");
@@ -289,7 +310,8 @@ static void expect_idle_share(const int *lengths, int count, double want, const 
 Test(idle, the_chapters_four_requests, .timeout = 5, .description = HINT_IDLE)
 {
     static const int lengths[] = {10, 20, 40, 400};
-    expect_idle_share(lengths, 4, 1 - 470.0 / 1600, "exercise 4's batch: outputs 10, 20, 40 and 400 tokens");
+    expect_idle_share(static_idle_share(lengths, 4), 1 - 470.0 / 1600,
+                      "exercise 4's batch: outputs 10, 20, 40 and 400 tokens");
 }
 
 /* Batches of every size in any order, the longest anywhere; after each batch in memory comes a
@@ -299,14 +321,21 @@ Test(idle, counted_from_the_static_schedulers_log, .timeout = 30, .description =
     static const cost_model flat = {1.0e9, 0, 0, 1.0e12, 1.0e12};   /* every step 1 ms */
     unsigned long long state = 26;
     for (int trial = 0; trial < 40; trial++) {
-        int count = 1 + trial % 12, lengths[13];
-        request batch[12];
+        int count = 1 + trial % 12, lengths[13], prompts[12];
         for (int i = 0; i < count; i++) {
             state = state * 6364136223846793005ull + 1442695040888963407ull;
             lengths[i] = 1 + (int)((state >> 33) % 60);
-            batch[i] = (request){0.0, 1 + (int)((state >> 20) % 30), lengths[i]};
+            prompts[i] = 1 + (int)((state >> 20) % 30);
         }
         lengths[count] = 1000;
+        uint64_t inputs = fingerprint(lengths, sizeof *lengths * (size_t)(count + 1), 1);
+        double got = static_idle_share(lengths, count);
+        cr_assert(fingerprint(lengths, sizeof *lengths * (size_t)(count + 1), 1) == inputs, "a static batch of %d "
+                  "requests: static_idle_share changed the lengths it was given (or the one past them): it only reads "
+                  "them", count);
+        /* the batch, and the share counted from its log, only now that static_idle_share has returned */
+        request batch[12];
+        for (int i = 0; i < count; i++) batch[i] = (request){0.0, prompts[i], lengths[i]};
         simulation run = simulate(batch, count, static_next_batch, roofline_step, &flat,
                                   (serving_limits){1L << 40, count}, 100000);
         cr_assert(run.error == NULL, "the static scheduler stopped: %s", run.error);
@@ -314,7 +343,7 @@ Test(idle, counted_from_the_static_schedulers_log, .timeout = 30, .description =
         char what[160];
         snprintf(what, sizeof what, "a static batch of %d requests (the first %d, %d, ... tokens), counted from the "
                  "simulator's log over its %d steps", count, lengths[0], count > 1 ? lengths[1] : 0, run.step_count);
-        expect_idle_share(lengths, count, counted, what);
+        expect_idle_share(got, counted, what);
         free_simulation(&run);
     }
 }
@@ -322,24 +351,24 @@ Test(idle, counted_from_the_static_schedulers_log, .timeout = 30, .description =
 Test(idle, lengths_near_int_max, .timeout = 5, .description = HINT_IDLE)
 {
     static const int lengths[] = {2147483647, 2147483647, 1};
-    expect_idle_share(lengths, 3, 1 - (2.0 * 2147483647 + 1) / (3.0 * 2147483647),
+    expect_idle_share(static_idle_share(lengths, 3), 1 - (2.0 * 2147483647 + 1) / (3.0 * 2147483647),
                       "two requests of INT_MAX tokens and one of 1 (their sum does not fit an int)");
     static const int past_float[] = {16777216, 1};
-    expect_idle_share(past_float, 2, 1 - 16777217.0 / 33554432,
+    expect_idle_share(static_idle_share(past_float, 2), 1 - 16777217.0 / 33554432,
                       "2^24 tokens and 1 (the sum, 2^24 + 1, is not a float: divide in double)");
     static const int equal_past_float[] = {16777217, 16777217};
-    expect_idle_share(equal_past_float, 2, 0,
+    expect_idle_share(static_idle_share(equal_past_float, 2), 0,
                       "two requests of 2^24 + 1 tokens (nothing idles; 2^24 + 1 is not a float: multiply in double)");
 }
 
 Test(idle, refuses_what_is_not_a_batch, .timeout = 5, .description = HINT_IDLE)
 {
     static const int ones[] = {1, 1}, with_zero[] = {5, 0, 7}, with_negative[] = {5, -3};
-    expect_idle_share(ones, 1, 0, "one request of one token (a valid batch: nothing idles)");
-    expect_idle_share(ones, 2, 0, "two requests of one token each");
-    expect_idle_share(ones, 0, -1, "no request");
-    expect_idle_share(with_zero, 3, -1, "a request of 0 tokens (each makes at least one)");
-    expect_idle_share(with_negative, 2, -1, "a request of -3 tokens");
+    expect_idle_share(static_idle_share(ones, 1), 0, "one request of one token (a valid batch: nothing idles)");
+    expect_idle_share(static_idle_share(ones, 2), 0, "two requests of one token each");
+    expect_idle_share(static_idle_share(ones, 0), -1, "no request");
+    expect_idle_share(static_idle_share(with_zero, 3), -1, "a request of 0 tokens (each makes at least one)");
+    expect_idle_share(static_idle_share(with_negative, 2), -1, "a request of -3 tokens");
 }
 
 /* ---------------------------------------------------------------------------------
@@ -515,10 +544,12 @@ Test(shipped, continuous_beats_static_throughput, .timeout = 60,
     cr_assert(serving_setup(&model, &limits, error, sizeof error) == 0, "%s", error);
     long tokens = 0;
     for (int i = 0; i < count; i++) tokens += trace[i].output_tokens;
+    uint64_t inputs = fingerprint(trace, sizeof *trace * (size_t)count, 1);
     simulation fixed = simulate(trace, count, static_next_batch, step_seconds, &model, limits, (int)tokens + 1);
     simulation continuous = simulate(trace, count, continuous_next_batch, step_seconds, &model, limits, (int)tokens + 1);
     cr_assert(fixed.error == NULL, "static batching with your step_seconds: %s", fixed.error);
     cr_assert(continuous.error == NULL, "continuous batching: %s", continuous.error);
+    cr_assert(fingerprint(trace, sizeof *trace * (size_t)count, 1) == inputs, TRACE_CHANGED, count);
     serving_metrics s = measure_simulation(trace, count, &fixed), c = measure_simulation(trace, count, &continuous);
     cr_assert(c.tokens_per_s >= 1.2 * s.tokens_per_s, "on the shipped trace (%.0f requests/s) continuous batching "
               "served %.0f tokens/s and static %.0f (ratio %.2f; want 1.2 or more: the reference gives about 1.3)",

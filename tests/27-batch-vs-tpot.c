@@ -67,7 +67,8 @@ Test(tpot, hand_memory_and_compute_bound, .timeout = 5,
     /* batch 1, context 5: 210 FLOPs (2.1 s), 1034 bytes (103.4 s): memory-bound, 103.4 s.
      * batch 100: 21 000 FLOPs (210 s), 4400 bytes (440 s). batch 1000: 2100 s against 3500 s.
      * context 0, batch 1000: 200 000 FLOPs (2000 s), 15 000 bytes (1500 s): compute-bound. */
-    struct { int batch; double context, want; } cases[] = {{1, 5, 103.4}, {100, 5, 440}, {1000, 0, 2000}};
+    /* static: in the program's data, not in a local the code under test could read off its caller's stack */
+    static const struct { int batch; double context, want; } cases[] = {{1, 5, 103.4}, {100, 5, 440}, {1000, 0, 2000}};
     for (int i = 0; i < 3; i++) {
         double got = predicted_tpot(&hand, &hand_machine, cases[i].batch, cases[i].context);
         double flops = step_flops(&hand, cases[i].batch, cases[i].context) / 100;
@@ -104,6 +105,18 @@ static perfmodel_prediction estimate(const perfmodel_shape *m, const perfmodel_h
     return e;
 }
 
+/* The positions perfmodel_estimate's decode step attends (its mean step, lib/perfmodel/estimate.c), worked out
+ * here: an estimate also holds the step's FLOPs and bytes, the very counts the code under test must find, so
+ * none is made until that code has returned; expect_context then holds this to the estimate's own. */
+static double decode_context(int prompt, int gen) { return gen > 1 ? prompt + gen / 2.0 : prompt + 1.0; }
+
+static void expect_context(const perfmodel_prediction *e, int prompt, int gen)
+{
+    cr_assert(e->decode_context == decode_context(prompt, gen), "the test's own decode context for a %d-token prompt "
+              "and %d generated is %g; perfmodel_estimate's is %g", prompt, gen, decode_context(prompt, gen),
+              e->decode_context);
+}
+
 static void against_perfmodel(const char *model, const char *gpu, perfmodel_dtype type, int prompt, int gen)
 {
     perfmodel_shape m;
@@ -113,10 +126,11 @@ static void against_perfmodel(const char *model, const char *gpu, perfmodel_dtyp
     machine hw = machine_of(&m, &h, type);
     const int batches[] = {1, 7, 64, 300, 2048};
     for (int i = 0; i < 5; i++) {
-        perfmodel_prediction e = estimate(&m, &h, type, batches[i], prompt, gen);
-        double context = e.decode_context;
+        double context = decode_context(prompt, gen);
         double flops = step_flops(&d, batches[i], context), bytes = step_bytes(&d, batches[i], context);
         double tpot = predicted_tpot(&d, &hw, batches[i], context);
+        perfmodel_prediction e = estimate(&m, &h, type, batches[i], prompt, gen);
+        expect_context(&e, prompt, gen);
         cr_assert(close_to(flops, e.decode_step_flops, 1e-12), "%s on %s, batch %d, context %g: step_flops %.6g, "
                   "perfmodel's decode_step_flops %.6g (%.4g times it)", model, gpu, batches[i], context, flops,
                   e.decode_step_flops, flops / e.decode_step_flops);
@@ -205,9 +219,9 @@ Test(knee, closed_form_in_double_on_an_awkward_model, .timeout = 5,
     const decode_model awkward = {13476839427.0, 8191, 13476831233.0, 16385, 524289};
     const machine a100 = {312e12, 2.039e12};
     double context = 24.5;
+    double got = knee_batch(&awkward, &a100, context);
     double f = 13476831233.0 + 16385 * context, k = 8191 + (context + 1) * 524289;
     double want = (13476839427.0 / 2.039e12) / (f / 312e12 - k / 2.039e12);
-    double got = knee_batch(&awkward, &a100, context);
     cr_assert(close_to(got, want, 1e-12), "knee_batch(awkward model, context 24.5) = %.17g, want %.17g (off by %.2g of it): "
               "f = %.1f FLOPs and k = %.1f bytes a sequence are more than a float holds exactly; keep them in double",
               got, want, fabs(got - want) / want, f, k);
@@ -230,8 +244,9 @@ Test(knee, perfmodel_changes_its_verdict_there, .timeout = 10,
         load("Llama-2-7B", gpus[g], &m, &h);
         decode_model d = decode_model_of(&m, DTYPE_FP16, DTYPE_FP16);
         machine hw = machine_of(&m, &h, DTYPE_FP16);
-        double context = estimate(&m, &h, DTYPE_FP16, 1, 16, 16).decode_context;
-        double knee = knee_batch(&d, &hw, context);
+        double knee = knee_batch(&d, &hw, decode_context(16, 16));
+        perfmodel_prediction e = estimate(&m, &h, DTYPE_FP16, 1, 16, 16);
+        expect_context(&e, 16, 16);
         cr_assert(knee > 1 && knee < 5000, "%s: knee_batch = %g, want a batch between 1 and 5000", gpus[g], knee);
         int below = (int)floor(knee), above = below + 1;
         cr_assert(strcmp(bound_at(&m, &h, below, 16, 16), "memory") == 0 && strcmp(bound_at(&m, &h, above, 16, 16), "compute") == 0,
@@ -252,14 +267,17 @@ Test(knee, where_the_flops_alone_cross_within_epsilon, .timeout = 10,
             perfmodel_shape m;
             perfmodel_hardware h;
             load("Llama-2-7B", gpus[g], &m, &h);
-            perfmodel_prediction e = estimate(&m, &h, DTYPE_FP16, 1, prompts[p], 16);
             decode_model d = decode_model_of(&m, DTYPE_FP16, DTYPE_FP16);
             machine hw = machine_of(&m, &h, DTYPE_FP16);
+            double knee = knee_batch(&d, &hw, decode_context(prompts[p], 16));
+            /* the bounds from the estimate and a decode_model made afresh, not from the d it was given */
+            perfmodel_prediction e = estimate(&m, &h, DTYPE_FP16, 1, prompts[p], 16);
+            expect_context(&e, prompts[p], 16);
+            decode_model fresh = decode_model_of(&m, DTYPE_FP16, DTYPE_FP16);
             double ridge = e.ridge_flop_per_byte, params = (double)perfmodel_shape_parameters(&m);
             double naive = ridge * e.weights_bytes / (2 * params);
-            double f = d.flops_per_token + d.attention_flops_per_position * e.decode_context;
-            double epsilon = (d.token_bytes + (e.decode_context + 1) * d.kv_bytes_per_position) * ridge / f;
-            double knee = knee_batch(&d, &hw, e.decode_context);
+            double f = fresh.flops_per_token + fresh.attention_flops_per_position * e.decode_context;
+            double epsilon = (fresh.token_bytes + (e.decode_context + 1) * fresh.kv_bytes_per_position) * ridge / f;
             cr_assert(epsilon < 1, "the test's own case: epsilon %g", epsilon);
             cr_assert(knee >= 0.97 * naive && knee <= 1.03 * naive / (1 - epsilon),
                       "%s, %d-token prompt: your knee %.1f; the FLOPs alone cross the ridge at %.1f and the KV traffic "
@@ -277,8 +295,9 @@ Test(knee, none_at_a_long_context, .timeout = 10,
     load("Llama-2-7B", "h100-sxm", &m, &h);
     decode_model d = decode_model_of(&m, DTYPE_FP16, DTYPE_FP16);
     machine hw = machine_of(&m, &h, DTYPE_FP16);
-    double context = estimate(&m, &h, DTYPE_FP16, 1, 1024, 128).decode_context;
-    double knee = knee_batch(&d, &hw, context);
+    double context = decode_context(1024, 128), knee = knee_batch(&d, &hw, context);
+    perfmodel_prediction e = estimate(&m, &h, DTYPE_FP16, 1, 1024, 128);
+    expect_context(&e, 1024, 128);
     cr_assert(isinf(knee) && knee > 0, "knee_batch at %g positions = %g, want INFINITY", context, knee);
     cr_assert(strcmp(bound_at(&m, &h, 4096, 1024, 128), "memory") == 0, "perfmodel disagrees: batch 4096 is %s-bound",
               bound_at(&m, &h, 4096, 1024, 128));

@@ -66,13 +66,26 @@ Test(acceptance, a_real_vocabulary, .timeout = 10,
 /* ---------------------------------------------------------------------------------
  * The verification step where the answer is certain */
 
+/* What a check expects exists only once the code under test has returned: a constant written in the check, or
+ * computed from inputs that code must have left as they were (fingerprint, before and after: a draft rewritten
+ * to match what was emitted is caught); never held in a local it could read off its caller's stack. */
+static uint64_t fingerprint(const void *data, size_t bytes, uint64_t h)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
 /* gamma draft tokens drawn from the draft rows, then one verify_draft */
 static int one_call(const float *p_rows, const float *q_rows, int gamma, int vocab, uint64_t *rng, int *draft, int *out)
 {
     float residual[64];
     for (int i = 0; i < gamma; i++) draft[i] = sample_from(q_rows + i * vocab, vocab, llama_random_unit(rng));
     for (int i = 0; i <= gamma; i++) out[i] = -1;
+    uint64_t inputs = fingerprint(draft, sizeof *draft * (size_t)gamma, 1);
     int emitted = verify_draft(p_rows, q_rows, draft, gamma, vocab, rng, residual, out);
+    cr_assert(fingerprint(draft, sizeof *draft * (size_t)gamma, 1) == inputs, "verify_draft with gamma = %d changed the "
+              "draft tokens it was given: it only reads them", gamma);
     cr_assert(emitted >= 1 && emitted <= gamma + 1, "verify_draft with gamma = %d returned %d: it emits 1 to gamma + 1 "
               "tokens (the kept prefix of the draft, then one of the target's)%s", gamma, emitted,
               emitted == 0 && gamma == 0 ? "; with no draft the one token is drawn from target row 0, as the bonus is "
@@ -419,24 +432,29 @@ static double speedup_by_sum(double alpha, int gamma, double c)
     return tokens / (gamma * c + 1);
 }
 
-static void expect_best(double alpha, double c, int max_gamma, int want, const char *idea)
+/* got: what best_draft_length(alpha, c, max_gamma) returned */
+static void expect_best(int got, double alpha, double c, int max_gamma, int want, const char *idea)
 {
-    int got = best_draft_length(alpha, c, max_gamma);
     cr_assert(got == want, "best_draft_length(%g, %g, %d) = %d, want %d (speedup %.4f there, %s%.4f at yours). %s",
               alpha, c, max_gamma, got, want, speedup_by_sum(alpha, want, c),
               got < 0 || got > max_gamma ? "outside 0 .. max_gamma, " : "",
               got >= 0 && got <= max_gamma ? speedup_by_sum(alpha, got, c) : NAN, idea);
 }
 
+/* best_draft_length runs in the argument list, before expect_best is entered: `want`, a constant of the call, is
+ * not held in a local while it runs */
+#define EXPECT_BEST(alpha, c, max_gamma, want, idea) \
+    expect_best(best_draft_length(alpha, c, max_gamma), alpha, c, max_gamma, want, idea)
+
 Test(best_gamma, at_the_peak_of_the_speedup, .timeout = 10,
      .description = "The chapter's H200 pair: alpha 0.8 at c 0.182 gives gamma 4 (1.94x); alpha 0.6 gives 2; a draft "
                     "of c 0.05 gives 8; c 0.0031 gives 18; a launch-bound c of 0.0608 gives 7.")
 {
-    expect_best(0.8, 0.1822, 16, 4, "Tokens per call saturate while a call's cost grows by c a draft step: a peak.");
-    expect_best(0.6, 0.181, 16, 2, "A worse draft: the peak moves left.");
-    expect_best(0.8, 0.05, 16, 8, "A cheaper draft: the peak moves right.");
-    expect_best(0.8, 0.0031, 32, 18, "The bytes-only c of a 110M draft would ask for 18 draft tokens...");
-    expect_best(0.8, 0.0608, 32, 7, "... its launch floor for 7.");
+    EXPECT_BEST(0.8, 0.1822, 16, 4, "Tokens per call saturate while a call's cost grows by c a draft step: a peak.");
+    EXPECT_BEST(0.6, 0.181, 16, 2, "A worse draft: the peak moves left.");
+    EXPECT_BEST(0.8, 0.05, 16, 8, "A cheaper draft: the peak moves right.");
+    EXPECT_BEST(0.8, 0.0031, 32, 18, "The bytes-only c of a 110M draft would ask for 18 draft tokens...");
+    EXPECT_BEST(0.8, 0.0608, 32, 7, "... its launch floor for 7.");
 }
 
 Test(best_gamma, a_peak_by_a_hair, .timeout = 10,
@@ -445,26 +463,26 @@ Test(best_gamma, a_peak_by_a_hair, .timeout = 10,
                     "5e-10: keep the speedups in double.")
 {
     const char *idea = "Rounded to a float, the two speedups are equal and the first is kept.";
-    expect_best(0.5, 0.08333333233333333, 16, 3, idea);
-    expect_best(0.7, 0.13245434886484253, 16, 4, idea);
+    EXPECT_BEST(0.5, 0.08333333233333333, 16, 3, idea);
+    EXPECT_BEST(0.7, 0.13245434886484253, 16, 4, idea);
 }
 
 Test(best_gamma, every_length_when_the_draft_is_perfect_and_cheap, .timeout = 10,
      .description = "alpha 1 and c 0.1: (gamma + 1) / (0.1 gamma + 1) grows with gamma, so the longest allowed "
                     "draft wins, max_gamma itself; with max_gamma 1, gamma 1.")
 {
-    expect_best(1.0, 0.1, 12, 12, "max_gamma is one of the lengths to try.");
-    expect_best(1.0, 0.1, 1, 1, "One length allowed, and it helps.");
-    expect_best(0.8, 0.0, 20, 20, "A free draft: every extra draft token adds alpha^gamma and costs nothing.");
+    EXPECT_BEST(1.0, 0.1, 12, 12, "max_gamma is one of the lengths to try.");
+    EXPECT_BEST(1.0, 0.1, 1, 1, "One length allowed, and it helps.");
+    EXPECT_BEST(0.8, 0.0, 20, 20, "A free draft: every extra draft token adds alpha^gamma and costs nothing.");
 }
 
 Test(best_gamma, none_when_no_draft_beats_plain_decoding, .timeout = 10,
      .description = "0 when no draft length gives a speedup above 1: alpha 0.5 at c 0.6; alpha = c = 0.5, where "
                     "gamma 1 gives exactly 1 (no gain) and longer drafts less; alpha 0 at c 0.")
 {
-    expect_best(0.5, 0.6, 16, 0, "A draft step dearer than the fraction of its tokens kept (c > alpha) never pays.");
-    expect_best(0.5, 0.5, 16, 0, "Exactly 1 is no gain: plain decoding is as fast and simpler.");
-    expect_best(0.0, 0.0, 16, 0, "A draft that is never right: 1 token a call, whatever it costs.");
+    EXPECT_BEST(0.5, 0.6, 16, 0, "A draft step dearer than the fraction of its tokens kept (c > alpha) never pays.");
+    EXPECT_BEST(0.5, 0.5, 16, 0, "Exactly 1 is no gain: plain decoding is as fast and simpler.");
+    EXPECT_BEST(0.0, 0.0, 16, 0, "A draft that is never right: 1 token a call, whatever it costs.");
 }
 
 /* ---------------------------------------------------------------------------------
@@ -487,20 +505,24 @@ Test(engine, greedy_equals_plain_greedy, .timeout = 60,
     llama_transformer target, drafts[2];
     build(&target, 0, 0), build(&drafts[0], 1, 0), build(&drafts[1], 0, 1);
     const char *names[2] = {"the one-layer draft", "the INT8 draft"};
-    int prompt[PROMPT] = {1, 42, 7, 90}, plain[COUNT], fast[COUNT];
-    cr_assert(greedy_generate(&target, prompt, PROMPT, COUNT, plain, error, sizeof error) == 0, "%s", error);
+    int prompt[PROMPT] = {1, 42, 7, 90}, plain[COUNT], fast[2][MAX_GAMMA + 1][COUNT];
     for (int d = 0; d < 2; d++)
         for (int gamma = 1; gamma <= MAX_GAMMA; gamma++) {
             speculative_stats stats;
-            cr_assert(speculative_generate(&target, &drafts[d], prompt, PROMPT, gamma, 0.0f, 1, COUNT, fast, &stats, error,
-                                           sizeof error) == 0, "%s, gamma %d: %s", names[d], gamma, error);
-            int first = 0;
-            while (first < COUNT && fast[first] == plain[first]) first++;
-            cr_assert(first == COUNT, "%s, gamma %d: token %d is %d, plain greedy decoding gives %d. With one-hot rows "
-                      "your verification must keep a draft token only where it is the target's argmax, and emit the "
-                      "target's argmax where it is not", names[d], gamma, first, fast[first], plain[first]);
+            cr_assert(speculative_generate(&target, &drafts[d], prompt, PROMPT, gamma, 0.0f, 1, COUNT, fast[d][gamma],
+                                           &stats, error, sizeof error) == 0, "%s, gamma %d: %s", names[d], gamma, error);
             cr_assert(stats.target_calls <= COUNT, "%s, gamma %d: %lld target calls for %d tokens", names[d], gamma,
                       (long long)stats.target_calls, COUNT);
+        }
+    /* plain greedy decoding only now that every call of verify_draft has returned */
+    cr_assert(greedy_generate(&target, prompt, PROMPT, COUNT, plain, error, sizeof error) == 0, "%s", error);
+    for (int d = 0; d < 2; d++)
+        for (int gamma = 1; gamma <= MAX_GAMMA; gamma++) {
+            int first = 0;
+            while (first < COUNT && fast[d][gamma][first] == plain[first]) first++;
+            cr_assert(first == COUNT, "%s, gamma %d: token %d is %d, plain greedy decoding gives %d. With one-hot rows "
+                      "your verification must keep a draft token only where it is the target's argmax, and emit the "
+                      "target's argmax where it is not", names[d], gamma, first, fast[d][gamma][first], plain[first]);
         }
     llama_free_transformer(&target), llama_free_transformer(&drafts[0]), llama_free_transformer(&drafts[1]);
 }
