@@ -518,7 +518,7 @@ Test(graph, failed_capture_is_ended_and_freed, .timeout = 60,
     cudaStreamIsCapturing(f.stream, &status);
     cr_assert(status == cudaStreamCaptureStatusNone, "after decode_graph_capture failed, the stream is still capturing "
               "(\"%s\"): a capture that has begun must be ended with cudaStreamEndCapture even when the step fails, "
-              "or every later launch on the stream is recorded instead of run%s", cudaGetErrorString(error),
+              "or every later launch on the stream is recorded instead of run.%s%s", cudaGetErrorString(error),
               SIMULATOR_SAID(said));
     size_t before = heap_in_use();
     for (int i = 0; i < 32; i++) capture_a_failing_step(&f, &graph, said, sizeof said);
@@ -584,7 +584,7 @@ Test(graph, replay_waits_for_nothing, .timeout = 60,
     cr_assert(error == cudaSuccess && status == cudaStreamCaptureStatusActive, "decode_graph_replay into a capturing "
               "stream returned \"%s\" and left the capture %s: the replay waited for the GPU (cudaStreamSynchronize "
               "or cudaDeviceSynchronize). A replay is one cudaGraphLaunch and returns at once; a wait after every "
-              "step puts the host's round trip back between the steps the graph was made to remove%s",
+              "step puts the host's round trip back between the steps the graph was made to remove.%s%s",
               cudaGetErrorString(error), status == cudaStreamCaptureStatusActive ? "active" : "invalidated",
               SIMULATOR_SAID(said));
     decode_graph_destroy(&graph);
