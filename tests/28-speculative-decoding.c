@@ -84,8 +84,8 @@ static int one_call(const float *p_rows, const float *q_rows, int gamma, int voc
     for (int i = 0; i <= gamma; i++) out[i] = -1;
     uint64_t inputs = fingerprint(draft, sizeof *draft * (size_t)gamma, 1);
     int emitted = verify_draft(p_rows, q_rows, draft, gamma, vocab, rng, residual, out);
-    cr_assert(fingerprint(draft, sizeof *draft * (size_t)gamma, 1) == inputs, "verify_draft with gamma = %d changed the "
-              "draft tokens it was given: it only reads them", gamma);
+    cr_assert(fingerprint(draft, sizeof *draft * (size_t)gamma, 1) == inputs, "verify_draft with gamma = %d changed "
+              "the draft tokens it was given: it only reads them", gamma);
     cr_assert(emitted >= 1 && emitted <= gamma + 1, "verify_draft with gamma = %d returned %d: it emits 1 to gamma + 1 "
               "tokens (the kept prefix of the draft, then one of the target's)%s", gamma, emitted,
               emitted == 0 && gamma == 0 ? "; with no draft the one token is drawn from target row 0, as the bonus is "
@@ -510,7 +510,8 @@ Test(engine, greedy_equals_plain_greedy, .timeout = 60,
         for (int gamma = 1; gamma <= MAX_GAMMA; gamma++) {
             speculative_stats stats;
             cr_assert(speculative_generate(&target, &drafts[d], prompt, PROMPT, gamma, 0.0f, 1, COUNT, fast[d][gamma],
-                                           &stats, error, sizeof error) == 0, "%s, gamma %d: %s", names[d], gamma, error);
+                                           &stats, error, sizeof error) == 0,
+                      "%s, gamma %d: %s", names[d], gamma, error);
             cr_assert(stats.target_calls <= COUNT, "%s, gamma %d: %lld target calls for %d tokens", names[d], gamma,
                       (long long)stats.target_calls, COUNT);
         }
