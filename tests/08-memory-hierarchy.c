@@ -20,6 +20,7 @@
 
 #include "compare.h"
 #include "lab.h"
+#include "robust.h"
 
 enum { GUARD = 16, MAX_POINTS = 64, MAX_LEVELS = 8, MAX_KNEES = 32 };
 static const uint32_t POISON = 0xffffffffu;
@@ -131,14 +132,6 @@ Test(cycle, seed_decides_the_cycle, .timeout = 5,
 /* ------------------------------------------------------------------------------------------
  * The chase */
 
-/* A hash of the bytes of `data` (FNV-1a): equal before and after a call that only reads them. */
-static uint64_t fingerprint(const void *data, size_t bytes)
-{
-    const unsigned char *p = data;
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
 
 Test(chase, follows_the_chain, .timeout = 5,
      .description = "chase makes exactly `loads` loads, each from the line the previous load named, and returns "
@@ -174,10 +167,10 @@ Test(chase, gpu_one_sector_per_load, .timeout = 20,
     cr_assert(count == COUNT, "%s", why);
     /* The CPU chase first, so that the GPU thread's end is not in memory while your code runs; it must leave
      * the lines it follows as they were, for the GPU to chase the same cycle. */
-    uint64_t before = fingerprint(lines, (size_t)COUNT * CHASE_LINE_BYTES);
+    uint64_t before = lab_fingerprint(lines, (size_t)COUNT * CHASE_LINE_BYTES, 1);
     uint32_t want = chase(lines, 0, LOADS);
-    cr_assert(fingerprint(lines, (size_t)COUNT * CHASE_LINE_BYTES) == before, "chase changed the lines it follows: "
-              "it only reads them");
+    cr_assert(lab_fingerprint(lines, (size_t)COUNT * CHASE_LINE_BYTES, 1) == before,
+              "chase changed the lines it follows: it only reads them");
     gpu_chase_run run = gpu_chase(lines, count, LOADS);
     cr_assert(run.error == NULL, "the GPU chase ended with the CUDA error \"%s\"", run.error);
     cr_assert(run.end == want, "the GPU thread ended at line %u after %d loads of your cycle, the CPU chase at line "
@@ -684,10 +677,10 @@ Test(knees, predicted_from_the_cache_size, .timeout = 5,
         {(size_t)1 << 30, -1},
     };
     char cache_text[32], got_text[32], want_text[32];
-    uint64_t sweep = fingerprint(bytes, sizeof bytes);
+    uint64_t sweep = lab_fingerprint(bytes, sizeof bytes, 1);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         double got = predict_knee_bytes(cases[c].cache, bytes, CURVE_POINTS);
-        cr_assert(fingerprint(bytes, sizeof bytes) == sweep, "predict_knee_bytes(a cache of %zu bytes) changed "
+        cr_assert(lab_fingerprint(bytes, sizeof bytes, 1) == sweep, "predict_knee_bytes(a cache of %zu bytes) changed "
                   "working_set_bytes[]: it only reads it", cases[c].cache);
         double want = cases[c].point < 0 ? 0 : bytes[cases[c].point];
         int on_the_sweep = got == 0;

@@ -555,18 +555,11 @@ static kv_cache random_cache(int layers, int kv_heads, int head_dim, int batch, 
 /* kv_cache_attend only reads the cache and the query: each check computes what it expects after the call
  * has returned, from them, once their fingerprints (before and after) agree, so that no answer is in
  * memory while it runs and none can be made by rewriting what it reads. */
-static uint64_t fingerprint(const void *data, size_t bytes, uint64_t h)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 static uint64_t attend_inputs(const kv_cache *c, const float *query)
 {
     size_t bytes = floats_of(c) * sizeof(float);
-    return fingerprint(query, (size_t)c->head_dim * sizeof(float),
-                       fingerprint(c->values, bytes, fingerprint(c->keys, bytes, 1)));
+    return lab_fingerprint(query, (size_t)c->head_dim * sizeof(float),
+                           lab_fingerprint(c->values, bytes, lab_fingerprint(c->keys, bytes, 1)));
 }
 
 static void expect_inputs_unchanged(uint64_t before, const kv_cache *c, const float *query, const char *call)

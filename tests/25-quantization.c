@@ -127,11 +127,18 @@ static void reference_gemv(const float *w, const float *x, double *y, double *ma
 /* A GEMV's expected y is computed after the code under test has returned, from its inputs, which it must
  * have left as they were (fingerprint, before and after): while it runs there is no answer in memory to
  * copy, and an answer made by changing the inputs is caught. */
-static uint64_t fingerprint(const void *data, size_t bytes, uint64_t h)
+static uint64_t int8_inputs(const int8_t *q, const float *scales, const float *x, int rows, int cols)
 {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
+    return lab_fingerprint(x, (size_t)cols * sizeof(float), lab_fingerprint(scales, (size_t)rows * sizeof(float),
+                           lab_fingerprint(q, (size_t)rows * (size_t)cols, 1)));
+}
+
+static uint64_t int4_inputs(const uint8_t *packed, const float *scales, const uint8_t *zeros, const float *x, int rows,
+                            int cols, int group)
+{
+    size_t groups = (size_t)rows * (size_t)((cols + group - 1) / group), packed_bytes = (size_t)rows * ((cols + 1) / 2);
+    return lab_fingerprint(x, (size_t)cols * sizeof(float), lab_fingerprint(scales, groups * sizeof(float),
+                           lab_fingerprint(zeros, groups, lab_fingerprint(packed, packed_bytes, 1))));
 }
 
 static void expect_inputs_unchanged(const char *what, uint64_t before, uint64_t after)
@@ -163,10 +170,9 @@ Test(int8, gemv_matches_the_dequantized_matrix, .timeout = 20,
         for (int j = 0; j < cols; j++) x[j] = 3 * noise(1000u + (unsigned)j) + 1;
         quantize_int8_per_channel(w, rows, cols, q, scales);
         for (int r = 0; r < rows; r++) y[r] = NAN;
-        uint64_t inputs = fingerprint(x, cols * sizeof(float), fingerprint(scales, rows * sizeof(float), fingerprint(q, n, 1)));
+        uint64_t inputs = int8_inputs(q, scales, x, rows, cols);
         gemv_int8(q, scales, x, y, rows, cols);
-        expect_inputs_unchanged("gemv_int8", inputs,
-                                fingerprint(x, cols * sizeof(float), fingerprint(scales, rows * sizeof(float), fingerprint(q, n, 1))));
+        expect_inputs_unchanged("gemv_int8", inputs, int8_inputs(q, scales, x, rows, cols));
         dequantize_int8(q, scales, rows, cols, back);
         reference_gemv(back, x, want, magnitude, rows, cols);
         expect_gemv("gemv_int8", y, want, magnitude, rows, cols,
@@ -380,14 +386,11 @@ Test(int4, gemv_matches_the_dequantized_matrix, .timeout = 20,
         for (int j = 0; j < cols; j++) x[j] = 3 * noise(500u + (unsigned)j) - 1;
         quantize_int4_groups(w, rows, cols, group, packed, scales, zeros);
         for (int r = 0; r < rows; r++) y[r] = NAN;
-        size_t groups = (size_t)rows * ((cols + group - 1) / group), packed_bytes = (size_t)rows * ((cols + 1) / 2);
-        uint64_t inputs = fingerprint(x, cols * sizeof(float), fingerprint(scales, groups * sizeof(float),
-                          fingerprint(zeros, groups, fingerprint(packed, packed_bytes, 1))));
+        uint64_t inputs = int4_inputs(packed, scales, zeros, x, rows, cols, group);
         gemv_int4(packed, scales, zeros, x, y, rows, cols, group);
         char what[64];
         snprintf(what, sizeof what, "gemv_int4 in groups of %d", group);
-        expect_inputs_unchanged(what, inputs, fingerprint(x, cols * sizeof(float), fingerprint(scales, groups * sizeof(float),
-                                fingerprint(zeros, groups, fingerprint(packed, packed_bytes, 1)))));
+        expect_inputs_unchanged(what, inputs, int4_inputs(packed, scales, zeros, x, rows, cols, group));
         dequantize_int4(packed, scales, zeros, rows, cols, group, back);
         reference_gemv(back, x, want, magnitude, rows, cols);
         expect_gemv(what, y, want, magnitude, rows, cols, "Each group: sum (q - zero) x x over its elements of the row, "

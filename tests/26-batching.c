@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "lab.h"
+#include "robust.h"
 
 /* ---------------------------------------------------------------------------------
  * The step cost */
@@ -39,13 +40,6 @@ static const cost_model made_up = {1.0e9, 2.0e5, 3.0e9, 7.0e13, 2.0e12};   /* ri
  * roofline of `work`, a trace's invariants, a static batch's log), which that code must have left as they were
  * (fingerprint, before and after: an answer made by changing them is caught), or written as a constant in the
  * check; never held in a local that the code could read off its caller's stack. */
-static uint64_t fingerprint(const void *data, size_t bytes, uint64_t h)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 static double roofline_step(const cost_model *m, const sequence_work *work, int sequences)
 {
     if (sequences == 0) return 0;
@@ -57,10 +51,11 @@ static double roofline_step(const cost_model *m, const sequence_work *work, int 
 
 static void expect_step(const sequence_work *work, int sequences, const char *what)
 {
-    uint64_t inputs = fingerprint(work, sizeof *work * (size_t)sequences, 1);
+    uint64_t inputs = lab_fingerprint(work, sizeof *work * (size_t)sequences, 1);
     double got = step_seconds(&made_up, work, sequences);
-    cr_assert(fingerprint(work, sizeof *work * (size_t)sequences, 1) == inputs, "%s: step_seconds changed the work it "
-              "was given (a request's new_tokens or kv_tokens): it only reads it", what);
+    cr_assert(lab_fingerprint(work, sizeof *work * (size_t)sequences, 1) == inputs,
+              "%s: step_seconds changed the work it was given (a request's new_tokens or kv_tokens): it only reads it",
+              what);
     double want = roofline_step(&made_up, work, sequences);
     cr_assert(fabs(got - want) <= 1e-12 * want, "%s: step_seconds gave %.6g s, want %.6g s (weights %.3g bytes, KV "
               "%.3g bytes a token, %.3g FLOPs a token, %.3g FLOP/s, %.3g byte/s)", what, got, want,
@@ -144,11 +139,11 @@ static run_result run_trace(const request *trace, int count, serving_limits limi
     static const cost_model h100_7b = {13.48e9, 524288, 13.5e9, 989.4e12, 3.35e12};
     long tokens = 0;
     for (int i = 0; i < count; i++) tokens += trace[i].output_tokens;
-    uint64_t inputs = fingerprint(trace, sizeof *trace * (size_t)count, 1);
+    uint64_t inputs = lab_fingerprint(trace, sizeof *trace * (size_t)count, 1);
     run_result r = {simulate(trace, count, continuous_next_batch, roofline_step, &h100_7b, limits, (int)(2 * tokens + 10))};
     cr_assert(r.run.error == NULL, "%d requests, KV budget %ld tokens, max_batch %d: the simulator stopped: %s",
               count, limits.kv_budget_tokens, limits.max_batch, r.run.error);
-    cr_assert(fingerprint(trace, sizeof *trace * (size_t)count, 1) == inputs, TRACE_CHANGED, count);
+    cr_assert(lab_fingerprint(trace, sizeof *trace * (size_t)count, 1) == inputs, TRACE_CHANGED, count);
     r.per_request = calloc((size_t)count, sizeof *r.per_request);
     for (int i = 0; i < count; i++) r.per_request[i] = (request_log){0, -1, -1};
     for (int e = 0; e < r.run.event_count; e++) {
@@ -328,9 +323,9 @@ Test(idle, counted_from_the_static_schedulers_log, .timeout = 30, .description =
             prompts[i] = 1 + (int)((state >> 20) % 30);
         }
         lengths[count] = 1000;
-        uint64_t inputs = fingerprint(lengths, sizeof *lengths * (size_t)(count + 1), 1);
+        uint64_t inputs = lab_fingerprint(lengths, sizeof *lengths * (size_t)(count + 1), 1);
         double got = static_idle_share(lengths, count);
-        cr_assert(fingerprint(lengths, sizeof *lengths * (size_t)(count + 1), 1) == inputs, "a static batch of %d "
+        cr_assert(lab_fingerprint(lengths, sizeof *lengths * (size_t)(count + 1), 1) == inputs, "a static batch of %d "
                   "requests: static_idle_share changed the lengths it was given (or the one past them): it only reads "
                   "them", count);
         /* the batch, and the share counted from its log, only now that static_idle_share has returned */
@@ -544,12 +539,12 @@ Test(shipped, continuous_beats_static_throughput, .timeout = 60,
     cr_assert(serving_setup(&model, &limits, error, sizeof error) == 0, "%s", error);
     long tokens = 0;
     for (int i = 0; i < count; i++) tokens += trace[i].output_tokens;
-    uint64_t inputs = fingerprint(trace, sizeof *trace * (size_t)count, 1);
+    uint64_t inputs = lab_fingerprint(trace, sizeof *trace * (size_t)count, 1);
     simulation fixed = simulate(trace, count, static_next_batch, step_seconds, &model, limits, (int)tokens + 1);
     simulation continuous = simulate(trace, count, continuous_next_batch, step_seconds, &model, limits, (int)tokens + 1);
     cr_assert(fixed.error == NULL, "static batching with your step_seconds: %s", fixed.error);
     cr_assert(continuous.error == NULL, "continuous batching: %s", continuous.error);
-    cr_assert(fingerprint(trace, sizeof *trace * (size_t)count, 1) == inputs, TRACE_CHANGED, count);
+    cr_assert(lab_fingerprint(trace, sizeof *trace * (size_t)count, 1) == inputs, TRACE_CHANGED, count);
     serving_metrics s = measure_simulation(trace, count, &fixed), c = measure_simulation(trace, count, &continuous);
     cr_assert(c.tokens_per_s >= 1.2 * s.tokens_per_s, "on the shipped trace (%.0f requests/s) continuous batching "
               "served %.0f tokens/s and static %.0f (ratio %.2f; want 1.2 or more: the reference gives about 1.3)",

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lab.h"
+#include "robust.h"
 
 enum { V = 8, MAX_GAMMA = 8 };
 static char error[512];
@@ -69,23 +70,16 @@ Test(acceptance, a_real_vocabulary, .timeout = 10,
 /* What a check expects exists only once the code under test has returned: a constant written in the check, or
  * computed from inputs that code must have left as they were (fingerprint, before and after: a draft rewritten
  * to match what was emitted is caught); never held in a local it could read off its caller's stack. */
-static uint64_t fingerprint(const void *data, size_t bytes, uint64_t h)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 /* gamma draft tokens drawn from the draft rows, then one verify_draft */
 static int one_call(const float *p_rows, const float *q_rows, int gamma, int vocab, uint64_t *rng, int *draft, int *out)
 {
     float residual[64];
     for (int i = 0; i < gamma; i++) draft[i] = sample_from(q_rows + i * vocab, vocab, llama_random_unit(rng));
     for (int i = 0; i <= gamma; i++) out[i] = -1;
-    uint64_t inputs = fingerprint(draft, sizeof *draft * (size_t)gamma, 1);
+    uint64_t inputs = lab_fingerprint(draft, sizeof *draft * (size_t)gamma, 1);
     int emitted = verify_draft(p_rows, q_rows, draft, gamma, vocab, rng, residual, out);
-    cr_assert(fingerprint(draft, sizeof *draft * (size_t)gamma, 1) == inputs, "verify_draft with gamma = %d changed "
-              "the draft tokens it was given: it only reads them", gamma);
+    cr_assert(lab_fingerprint(draft, sizeof *draft * (size_t)gamma, 1) == inputs,
+              "verify_draft with gamma = %d changed the draft tokens it was given: it only reads them", gamma);
     cr_assert(emitted >= 1 && emitted <= gamma + 1, "verify_draft with gamma = %d returned %d: it emits 1 to gamma + 1 "
               "tokens (the kept prefix of the draft, then one of the target's)%s", gamma, emitted,
               emitted == 0 && gamma == 0 ? "; with no draft the one token is drawn from target row 0, as the bonus is "

@@ -65,18 +65,11 @@ static perfmodel_prediction book(const perfmodel_shape *m, const perfmodel_hardw
  * after the call, from the inputs that code was given, which it must have left as they were (fingerprint,
  * before and after: an answer made by changing them is caught); a hand-worked answer is a constant written in
  * the check, or static; never a local that the code could read off its caller's stack. */
-static uint64_t fingerprint(const void *data, size_t bytes, uint64_t h)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 /* the shape, the hardware (NULL where the code is given none) and the workload of a call */
 static uint64_t inputs_of(const perfmodel_shape *m, const perfmodel_hardware *h, const perfmodel_workload *w)
 {
-    uint64_t shape_and_workload = fingerprint(m, sizeof *m, fingerprint(w, sizeof *w, 1));
-    return h ? fingerprint(h, sizeof *h, shape_and_workload) : shape_and_workload;
+    uint64_t shape_and_workload = lab_fingerprint(m, sizeof *m, lab_fingerprint(w, sizeof *w, 1));
+    return h ? lab_fingerprint(h, sizeof *h, shape_and_workload) : shape_and_workload;
 }
 
 static void expect_inputs_unchanged(const char *what, uint64_t before, uint64_t after)

@@ -106,6 +106,12 @@ long lab_snapshot_first_change(lab_snapshot snapshot)
     return first;
 }
 
+uint64_t lab_fingerprint(const void *data, size_t bytes, uint64_t h)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
 
 void lab_expect_bytes_at_most(const char *what, double counted, double reference, const char *if_more)
 {

@@ -6,6 +6,7 @@
 #define LAB_TEST_ROBUST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Scores a softmax must survive: base + i/n for i < n, so that expf overflows (base > 88.7) or
  * underflows to 0 for every entry (base < -103.9) unless the row's maximum is subtracted first. */
@@ -45,6 +46,11 @@ typedef struct {
 lab_snapshot lab_snapshot_take(const void *at, size_t size);
 /* ... and after it, the offset of the first byte that differs, or -1 when none does (the copy is freed). */
 long lab_snapshot_first_change(lab_snapshot snapshot);
+
+/* A hash (FNV-1a) of `bytes` bytes at `data`, chained through `h` (start with 1): equal before and after a
+ * call that only reads them. For inputs a test rebuilds its expected answer from after the call, so that the
+ * answer is not in memory while the code runs, and an answer made by changing the inputs is caught. */
+uint64_t lab_fingerprint(const void *data, size_t bytes, uint64_t h);
 
 /* A cost held as a bound: more bytes than the reference fails, saying by how much and, in if_more,
  * what that usually means; fewer passes, with a note on stderr that the code beat the reference. */
